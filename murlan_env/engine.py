@@ -1,0 +1,716 @@
+"""The batched Murlan engine: game state as arrays and pure functions over a batch of games.
+
+Everything about game flow lives here (RULES.md sections 3-6): dealing, the exchange, legal
+actions, tricks and passing, going out, points, targets and match results. Environments,
+records, bots and trainers all drive these functions; there is no other implementation.
+
+A ``State`` holds B independent games (each a match, hand after hand). ``step`` applies one
+action per game; ``next_hand`` deals the following hand of games whose hand is over. Games
+that are not waiting for a decision ignore their action, so a batch can step as one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Sequence
+
+import numpy as np
+
+from murlan_env.cards import (
+    CARD_RANK,
+    CARD_TO_RANK,
+    N_CARDS,
+    N_RANKS,
+    parse_hand,
+)
+from murlan_env.combos import COST, JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind, beats_table
+from murlan_env.rules import Rules
+
+N_SEATS = 4
+POINTS_BY_PLACE = np.array([3, 2, 1, 0], dtype=np.int16)
+TARGETS = (21, 31, 41, 51)
+MAX_TARGET = TARGETS[-1]
+# Ranks a give-back may have: 3 to 10.
+GIVE_BACK_RANKS = np.arange(N_RANKS) <= 7
+
+
+class Phase(enum.IntEnum):
+    """What a game is waiting for."""
+
+    PLAY = 0  # the seat to act plays a combination or passes
+    EXCHANGE = 1  # the previous 1st player chooses the card to give back
+    HAND_OVER = 2  # the hand is finished and the match goes on: call next_hand
+    MATCH_OVER = 3  # the match has been won or drawn
+
+
+@dataclasses.dataclass(frozen=True)
+class State:
+    """B games; every array is batch-first. Seats are absolute (0-3), not egocentric."""
+
+    rules: Rules  # variant flags shared by the whole batch
+    cards: np.ndarray  # (B, 4, 54) bool, cards each seat holds now
+    counts: np.ndarray  # (B, 4, 15) int8, cards each seat holds per rank
+    played: np.ndarray  # (B, 4, 15) int8, cards each seat has played this hand, per rank
+    deal: np.ndarray  # (B, 4, 54) bool, this hand's deal before any exchange
+    phase: np.ndarray  # (B,) int8, Phase
+    to_act: np.ndarray  # (B,) int8, seat whose decision it is (meaningless once over)
+    table: np.ndarray  # (B,) int16, action id of the play to beat, PASS when the table is empty
+    table_seat: np.ndarray  # (B,) int8, seat that made the play to beat, -1 when empty
+    passed: np.ndarray  # (B, 4) bool, passed since the last play (sticky: since the trick began)
+    place: np.ndarray  # (B, 4) int8, finishing place 0-3 this hand, -1 while still holding cards
+    n_out: np.ndarray  # (B,) int8, places given out this hand
+    start_duty: np.ndarray  # (B,) bool, the next play must contain the start card (hand 1 opening)
+    hand_no: np.ndarray  # (B,) int16, index of the current hand in the match, from 0
+    dealer: np.ndarray  # (B,) int8, dealer of the current hand
+    scores: np.ndarray  # (B, 4) int16, match totals after the finished hands
+    target: np.ndarray  # (B,) int16, current target (21, 31, 41, 51)
+    winners: np.ndarray  # (B, 4) bool, match winners (several on a draw), all False while on
+    points: np.ndarray  # (B, 4) int16, points of the last finished hand, 0 before any
+    ex_last: np.ndarray  # (B,) int8, this hand's exchange: previous last player, -1 if none
+    ex_first: np.ndarray  # (B,) int8, this hand's exchange: previous 1st player, -1 if none
+    ex_last_gives: np.ndarray  # (B,) int8, card id the last player gave, -1 if none
+    ex_first_gives: np.ndarray  # (B,) int8, card id the 1st player gave back, -1 if not yet
+    last_seat: np.ndarray  # (B,) int8, seat of the most recent decision, -1 at a hand's start
+    last_action: np.ndarray  # (B,) int16, action of the most recent decision, -1 at a hand's start
+    last_cards: np.ndarray  # (B, 54) bool, concrete cards of the most recent decision
+
+    @property
+    def batch_size(self) -> int:
+        return self.phase.shape[0]
+
+    @property
+    def done(self) -> np.ndarray:
+        """(B,) bool: matches that are over."""
+        return self.phase == Phase.MATCH_OVER
+
+    @property
+    def hand_over(self) -> np.ndarray:
+        """(B,) bool: the current hand has finished (the match may be over too)."""
+        return self.phase >= Phase.HAND_OVER
+
+    def replace(self, **changes) -> State:
+        return dataclasses.replace(self, **changes)
+
+    def index(self, games) -> State:
+        """The sub-batch of the given games (an index array, slice or bool mask)."""
+        fields = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            fields[f.name] = value if f.name == "rules" else value[games]
+        return State(**fields)
+
+
+def stack_states(states: Sequence[State]) -> State:
+    """One batch from several states with the same rules."""
+    rules = states[0].rules
+    if any(s.rules != rules for s in states):
+        raise ValueError("cannot stack states with different rules")
+    fields = {"rules": rules}
+    for f in dataclasses.fields(State):
+        if f.name != "rules":
+            fields[f.name] = np.concatenate([getattr(s, f.name) for s in states])
+    return State(**fields)
+
+
+# --------------------------------------------------------------------------- dealing
+
+
+def deal_sizes(dealer: int) -> list[int]:
+    """Cards each seat is dealt: the two seats after the dealer get 14, the others 13."""
+    return [14 if (seat - dealer) % N_SEATS in (1, 2) else 13 for seat in range(N_SEATS)]
+
+
+def random_deal(rng: np.random.Generator, dealer: np.ndarray) -> np.ndarray:
+    """(B, 4, 54) bool: shuffled packs dealt one card at a time from the seat after the dealer."""
+    batch = dealer.shape[0]
+    order = rng.random((batch, N_CARDS)).argsort(axis=1)  # card at each deal position
+    seat_of_position = (dealer[:, None].astype(np.int64) + 1 + np.arange(N_CARDS)) % N_SEATS
+    hands = np.zeros((batch, N_SEATS, N_CARDS), dtype=bool)
+    rows = np.broadcast_to(np.arange(batch)[:, None], order.shape)
+    hands[rows, seat_of_position, order] = True
+    return hands
+
+
+def parse_deal(hands) -> np.ndarray:
+    """(B, 4, 54) bool from 4 card strings (one game), B lists of 4 strings, or a bool array."""
+    if isinstance(hands, np.ndarray) and hands.dtype == bool:
+        arr = hands
+    else:
+        games = [hands] if isinstance(hands[0], str) else hands
+        arr = np.array([[parse_hand(h) for h in game] for game in games], dtype=bool)
+    if arr.ndim == 2:
+        arr = arr[None]
+    if arr.shape[1:] != (N_SEATS, N_CARDS):
+        raise ValueError(f"a deal has 4 hands of 54-card masks, got shape {arr.shape}")
+    return arr
+
+
+def check_deal(hands: np.ndarray, dealer: np.ndarray) -> None:
+    """Raise ValueError unless each game's hands are a true 54-card deal for its dealer."""
+    per_card = hands.sum(1)
+    if (per_card != 1).any():
+        game = int(np.flatnonzero((per_card != 1).any(1))[0])
+        raise ValueError(f"game {game}: the hands must hold each of the 54 cards exactly once")
+    for game, (sizes, d) in enumerate(zip(hands.sum(2), dealer, strict=True)):
+        expected = deal_sizes(int(d))
+        if list(sizes) != expected:
+            raise ValueError(
+                f"game {game}: dealer {int(d)} deals {expected} cards to seats 0-3, got {list(sizes)}"
+            )
+
+
+def init(rng: np.random.Generator, batch_size: int = 1, rules: Rules | None = None) -> State:
+    """B new matches at hand 1, each with a random dealer and a random deal."""
+    dealer = rng.integers(0, N_SEATS, size=batch_size).astype(np.int8)
+    return _new_matches(random_deal(rng, dealer), dealer, rules or Rules())
+
+
+def deal_from(
+    hands,
+    dealer=0,
+    rules: Rules | None = None,
+    *,
+    hand_no=0,
+    scores=None,
+    target=None,
+    previous: tuple[int, int] | Sequence[tuple[int, int]] | None = None,
+) -> State:
+    """Games starting from explicit hands (the way tests and records build positions).
+
+    ``hands``: 4 card strings for one game, a list of those, or a (B, 4, 54) bool array.
+    By default each game is hand 1 of a new match. For a later hand give ``hand_no`` >= 1,
+    ``previous=(first, last)`` (the previous hand's 1st and last seats) and optionally the
+    match ``scores`` and ``target`` so far; the exchange then happens as in RULES.md 5.
+    """
+    rules = rules or Rules()
+    deal = parse_deal(hands)
+    batch = deal.shape[0]
+    dealer = np.broadcast_to(np.asarray(dealer, dtype=np.int8), (batch,)).copy()
+    check_deal(deal, dealer)
+    hand_no = np.broadcast_to(np.asarray(hand_no, dtype=np.int16), (batch,)).copy()
+    if (hand_no > 0).any() and previous is None:
+        raise ValueError("a later hand (hand_no >= 1) needs previous=(first, last)")
+    state = _new_matches(deal, dealer, rules, hand_no_override=hand_no, start=False)
+    if scores is not None:
+        state = state.replace(scores=np.broadcast_to(np.asarray(scores, np.int16), (batch, 4)).copy())
+    if target is not None:
+        state = state.replace(target=np.broadcast_to(np.asarray(target, np.int16), (batch,)).copy())
+    first = np.full(batch, -1, np.int8)
+    last = np.full(batch, -1, np.int8)
+    if previous is not None:
+        prev = np.broadcast_to(np.asarray(previous, dtype=np.int8), (batch, 2))
+        first[:], last[:] = prev[:, 0], prev[:, 1]
+    return _start_hand(state, np.ones(batch, bool), deal, first, last)
+
+
+def _new_matches(deal, dealer, rules, *, hand_no_override=None, start=True) -> State:
+    batch = deal.shape[0]
+    i8 = lambda v, shape=(batch,): np.full(shape, v, np.int8)  # noqa: E731
+    state = State(
+        rules=rules,
+        cards=deal.copy(),
+        counts=(deal.astype(np.int8) @ CARD_TO_RANK).astype(np.int8),
+        played=np.zeros((batch, N_SEATS, N_RANKS), np.int8),
+        deal=deal.copy(),
+        phase=i8(Phase.PLAY),
+        to_act=i8(0),
+        table=np.zeros(batch, np.int16),
+        table_seat=i8(-1),
+        passed=np.zeros((batch, N_SEATS), bool),
+        place=i8(-1, (batch, N_SEATS)),
+        n_out=i8(0),
+        start_duty=np.zeros(batch, bool),
+        hand_no=(
+            np.zeros(batch, np.int16) if hand_no_override is None else hand_no_override.copy()
+        ),
+        dealer=dealer.astype(np.int8).copy(),
+        scores=np.zeros((batch, N_SEATS), np.int16),
+        target=np.full(batch, TARGETS[0], np.int16),
+        winners=np.zeros((batch, N_SEATS), bool),
+        points=np.zeros((batch, N_SEATS), np.int16),
+        ex_last=i8(-1),
+        ex_first=i8(-1),
+        ex_last_gives=i8(-1),
+        ex_first_gives=i8(-1),
+        last_seat=i8(-1),
+        last_action=np.full(batch, -1, np.int16),
+        last_cards=np.zeros((batch, N_CARDS), bool),
+    )
+    if start:
+        none = np.full(batch, -1, np.int8)
+        state = _start_hand(state, np.ones(batch, bool), deal, none, none)
+    return state
+
+
+def next_hand(state: State, rng: np.random.Generator | None = None, hands=None) -> State:
+    """Deal the next hand of every game whose hand is over and whose match goes on.
+
+    The dealer moves one seat; the deal is random (``rng``) or given (``hands``, (B, 4, 54) bool
+    or card strings, used for the games that move on). The exchange of RULES.md 5 follows: its
+    automatic parts happen here, and the previous 1st player's choice, when there is one, is the
+    next decision (Phase.EXCHANGE). Other games are returned unchanged.
+    """
+    moving = state.phase == Phase.HAND_OVER
+    if not moving.any():
+        return state
+    dealer = np.where(moving, (state.dealer + 1) % N_SEATS, state.dealer).astype(np.int8)
+    if hands is None:
+        if rng is None:
+            raise ValueError("next_hand needs an rng or explicit hands")
+        deal = random_deal(rng, dealer)
+    else:
+        deal = parse_deal(hands)
+        if deal.shape[0] != state.batch_size:
+            raise ValueError(f"expected {state.batch_size} deals, got {deal.shape[0]}")
+        check_deal(deal[moving], dealer[moving])
+    first = np.argmax(state.place == 0, axis=1).astype(np.int8)
+    last = np.argmax(state.place == 3, axis=1).astype(np.int8)
+    state = state.replace(dealer=dealer, hand_no=state.hand_no + moving)
+    return _start_hand(state, moving, deal, first, last)
+
+
+def _start_hand(state: State, games: np.ndarray, deal, first, last) -> State:
+    """Reset the hand-level fields of ``games`` to the start of a hand dealt as ``deal``.
+
+    ``first``/``last`` are the previous hand's 1st and last seats (-1 for hand 1 of a match).
+    """
+    s = {f.name: getattr(state, f.name) for f in dataclasses.fields(State)}
+    s = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+    rules = state.rules
+    g = np.flatnonzero(games)
+    deal = deal[g]
+    cards = deal.copy()
+    s["deal"][g] = deal
+    s["played"][g] = 0
+    s["phase"][g] = Phase.PLAY
+    s["table"][g] = PASS
+    s["table_seat"][g] = -1
+    s["passed"][g] = False
+    s["place"][g] = -1
+    s["n_out"][g] = 0
+    s["points"][g] = 0
+    s["last_seat"][g] = -1
+    s["last_action"][g] = -1
+    s["last_cards"][g] = False
+    s["ex_last"][g] = -1
+    s["ex_first"][g] = -1
+    s["ex_last_gives"][g] = -1
+    s["ex_first_gives"][g] = -1
+
+    first, last = first[g], last[g]
+    opening = s["hand_no"][g] == 0
+    start_card = rules.start_card_id
+    holder = np.argmax(deal[:, :, start_card], axis=1).astype(np.int8)
+    s["start_duty"][g] = opening
+    leader = np.where(opening, holder, last)
+    if not rules.no_exchange:
+        both_jokers = deal[np.arange(len(g)), last, -2:].all(1) & ~opening
+        leader = np.where(both_jokers, first, leader)
+        swap = ~opening & ~both_jokers
+        if swap.any():
+            rows = np.flatnonzero(swap)
+            lg, fs, ls = _exchange_automatic(cards[rows], first[rows], last[rows])
+            s["ex_last"][g[rows]] = last[rows]
+            s["ex_first"][g[rows]] = first[rows]
+            s["ex_last_gives"][g[rows]] = lg
+            # The give-back is automatic when the 1st player has no card ranked 3-10 to choose.
+            chosen = fs >= 0
+            s["ex_first_gives"][g[rows]] = fs
+            choose = rows[~chosen]
+            s["phase"][g[choose]] = Phase.EXCHANGE
+            leader[choose] = first[choose]
+            cards[rows] = ls
+    s["cards"][g] = cards
+    s["counts"][g] = (cards.astype(np.int8) @ CARD_TO_RANK).astype(np.int8)
+    s["to_act"][g] = leader
+    return State(**s)
+
+
+def _first_card_of_rank(hand: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """(n,) card ids: for each (54,) hand, its first card (suit order S H D C) of ``rank``."""
+    of_rank = hand & (CARD_RANK[None, :] == rank[:, None])
+    return np.argmax(of_rank, axis=1).astype(np.int8)
+
+
+def _exchange_automatic(cards: np.ndarray, first: np.ndarray, last: np.ndarray):
+    """The automatic moves of an exchange on n deals (n, 4, 54).
+
+    The last player gives their highest card. The 1st player's give-back is automatic only
+    when they hold no card ranked 3-10 other than the one just received: then their lowest
+    other card goes back. Returns (card the last gave, card the 1st gave back or -1 when it
+    is theirs to choose, the cards after these moves).
+    """
+    n = cards.shape[0]
+    rows = np.arange(n)
+    cards = cards.copy()
+    last_hand = cards[rows, last]
+    top_rank = (N_RANKS - 1 - np.argmax((last_hand @ CARD_TO_RANK)[:, ::-1] > 0, axis=1)).astype(np.int8)
+    given = _first_card_of_rank(last_hand, top_rank)
+    cards[rows, last, given] = False
+    cards[rows, first, given] = True
+    first_hand = cards[rows, first].copy()
+    first_hand[rows, given] = False
+    can_choose = (first_hand & GIVE_BACK_RANKS[CARD_RANK][None, :]).any(1)
+    lowest = np.argmax(first_hand, axis=1).astype(np.int8)
+    back = np.where(can_choose, -1, lowest).astype(np.int8)
+    auto = np.flatnonzero(~can_choose)
+    cards[auto, first[auto], back[auto]] = False
+    cards[auto, last[auto], back[auto]] = True
+    return given, back, cards
+
+
+# --------------------------------------------------------------------------- legality
+
+
+def legal_action_mask(state: State) -> np.ndarray:
+    """(B, A) bool: the legal actions of the seat to act; all False in games not waiting."""
+    batch = state.batch_size
+    rows = np.arange(batch)
+    hand = state.counts[rows, state.to_act]  # (B, 15)
+    can_pay = (hand[:, None, :] >= COST[None, :, :]).all(-1)
+    mask = can_pay & beats_table(state.rules)[state.table]
+    mask &= ~state.start_duty[:, None] | (COST[None, :, state.rules.start_card_id // 4] > 0)
+    exchanging = state.phase == Phase.EXCHANGE
+    if exchanging.any():
+        mask[exchanging] = _give_back_mask(state, exchanging)
+    mask[state.phase >= Phase.HAND_OVER] = False
+    return mask
+
+
+def _give_back_mask(state: State, games: np.ndarray) -> np.ndarray:
+    """(n, A) bool: singles of ranks 3-10 the 1st player holds, the card just received aside."""
+    g = np.flatnonzero(games)
+    counts = state.counts[g, state.to_act[g]].copy()
+    counts[np.arange(len(g)), CARD_RANK[state.ex_last_gives[g]]] -= 1
+    mask = np.zeros((len(g), N_ACTIONS), bool)
+    mask[:, 1:16] = (counts > 0) & GIVE_BACK_RANKS
+    return mask
+
+
+# --------------------------------------------------------------------------- stepping
+
+
+def choose_cards(state: State, actions: np.ndarray) -> np.ndarray:
+    """(B, 54) bool: the concrete cards the engine plays for each game's rank-level action.
+
+    Suits are taken in the order S H D C, except that the start card goes first while the
+    start-card duty holds, so the opening play contains it.
+    """
+    rows = np.arange(state.batch_size)
+    hand = state.cards[rows, state.to_act]  # (B, 54)
+    need = COST[actions].copy()  # (B, 15)
+    start = state.rules.start_card_id
+    forced = state.start_duty & (need[:, 0] > 0) & hand[:, start]
+    hand = hand.copy()
+    hand[forced, start] = False
+    need[forced, 0] -= 1
+    suited = hand[:, :52].reshape(-1, 13, 4)
+    taken = suited & (np.cumsum(suited, axis=2) <= need[:, :13, None])
+    out = np.empty_like(hand)
+    out[:, :52] = taken.reshape(-1, 52)
+    out[:, 52:] = hand[:, 52:] & (need[:, 13:] > 0)
+    out[forced, start] = True
+    return out
+
+
+def step(state: State, actions, cards: np.ndarray | None = None) -> State:
+    """Apply one action per game and return the new state.
+
+    ``actions``: (B,) ints, legal for the seat to act (see legal_action_mask); games that are
+    not waiting for a decision ignore theirs. ``cards`` optionally gives the concrete cards of
+    each play, (B, 54) bool, as records do; by default the engine picks them (choose_cards).
+    The caller is trusted: illegal actions are not checked here.
+    """
+    actions = np.asarray(actions, dtype=np.int16).reshape(-1)
+    if actions.shape[0] != state.batch_size:
+        raise ValueError(f"expected {state.batch_size} actions, got {actions.shape[0]}")
+    playing = state.phase == Phase.PLAY
+    exchanging = state.phase == Phase.EXCHANGE
+    if exchanging.any():
+        state = _step_exchange(state, exchanging, actions, cards)
+    if playing.any():
+        state = _step_play(state, playing, actions, cards)
+    return state
+
+
+def _step_exchange(state: State, games, actions, cards) -> State:
+    g = np.flatnonzero(games)
+    first, last = state.to_act[g], state.ex_last[g]
+    hand = state.cards[g, first].copy()
+    hand[np.arange(len(g)), state.ex_last_gives[g]] = False
+    if cards is None:
+        back = _first_card_of_rank(hand, (actions[g] - 1).astype(np.int8))
+    else:
+        back = np.argmax(cards[g], axis=1).astype(np.int8)
+    new_cards = state.cards.copy()
+    new_cards[g, first, back] = False
+    new_cards[g, last, back] = True
+    counts = state.counts.copy()
+    counts[g, first, CARD_RANK[back]] -= 1
+    counts[g, last, CARD_RANK[back]] += 1
+    gives = state.ex_first_gives.copy()
+    gives[g] = back
+    phase, to_act = state.phase.copy(), state.to_act.copy()
+    phase[g] = Phase.PLAY
+    to_act[g] = last
+    last_seat, last_action, last_cards = (
+        state.last_seat.copy(),
+        state.last_action.copy(),
+        state.last_cards.copy(),
+    )
+    last_seat[g] = first
+    last_action[g] = actions[g]
+    last_cards[g] = False
+    last_cards[g, back] = True
+    return state.replace(
+        cards=new_cards,
+        counts=counts,
+        ex_first_gives=gives,
+        phase=phase,
+        to_act=to_act,
+        last_seat=last_seat,
+        last_action=last_action,
+        last_cards=last_cards,
+    )
+
+
+def _next_seat(after: np.ndarray, eligible: np.ndarray) -> np.ndarray:
+    """(B,) the first seat after ``after`` (in seat order, wrapping round) that is eligible."""
+    order = (after[:, None].astype(np.int64) + np.arange(1, N_SEATS + 1)) % N_SEATS
+    rows = np.arange(after.shape[0])[:, None]
+    k = np.argmax(eligible[rows, order], axis=1)
+    return order[rows[:, 0], k].astype(np.int8)
+
+
+def _step_play(state: State, games, actions, cards) -> State:
+    rules = state.rules
+    batch = state.batch_size
+    rows = np.arange(batch)
+    seat = state.to_act
+    acts = np.where(games, actions, PASS).astype(np.int16)
+    is_play = games & (acts != PASS)
+    is_pass = games & (acts == PASS)
+
+    taken = choose_cards(state, acts) if cards is None else cards.astype(bool)
+    taken &= is_play[:, None]
+    need = COST[acts] * is_play[:, None].astype(np.int8)  # (B, 15)
+
+    new_cards = state.cards.copy()
+    new_cards[rows, seat] &= ~taken
+    counts = state.counts.copy()
+    counts[rows, seat] -= need
+    played = state.played.copy()
+    played[rows, seat] += need
+
+    holders = counts.sum(2) > 0  # (B, 4)
+    place, n_out = state.place.copy(), state.n_out.copy()
+    went_out = is_play & ~holders[rows, seat]
+    place[went_out, seat[went_out]] = n_out[went_out]
+    n_out = n_out + went_out
+
+    table = np.where(is_play, acts, state.table).astype(np.int16)
+    table_seat = np.where(is_play, seat, state.table_seat).astype(np.int8)
+    passed = state.passed.copy()
+    passed[is_pass, seat[is_pass]] = True
+    if not rules.sticky_pass:
+        passed[is_play] = False
+    start_duty = state.start_duty & ~is_play
+
+    # Hand end: only one seat still holds cards; it takes the last place.
+    hand_end = games & (holders.sum(1) <= 1)
+    phase = state.phase.copy()
+    points, scores = state.points.copy(), state.scores.copy()
+    target, winners = state.target.copy(), state.winners.copy()
+    if hand_end.any():
+        e = np.flatnonzero(hand_end)
+        rest = holders[e] & (place[e] < 0)
+        place[e] = np.where(rest, n_out[e, None], place[e])
+        n_out[e] = N_SEATS
+        points[e] = POINTS_BY_PLACE[place[e]]
+        scores[e] += points[e]
+        t, w = _match_result(scores[e], target[e], rules)
+        target[e], winners[e] = t, w
+        phase[e] = np.where(w.any(1), Phase.MATCH_OVER, Phase.HAND_OVER)
+
+    # Trick end: every other seat still holding cards has passed since the play to beat.
+    others = holders & (np.arange(N_SEATS)[None, :] != table_seat[:, None])
+    trick_end = games & ~hand_end & (table != PASS) & ~(others & ~passed).any(1)
+    eligible = holders if not rules.sticky_pass else holders & ~passed
+    to_act = np.where(games, _next_seat(seat, eligible), state.to_act).astype(np.int8)
+    if trick_end.any():
+        e = np.flatnonzero(trick_end)
+        owner = table_seat[e]
+        owner_holds = holders[e, owner]
+        to_act[e] = np.where(owner_holds, owner, _next_seat(owner, holders[e]))
+        table[e] = PASS
+        table_seat[e] = -1
+        passed[e] = False
+
+    last_seat = np.where(games, seat, state.last_seat).astype(np.int8)
+    last_action = np.where(games, acts, state.last_action).astype(np.int16)
+    last_cards = np.where(games[:, None], taken, state.last_cards)
+    return state.replace(
+        cards=new_cards,
+        counts=counts,
+        played=played,
+        phase=phase,
+        to_act=to_act,
+        table=table,
+        table_seat=table_seat,
+        passed=passed,
+        place=place,
+        n_out=n_out,
+        start_duty=start_duty,
+        scores=scores,
+        target=target,
+        winners=winners,
+        points=points,
+        last_seat=last_seat,
+        last_action=last_action,
+        last_cards=last_cards,
+    )
+
+
+def _match_result(scores: np.ndarray, target: np.ndarray, rules: Rules):
+    """New targets and winners (n, 4) after a hand, by RULES.md 6 or the ``leader`` tie rule."""
+    top = scores.max(1)
+    at_top = scores == top[:, None]
+    if rules.tie_rule == "leader":
+        won = (top >= TARGETS[0]) & (at_top.sum(1) == 1)
+        return target.copy(), at_top & won[:, None]
+    reached = scores >= target[:, None]
+    n_reached = reached.sum(1)
+    winners = reached & (n_reached == 1)[:, None]
+    several = n_reached >= 2
+    capped = several & (target >= MAX_TARGET)
+    winners |= at_top & capped[:, None]
+    new_target = np.where(several & ~capped, target + 10, target).astype(np.int16)
+    return new_target, winners
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """(B,) a uniformly random legal action per game (PASS where nothing is legal)."""
+    n_legal = mask.sum(1)
+    pick = (rng.random(mask.shape[0]) * n_legal).astype(np.int64)
+    cum = np.cumsum(mask, axis=1)
+    return np.argmax(cum > pick[:, None], axis=1).astype(np.int16) * (n_legal > 0)
+
+
+def holders(state: State) -> np.ndarray:
+    """(B, 4) bool: seats still holding cards."""
+    return state.counts.sum(2) > 0
+
+
+__all__ = [
+    "JOKER_PAIR",
+    "KIND",
+    "Kind",
+    "N_ACTIONS",
+    "N_SEATS",
+    "PASS",
+    "Phase",
+    "State",
+    "choose_cards",
+    "deal_from",
+    "deal_sizes",
+    "init",
+    "legal_action_mask",
+    "next_hand",
+    "random_legal_actions",
+    "step",
+]
+
+
+# --------------------------------------------------------------------------- observations
+
+# The observation layout, egocentric: "seat slot" 0 is the observing seat, then the next
+# seats in turn order. Counts per rank use a thermometer code: 4 bits per rank, bit k set
+# when at least k+1 cards of that rank (the jokers use bit 0 only).
+OBS_PIECES: tuple[tuple[str, int, str], ...] = (
+    ("my_hand", 60, "my cards: 15 ranks x 4 thermometer bits"),
+    ("played", 240, "cards each seat slot has played this hand: 4 x (15 x 4)"),
+    ("unseen", 60, "cards neither in my hand nor played (held by the others): 15 x 4"),
+    ("cards_left", 4, "cards each seat slot holds, / 14"),
+    ("table_action", N_ACTIONS, "one-hot action id of the play to beat (all 0: empty table)"),
+    ("table_seat", 4, "one-hot seat slot that made the play to beat"),
+    ("passed", 4, "seat slots that passed since the play to beat (sticky: since the trick began)"),
+    ("places", 16, "finishing place (1st-4th, one-hot) of each seat slot, 0 while playing"),
+    ("scores", 4, "match score of each seat slot, / 51"),
+    ("target", 4, "one-hot current target: 21, 31, 41, 51"),
+    ("phase", 2, "one-hot: play, exchange (choosing the card to give back)"),
+    ("start_duty", 1, "1 when my play must contain the start card"),
+    ("exchange", 30, "rank I received, rank I gave in this hand's exchange: 2 x 15 one-hot"),
+    ("rules", 5, "variant flags: sticky_pass, joker_pair, straight_plus_one, tie_rule=leader, no_exchange"),
+)
+OBS_SIZE = sum(size for _, size, _ in OBS_PIECES)
+OBS_SLICES: dict[str, slice] = {}
+_offset = 0
+for _name, _size, _ in OBS_PIECES:
+    OBS_SLICES[_name] = slice(_offset, _offset + _size)
+    _offset += _size
+
+# (15, 4) thresholds: thermometer bit k of rank r is set when count >= k + 1.
+_THERMO = np.arange(1, 5, dtype=np.int8)
+
+
+def _thermo(counts: np.ndarray) -> np.ndarray:
+    """(..., 15) counts -> (..., 60) float32 thermometer code."""
+    return (counts[..., None] >= _THERMO).reshape(*counts.shape[:-1], 60).astype(np.float32)
+
+
+def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
+    """(B, OBS_SIZE) float32 observation of each game from ``seats`` (default: the seat to act).
+
+    Only what that seat may know: its own cards, public plays and counts, and the exchange
+    cards it gave or received itself. Named views: ``obs[:, OBS_SLICES["my_hand"]]``.
+    """
+    batch = state.batch_size
+    rows = np.arange(batch)
+    me = state.to_act if seats is None else np.broadcast_to(np.asarray(seats, np.int8), (batch,))
+    slots = (me[:, None].astype(np.int64) + np.arange(N_SEATS)) % N_SEATS  # (B, 4) seat per slot
+    r2 = rows[:, None]
+    out = np.zeros((batch, OBS_SIZE), np.float32)
+
+    def put(name, value):
+        out[:, OBS_SLICES[name]] = value.reshape(batch, -1)
+
+    my_counts = state.counts[rows, me]
+    put("my_hand", _thermo(my_counts))
+    played = state.played[r2, slots]  # (B, 4, 15)
+    put("played", _thermo(played))
+    unseen = (RANK_SIZE_I8 - my_counts - state.played.sum(1)).astype(np.int8)
+    put("unseen", _thermo(unseen))
+    put("cards_left", state.counts.sum(2)[r2, slots] / 14.0)
+    table = np.zeros((batch, N_ACTIONS), np.float32)
+    table[rows, state.table] = 1.0
+    table[:, PASS] = 0.0
+    put("table_action", table)
+    put("table_seat", (slots == state.table_seat[:, None]).astype(np.float32))
+    put("passed", state.passed[r2, slots])
+    places = state.place[r2, slots][:, :, None] == np.arange(N_SEATS)
+    put("places", places)
+    put("scores", state.scores[r2, slots] / float(MAX_TARGET))
+    put("target", state.target[:, None] == np.array(TARGETS))
+    put("phase", state.phase[:, None] == np.array([Phase.PLAY, Phase.EXCHANGE]))
+    put("start_duty", state.start_duty & (state.to_act == me))
+    exchange = np.zeros((batch, 2, N_RANKS), np.float32)
+    got = (state.ex_first == me) & (state.ex_last_gives >= 0)
+    exchange[got, 0, CARD_RANK[state.ex_last_gives[got]]] = 1.0
+    gave = (state.ex_last == me) & (state.ex_last_gives >= 0)
+    exchange[gave, 1, CARD_RANK[state.ex_last_gives[gave]]] = 1.0
+    got_back = (state.ex_last == me) & (state.ex_first_gives >= 0)
+    exchange[got_back, 0, CARD_RANK[state.ex_first_gives[got_back]]] = 1.0
+    gave_back = (state.ex_first == me) & (state.ex_first_gives >= 0)
+    exchange[gave_back, 1, CARD_RANK[state.ex_first_gives[gave_back]]] = 1.0
+    put("exchange", exchange)
+    r = state.rules
+    flags = [r.sticky_pass, r.joker_pair, r.straight_plus_one, r.tie_rule == "leader", r.no_exchange]
+    out[:, OBS_SLICES["rules"]] = np.array(flags, np.float32)
+    return out
+
+
+RANK_SIZE_I8 = CARD_TO_RANK.sum(0).astype(np.int8)
