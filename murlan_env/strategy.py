@@ -1,0 +1,130 @@
+"""Hand planning for the rule-based bots: split a hand into combinations and judge it.
+
+A *plan* is a way to play a hand out as a list of action ids (see ``combos``): bombs kept
+whole, a choice of straights, then every remaining rank as one single, pair or triple (in
+Murlan nothing attaches to a triple, so grouping a rank never costs a turn). ``plans`` lists
+the candidate plans of a hand; ``hand_value`` scores a hand against the cards still unseen,
+lower is better: the number of combinations that opponents can beat, less a credit for the
+combinations they cannot ("controls", which win a trick and give the lead back).
+
+Everything here works on one hand at a time, with small caches, so that bots can afford a
+look-ahead "what is my hand worth after this play" for each candidate action.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from murlan_env.combos import COST, JOKER_PAIR, KIND, LENGTH, N_ACTIONS, PASS, Kind
+
+# Credit for each control in a plan: a control is free to play and can win back the lead.
+CONTROL_CREDIT = 1.5
+# At most this many plans per hand are kept (fewest combinations first).
+MAX_PLANS = 8
+
+_BJ, _RJ = 13, 14
+# n-of-a-kind action id by (count, rank): 1-15 singles, 16-28 pairs, 29-41 triples, 42-54 quads.
+_GROUP = {1: 1, 2: 16, 3: 29, 4: 42}
+# Straights as (action id, bitmask of ranks), in action-id order.
+_STRAIGHTS: tuple[tuple[int, int], ...] = tuple(
+    (a, sum(1 << int(r) for r in np.flatnonzero(COST[a])))
+    for a in range(N_ACTIONS)
+    if KIND[a] == Kind.STRAIGHT
+)
+_STRAIGHT_RANKS = {a: tuple(int(r) for r in np.flatnonzero(COST[a])) for a, _ in _STRAIGHTS}
+IS_QUAD = KIND == Kind.QUAD
+# (A, 15) int cost rows as Python tuples, for fast per-game arithmetic.
+COST_ROWS: tuple[tuple[int, ...], ...] = tuple(tuple(int(x) for x in row) for row in COST)
+
+
+def group_action(rank: int, count: int) -> int:
+    """Action id of ``count`` cards of ``rank`` (1-4; jokers only as singles)."""
+    return _GROUP[count] + rank
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _straight_sets(counts: tuple[int, ...], start: int) -> tuple[tuple[tuple, tuple], ...]:
+    """Every multiset of straights (ids >= ``start``, non-decreasing) that ``counts`` can pay.
+
+    Returns pairs (straight ids, counts left). ``counts`` covers ranks 3..2 (13 entries).
+    """
+    present = sum(1 << r for r in range(13) if counts[r])
+    out: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), counts)]
+    for i in range(start, len(_STRAIGHTS)):
+        action, bits = _STRAIGHTS[i]
+        if bits & present != bits:
+            continue
+        left = list(counts)
+        for r in _STRAIGHT_RANKS[action]:
+            left[r] -= 1
+        for chosen, rest in _straight_sets(tuple(left), i):
+            out.append(((action, *chosen), rest))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def plans(counts: tuple[int, ...], joker_pair: bool = False) -> tuple[tuple[int, ...], ...]:
+    """Candidate plans of a hand given as cards per rank (15 ints), fewest combinations first.
+
+    Ranks held four times stay bombs; with ``joker_pair`` both jokers may go as the joker pair
+    or as two singles. At most ``MAX_PLANS`` plans are returned; the empty hand has one
+    empty plan.
+    """
+    base: list[int] = []
+    rest = list(counts[:13])
+    for r in range(13):
+        if rest[r] == 4:
+            base.append(group_action(r, 4))
+            rest[r] = 0
+    joker_options: list[list[int]] = [[group_action(r, 1) for r in (_BJ, _RJ) if counts[r]]]
+    if joker_pair and counts[_BJ] and counts[_RJ]:
+        joker_options.append([JOKER_PAIR])
+    found: list[tuple[int, ...]] = []
+    for straights, left in _straight_sets(tuple(rest), 0):
+        groups = [group_action(r, c) for r, c in enumerate(left) if c]
+        for jokers in joker_options:
+            found.append((*base, *straights, *groups, *jokers))
+    # Fewest combinations first; then fewer singles (they are the hardest to get rid of late).
+    found.sort(key=lambda p: (len(p), sum(LENGTH[a] == 1 for a in p)))
+    return tuple(found[:MAX_PLANS])
+
+
+def beatable_actions(unseen: np.ndarray, beats: np.ndarray) -> np.ndarray:
+    """(B, A) bool: which actions the unseen cards (B, 15) could beat.
+
+    The unseen cards are pooled (they are spread over three opponents, so this errs on the
+    side of caution). Bombs are ignored as threats to non-bombs: a quad is only counted as
+    beatable by a higher quad. PASS is never beatable.
+    """
+    formable = (unseen[:, None, :] >= COST[None, :, :]).all(-1)  # (B, A)
+    formable[:, PASS] = False
+    threat = beats & (~IS_QUAD[None, :] | IS_QUAD[:, None])  # [prev, new]
+    threat[PASS] = False
+    return (formable.astype(np.int32) @ threat.T.astype(np.int32)) > 0
+
+
+def hand_value(
+    counts: tuple[int, ...], beatable: np.ndarray, joker_pair: bool = False
+) -> tuple[float, tuple[int, ...]]:
+    """(value, best plan) of a hand: combinations minus ``CONTROL_CREDIT`` per control.
+
+    ``beatable`` (A,) bool marks the combinations an opponent could beat (see
+    ``beatable_actions``). Lower values are better; an empty hand is worth -inf.
+    """
+    if not any(counts):
+        return float("-inf"), ()
+    best, best_plan = float("inf"), ()
+    for plan in plans(counts, joker_pair):
+        value = 0.0
+        for a in plan:
+            value += 1.0 if beatable[a] else 1.0 - CONTROL_CREDIT
+        if value < best:
+            best, best_plan = value, plan
+    return best, best_plan
+
+
+def minus(counts: tuple[int, ...], action: int) -> tuple[int, ...]:
+    """The hand ``counts`` after paying for ``action``."""
+    return tuple(c - k for c, k in zip(counts, COST_ROWS[action], strict=True))
