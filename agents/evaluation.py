@@ -1,0 +1,405 @@
+"""Seeded evaluation of a policy against bots, comparable across runs.
+
+A fixed set of deals comes from ``seed``; every deal is played with the learner in each of the
+four seats against three copies of the bot (seats rotated, duplicate style), for ``n_hands``
+hands of a match (the later hands' deals are fixed too, so the exchange is evaluated). The
+learner plays greedily (argmax of its masked scores); the bots draw from their own seeded rng.
+
+Points per hand are averaged per deal over the four seatings, and the 95% confidence interval
+is taken over deals, which removes most of the luck of the cards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.rollout import resolve_bot
+from murlan_env import engine
+from murlan_env.engine import N_SEATS, Phase
+from murlan_env.rules import Rules
+
+
+@dataclasses.dataclass
+class EvalResult:
+    """Outcome of ``evaluate`` for one bot."""
+
+    bot: str  # the opponents' name
+    points_per_hand: float  # learner's mean points per hand (0-3; 1.5 is par)
+    ci95: float  # half-width of the 95% CI of points_per_hand, over deals
+    win_rate: float  # share of hands the learner finished 1st (0.25 is par)
+    hands: int  # hands played by the learner
+
+    def line(self) -> str:
+        return (
+            f"vs {self.bot}: {self.points_per_hand:.3f} ± {self.ci95:.3f} points/hand "
+            f"(par 1.5), 1st in {self.win_rate:.1%} of {self.hands} hands"
+        )
+
+
+def fixed_deals(seed: int, n_deals: int, n_hands: int) -> tuple[np.ndarray, np.ndarray]:
+    """(n_hands, n_deals, 4, 54) deals and (n_deals,) first dealers, from ``seed`` only."""
+    rng = np.random.default_rng(seed)
+    dealer = rng.integers(0, N_SEATS, n_deals).astype(np.int8)
+    deals = []
+    for h in range(n_hands):
+        deals.append(engine.random_deal(rng, ((dealer + h) % N_SEATS).astype(np.int8)))
+    return np.stack(deals), dealer
+
+
+@torch.inference_mode()
+def evaluate(
+    policy: nn.Module,
+    bot_name: str,
+    *,
+    seed: int = 1234,
+    n_deals: int = 256,
+    n_hands: int = 2,
+    rules: Rules | None = None,
+) -> EvalResult:
+    """Play the fixed deals with ``policy`` in each seat against three ``bot_name`` bots."""
+    rules = rules or Rules()
+    bot = resolve_bot(bot_name)
+    rng = np.random.default_rng(seed + 1)
+    deals, dealer = fixed_deals(seed, n_deals, n_hands)
+    rep = lambda x: np.repeat(x, N_SEATS, axis=0)  # noqa: E731  game = deal * 4 + seat
+    learner_seat = np.tile(np.arange(N_SEATS), n_deals)
+    state = engine.deal_from(rep(deals[0]), rep(dealer), rules)
+    b = state.batch_size
+    rows = np.arange(b)
+    points = np.zeros(b, np.float64)
+    firsts = np.zeros(b, np.float64)
+    hands_done = np.zeros(b, np.int64)
+    for h in range(n_hands):
+        if h > 0:
+            state = engine.next_hand(state, hands=rep(deals[h]))
+        playing = (state.phase == Phase.PLAY) | (state.phase == Phase.EXCHANGE)
+        while playing.any():
+            mask = engine.legal_action_mask(state)
+            obs = engine.observe(state)
+            mine = playing & (state.to_act == learner_seat)
+            theirs = playing & ~mine
+            actions = np.zeros(b, np.int64)
+            if mine.any():
+                scores = policy(torch.from_numpy(obs[mine]), torch.from_numpy(mask[mine]))
+                actions[mine] = scores.argmax(-1).numpy()
+            if theirs.any():
+                actions[theirs] = bot.act(obs[theirs], mask[theirs], rng)
+            state = engine.step(state, actions)
+            ended = playing & (state.phase >= Phase.HAND_OVER)
+            points[ended] += state.points[rows, learner_seat][ended]
+            firsts[ended] += state.place[rows, learner_seat][ended] == 0
+            hands_done[ended] += 1
+            playing &= ~ended
+        if (state.phase == Phase.MATCH_OVER).all():
+            break
+    per_game = points / np.maximum(hands_done, 1)
+    per_deal = per_game.reshape(n_deals, N_SEATS).mean(1)
+    ci = 1.96 * per_deal.std(ddof=1) / np.sqrt(n_deals) if n_deals > 1 else float("nan")
+    return EvalResult(
+        bot=bot_name,
+        points_per_hand=float(points.sum() / hands_done.sum()),
+        ci95=float(ci),
+        win_rate=float(firsts.sum() / hands_done.sum()),
+        hands=int(hands_done.sum()),
+    )
+
+
+def strongest_bot(names=("rule", "greedy")) -> str | None:
+    """The first of ``names`` that ``murlan_env.bots`` defines (rule-based bots land later)."""
+    from agents.rollout import available_bots
+
+    found = available_bots(names)
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------- run bookkeeping
+# The pieces every trainer shares: the common config fields, seeding, the run directory with
+# TensorBoard logs, checkpoints and the progress bar, and the evaluation hook.
+
+
+@dataclasses.dataclass
+class CommonConfig:
+    """Fields every trainer has; the trainers' config dataclasses extend it."""
+
+    name: str = ""
+    """Run name: the run directory is ``runs/<name>`` (default: ``<algorithm>-s<seed>-<time>``)."""
+    seed: int = 1
+    """Seeds Python, NumPy and torch, the rollouts and the learner."""
+    runs_dir: str = "runs"
+    """Parent directory of the run directories."""
+    total_steps: int = 1_000_000
+    """Training budget in engine decisions (all seats, all games)."""
+    num_envs: int = 512
+    """Matches stepped together by each rollout worker."""
+    num_steps: int = 32
+    """Engine steps per rollout (each worker returns num_envs * num_steps decisions)."""
+    reward: str = "hand"
+    """"hand": points of each hand minus 1.5 (dense, what the quick preset learns from);
+    "match": the zero-sum match result (+1 for the winner, -1/3 for the others)."""
+    rules: dict = dataclasses.field(default_factory=dict)
+    """Variant flags of RULES.md section 7 (``Rules.from_dict``); empty: the standard game."""
+    hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
+    """Widths of the observation trunk's layers."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    snapshot_share: float = 0.0
+    """Share of rollout games against a frozen past snapshot of the learner."""
+    bot_share: float = 0.0
+    """Share of rollout games against rule-based bots (the learner takes one random seat)."""
+    bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
+    """Bots for the bot share, by name; names not yet in murlan_env.bots are skipped."""
+    snapshot_every: int = 20
+    """Iterations between snapshots added to the opponent pool."""
+    snapshot_pool: int = 8
+    """Most recent snapshots kept in the opponent pool."""
+    workers: str = "local"
+    """Where rollouts run: "local" (this process), "process" (child processes: rollouts
+    overlap the update), or "ray" (Ray actors; set by --ray-address / RAY_ADDRESS)."""
+    num_workers: int = 1
+    """Rollout workers; each plays num_envs matches."""
+    ray_address: str = ""
+    """Ray cluster address for workers="ray" ("" starts a local Ray instance)."""
+    torch_threads: int = 1
+    """Intra-op threads of the learner (workers use one each)."""
+    device: str = "auto"
+    """Learner device: "cpu", "cuda" or "auto" (cuda when present). Rollouts run on the CPU."""
+    eval_every: int = 10
+    """Iterations between evaluations (0: only at the end)."""
+    eval_deals: int = 128
+    """Fixed deals per evaluation; each is played with the learner in all four seats."""
+    eval_hands: int = 2
+    """Hands played per evaluation deal (hand 2 includes the exchange)."""
+    eval_bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
+    """Evaluation opponents by name; names not yet in murlan_env.bots are skipped."""
+    eval_seed: int = 1234
+    """Seed of the evaluation deals: keep it fixed so curves compare across runs."""
+    checkpoint_every: int = 50
+    """Iterations between resumable checkpoints (one is always written at the end)."""
+    progress: bool = True
+    """Show a progress bar."""
+
+
+def seed_everything(seed: int) -> np.random.Generator:
+    """Seed Python's, NumPy's and torch's generators; return the learner's numpy Generator."""
+    import random
+
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002  third-party code may use the global rng
+    torch.manual_seed(seed)
+    return np.random.default_rng(seed)
+
+
+def resolve_device(device: str) -> torch.device:
+    """ "auto" -> cuda when available, else cpu."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class Run:
+    """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation."""
+
+    def __init__(self, cfg: CommonConfig, algorithm: str, resumed_step: int = 0) -> None:
+        import json
+        import time
+        from pathlib import Path
+
+        from torch.utils.tensorboard import SummaryWriter
+
+        if not cfg.name:
+            cfg.name = f"{algorithm}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.cfg = cfg
+        self.dir = Path(cfg.runs_dir) / cfg.name
+        self.dir.mkdir(parents=True, exist_ok=True)
+        resolved = {"algorithm": algorithm, **dataclasses.asdict(cfg)}
+        (self.dir / "config.json").write_text(json.dumps(resolved, indent=2) + "\n")
+        self.writer = SummaryWriter(str(self.dir))
+        self.latest_eval: dict[str, EvalResult] = {}
+        self.bar = None
+        if cfg.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=cfg.total_steps,
+                initial=resumed_step,
+                unit="dec",
+                unit_scale=True,
+                dynamic_ncols=True,
+                desc=cfg.name,
+            )
+
+    def scalars(self, prefix: str, values: dict, step: int) -> None:
+        for k, v in values.items():
+            if v is not None and np.isfinite(v):
+                self.writer.add_scalar(f"{prefix}/{k}", float(v), step)
+
+    def progress(self, n: int, rate: float) -> None:
+        if self.bar is None:
+            return
+        post = {"dec/s": f"{rate:,.0f}"}
+        for name, r in self.latest_eval.items():
+            post[name] = f"{r.points_per_hand:.2f}±{r.ci95:.2f}"
+        self.bar.set_postfix(post, refresh=False)
+        self.bar.update(n)
+
+    def evaluate(self, policy: nn.Module, step: int) -> dict[str, EvalResult]:
+        """Evaluate vs every available eval bot; log under eval/<bot>/..."""
+        from agents.rollout import available_bots
+
+        cfg = self.cfg
+        was_training = policy.training
+        policy.eval()
+        results = {}
+        for name in available_bots(cfg.eval_bots):
+            r = evaluate(
+                policy,
+                name,
+                seed=cfg.eval_seed,
+                n_deals=cfg.eval_deals,
+                n_hands=cfg.eval_hands,
+                rules=Rules.from_dict(cfg.rules),
+            )
+            results[name] = r
+            self.scalars(
+                f"eval/{name}",
+                {"points_per_hand": r.points_per_hand, "win_rate": r.win_rate, "ci95": r.ci95},
+                step,
+            )
+        policy.train(was_training)
+        self.latest_eval = results
+        self.writer.flush()
+        return results
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        self.writer.close()
+
+
+def cpu_weights(net: nn.Module) -> dict:
+    """A CPU copy of the module's weights (workers never alias the learner's tensors)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
+
+
+def save_checkpoint(path, payload: dict) -> None:
+    """Write a checkpoint atomically (a crash never leaves a half-written file)."""
+    from pathlib import Path
+
+    path = Path(path)
+    tmp = path.with_suffix(".tmp")
+    torch.save(payload, tmp)
+    tmp.replace(path)
+
+
+def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = None) -> dict:
+    """The loop both trainers share: collect, update, log, snapshot, evaluate, checkpoint.
+
+    ``learner`` provides ``net`` (the policy module, on the learner device), ``settings()``
+    (RolloutSettings), ``update(batch) -> dict`` of losses, and ``state_dict()`` /
+    ``load_state_dict()`` for what it needs to resume (optimiser, ...).
+    Returns the final evaluation results and counters.
+    """
+    import time
+
+    from agents.networks import CHECKPOINT_NAME, checkpoint_path
+    from agents.rollout import make_workers, merge_batches
+
+    counters = {"step": 0, "iteration": 0}
+    snapshots: list[dict] = []
+    ckpt = None
+    if resume:
+        ckpt = torch.load(checkpoint_path(resume), map_location="cpu", weights_only=False)
+        learner.net.load_state_dict(ckpt["model"])
+        learner.load_state_dict(ckpt["learner"])
+        counters = ckpt["counters"]
+        snapshots = ckpt["snapshots"]
+        torch.set_rng_state(ckpt["rng"]["torch"])
+    run = Run(cfg, algorithm, resumed_step=counters["step"])
+    settings = learner.settings()
+    ray_address = cfg.ray_address or None
+    workers = make_workers(settings, cfg.workers, cfg.num_workers, cfg.seed * 1000, ray_address)
+    if ckpt is not None and ckpt["rng"]["workers"] is not None:
+        for w, st in zip(workers, ckpt["rng"]["workers"], strict=False):
+            w.set_state(st)
+
+    def save(in_flight: bool) -> None:
+        # A worker with a rollout in flight cannot report its state; it then restarts from
+        # its seed on resume (the learner's weights and counters are what matter).
+        worker_states = None if in_flight else [w.get_state() for w in workers]
+        save_checkpoint(
+            run.dir / CHECKPOINT_NAME,
+            {
+                "spec": learner.net.spec,
+                "model": cpu_weights(learner.net),
+                "learner": learner.state_dict(),
+                "counters": dict(counters),
+                "config": {"algorithm": algorithm, **dataclasses.asdict(cfg)},
+                "snapshots": snapshots,
+                "rng": {"torch": torch.get_rng_state(), "workers": worker_states},
+            },
+        )
+
+    async_rollout = cfg.workers != "local"
+    for w in workers:
+        w.submit(cpu_weights(learner.net), snapshots)
+    results: dict[str, EvalResult] = {}
+    t_last = time.perf_counter()
+    try:
+        while counters["step"] < cfg.total_steps:
+            batch = merge_batches([w.result() for w in workers])
+            if async_rollout:  # next rollout runs while this batch trains (one update behind)
+                for w in workers:
+                    w.submit(cpu_weights(learner.net), snapshots)
+            t0 = time.perf_counter()
+            losses = learner.update(batch)
+            t_update = time.perf_counter() - t0
+            if (
+                not async_rollout
+                and counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
+            ):
+                for w in workers:
+                    w.submit(cpu_weights(learner.net), snapshots)
+            st = batch["stats"]
+            counters["step"] += st["decisions"]
+            counters["iteration"] += 1
+            it, step = counters["iteration"], counters["step"]
+            now = time.perf_counter()
+            rate = st["decisions"] / max(now - t_last, 1e-9)
+            t_last = now
+            run.scalars(
+                "charts",
+                {
+                    "decisions_per_s": rate,
+                    "rollout_decisions_per_s": st["decisions"] / max(st["seconds"], 1e-9),
+                    "engine_share": st["engine_seconds"] / max(st["seconds"], 1e-9),
+                    "update_seconds": t_update,
+                    "hand_length": st["hand_length"],
+                    "points_vs_snapshot": st["points_vs_snapshot"],
+                    "points_vs_bots": st["points_vs_bots"],
+                    "samples": len(batch["action"]),
+                },
+                step,
+            )
+            run.scalars("losses", losses, step)
+            if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
+                snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
+            if cfg.eval_every and it % cfg.eval_every == 0:
+                results = run.evaluate(learner.net, step)
+            if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
+                save(in_flight=async_rollout)
+            run.progress(st["decisions"], rate)
+        if async_rollout:  # drain the rollout still in flight so the workers stay in step
+            for w in workers:
+                w.result()
+        if not cfg.eval_every or counters["iteration"] % cfg.eval_every:
+            results = run.evaluate(learner.net, counters["step"])
+        save(in_flight=False)
+    finally:
+        for w in workers:
+            w.close()
+        run.close()
+    return {"results": results, "counters": counters, "run_dir": str(run.dir)}

@@ -1,0 +1,187 @@
+"""Shared torch modules for the trainers, and the policy-loading contract for export.
+
+Contract (``load_policy``), for code that consumes trained policies (export, arena, bots):
+
+    policy = load_policy(path)       # a checkpoint file, or a run directory (runs/<name>)
+    scores = policy(obs, mask)       # obs (B, OBS_SIZE) float32, mask (B, N_ACTIONS) bool
+    action = scores.argmax(-1)       # greedy action, always legal where the mask has one
+    policy.spec                      # {"algorithm": "ppo" | "dmc", "hidden": [...],
+                                     #  "obs_size": 543, "n_actions": 109, ...}
+
+``forward(obs, mask) -> (B, N_ACTIONS) float32`` returns masked scores: PPO's logits, DMC's
+Q-values, with illegal actions at ``torch.finfo(float32).min``. The module is in eval mode, on
+the CPU, and its forward has no data-dependent Python control flow, so
+``torch.onnx.export(policy, (obs, mask), ...)`` traces it. ``build_network(spec)`` rebuilds an
+untrained module of the same shape (strict ``load_state_dict`` then checks the weights).
+
+Networks:
+- ``MLPTrunk``: the flat egocentric observation of ``engine.observe`` through a ReLU MLP.
+- ``ActorCritic``: a trunk, then a logit per action of the action table and a state value.
+- ``QNetwork``: DouZero's Q(s, a), scoring (observation, action features) pairs. Action
+  features come from the static table (``combos.COST``, ``KIND``, ``KEY``), so similar plays
+  (a pair of 7s, a pair of 8s) share what is learnt. The first pair layer is factorised
+  (``W_s h(s) + W_a f(a)``) so scoring all 109 actions costs one small matrix per state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from murlan_env.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
+from murlan_env.engine import OBS_SIZE
+
+CHECKPOINT_NAME = "checkpoint.pt"
+
+
+def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Illegal entries of ``logits`` set to the dtype's lowest value (the one masking helper)."""
+    return torch.where(mask, logits, torch.finfo(logits.dtype).min)
+
+
+def action_features() -> np.ndarray:
+    """(N_ACTIONS, 28) float32 features of each action of the static table.
+
+    Cards consumed per rank (15), one-hot kind (6), comparison key / 14, cards played / 13,
+    and two flags: is a bomb, is the joker pair.
+    """
+    cost = COST.astype(np.float32)
+    kind = np.eye(len(Kind), dtype=np.float32)[KIND]
+    key = np.maximum(KEY, 0).astype(np.float32)[:, None] / 14.0
+    length = LENGTH.astype(np.float32)[:, None] / 13.0
+    bomb = (KIND == Kind.QUAD).astype(np.float32)[:, None]
+    joker_pair = np.zeros((N_ACTIONS, 1), np.float32)
+    joker_pair[-1] = 1.0
+    return np.concatenate([cost, kind, key, length, bomb, joker_pair], axis=1)
+
+
+class MLPTrunk(nn.Module):
+    """Observation -> features: Linear + ReLU layers of the given widths."""
+
+    def __init__(self, obs_size: int, hidden: list[int]) -> None:
+        super().__init__()
+        layers: list[nn.Module] = []
+        width = obs_size
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.net = nn.Sequential(*layers)
+        self.out_size = width
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs)
+
+
+def _init_linear(layer: nn.Linear, gain: float) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """PPO's network: a shared trunk, one logit per action and a value (for the seat to act)."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__()
+        self.spec = dict(spec)
+        self.trunk = MLPTrunk(spec["obs_size"], list(spec["hidden"]))
+        for m in self.trunk.modules():
+            if isinstance(m, nn.Linear):
+                _init_linear(m, 2**0.5)
+        self.policy_head = _init_linear(nn.Linear(self.trunk.out_size, spec["n_actions"]), 0.01)
+        self.value_head = _init_linear(nn.Linear(self.trunk.out_size, 1), 1.0)
+
+    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked logits (B, A) and values (B,)."""
+        h = self.trunk(obs)
+        return self.policy_head(h), self.value_head(h).squeeze(-1)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.value_head(self.trunk(obs)).squeeze(-1)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked logits (B, A): the export contract."""
+        return masked_logits(self.policy_head(self.trunk(obs)), mask)
+
+
+class QNetwork(nn.Module):
+    """DMC's network: Q(s, a) for (observation, action features) pairs, all actions at once."""
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__()
+        self.spec = dict(spec)
+        feats = torch.from_numpy(action_features())
+        self.register_buffer("features", feats, persistent=False)
+        self.trunk = MLPTrunk(spec["obs_size"], list(spec["hidden"]))
+        width = spec["pair_hidden"]
+        self.state_proj = nn.Linear(self.trunk.out_size, width)
+        self.action_proj = nn.Sequential(
+            nn.Linear(feats.shape[1], width), nn.ReLU(), nn.Linear(width, width, bias=False)
+        )
+        self.head = nn.Sequential(
+            nn.ReLU(), nn.Linear(width, width), nn.ReLU(), nn.Linear(width, 1)
+        )
+
+    def q_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """Unmasked Q-values (B, A) of every action."""
+        s = self.state_proj(self.trunk(obs))  # (B, W)
+        a = self.action_proj(self.features)  # (A, W)
+        return self.head(s[:, None, :] + a[None, :, :]).squeeze(-1)
+
+    def q_of(self, obs: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """Q(s, a) (B,) of one given action per observation (the training target's pair)."""
+        s = self.state_proj(self.trunk(obs))
+        a = self.action_proj(self.features[actions.long()])
+        return self.head(s + a).squeeze(-1)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked Q-values (B, A): the export contract."""
+        return masked_logits(self.q_values(obs), mask)
+
+
+def make_spec(algorithm: str, hidden: list[int], pair_hidden: int = 128) -> dict[str, Any]:
+    """The JSON-ready description from which ``build_network`` rebuilds a module."""
+    spec: dict[str, Any] = {
+        "algorithm": algorithm,
+        "hidden": [int(h) for h in hidden],
+        "obs_size": OBS_SIZE,
+        "n_actions": N_ACTIONS,
+    }
+    if algorithm == "dmc":
+        spec["pair_hidden"] = int(pair_hidden)
+    return spec
+
+
+def build_network(spec: dict[str, Any]) -> ActorCritic | QNetwork:
+    """An untrained module for ``spec`` (see ``make_spec``)."""
+    if spec["algorithm"] == "ppo":
+        return ActorCritic(spec)
+    if spec["algorithm"] == "dmc":
+        return QNetwork(spec)
+    raise ValueError(f"unknown algorithm {spec['algorithm']!r} in network spec")
+
+
+def checkpoint_path(path: str | Path) -> Path:
+    """The checkpoint file of ``path``: the file itself, or ``<run dir>/checkpoint.pt``."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / CHECKPOINT_NAME
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint at {path}")
+    return path
+
+
+def load_policy(path: str | Path) -> nn.Module:
+    """The trained policy of a checkpoint file or run directory, on the CPU in eval mode.
+
+    See the module docstring for the contract of the returned module.
+    """
+    ckpt = torch.load(checkpoint_path(path), map_location="cpu", weights_only=False)
+    net = build_network(ckpt["spec"])
+    net.load_state_dict(ckpt["model"], strict=True)
+    net.eval()
+    return net

@@ -1,0 +1,149 @@
+"""Self-play PPO with action masking: one actor-critic shared by all four seats.
+
+Reading order: the config, the learner (network, optimiser, update), ``train``.
+Rollouts (``agents.rollout``) play thousands of matches together on the batched engine; the
+observation is egocentric, so one network serves every seat, and each seat's decisions form
+its own trajectory for GAE. The legal-action mask is stored with every sample and re-applied
+when log-probabilities are recomputed in the update. A share of games can be played against
+frozen past snapshots and rule-based bots (the opponent pool), which keeps the policy from
+chasing its own tail and measures progress against fixed opponents as it trains.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.evaluation import CommonConfig, resolve_device, seed_everything, train_loop
+from agents.networks import ActorCritic, make_spec, masked_logits
+from agents.rollout import RolloutSettings
+
+
+@dataclasses.dataclass
+class PPOConfig(CommonConfig):
+    """PPO's settings (the common fields are documented on CommonConfig)."""
+
+    gamma: float = 1.0
+    """Discount per decision of the same seat (1: the hand's points count in full)."""
+    gae_lambda: float = 0.95
+    """GAE lambda: bias/variance trade-off of the advantages."""
+    update_epochs: int = 3
+    """Passes over each rollout batch."""
+    num_minibatches: int = 4
+    """Minibatches per pass."""
+    clip_coef: float = 0.2
+    """PPO ratio clipping."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clipping."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly to 0 over total_steps."""
+
+
+class PPOLearner:
+    """The network, its optimiser and the clipped-surrogate update."""
+
+    def __init__(self, cfg: PPOConfig) -> None:
+        self.cfg = cfg
+        self.device = resolve_device(cfg.device)
+        self.net: nn.Module = ActorCritic(make_spec("ppo", cfg.hidden)).to(self.device)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
+        self.rng = np.random.default_rng(cfg.seed + 17)
+        self.seen = 0
+
+    def settings(self) -> RolloutSettings:
+        c = self.cfg
+        return RolloutSettings(
+            algorithm="ppo",
+            spec=self.net.spec,
+            num_envs=c.num_envs,
+            num_steps=c.num_steps,
+            reward=c.reward,
+            rules=dict(c.rules),
+            gamma=c.gamma,
+            gae_lambda=c.gae_lambda,
+            snapshot_share=c.snapshot_share,
+            bot_share=c.bot_share,
+            bots=tuple(c.bots),
+        )
+
+    def update(self, batch: dict) -> dict[str, float]:
+        c = self.cfg
+        self.seen += batch["stats"]["decisions"]
+        if c.anneal_lr:
+            frac = max(1.0 - self.seen / c.total_steps, 0.05)
+            for g in self.opt.param_groups:
+                g["lr"] = frac * c.learning_rate
+        dev = self.device
+        obs = torch.from_numpy(batch["obs"]).to(dev)
+        mask = torch.from_numpy(batch["mask"]).to(dev)
+        act = torch.from_numpy(batch["action"]).to(dev)
+        old_logp = torch.from_numpy(batch["logp"]).to(dev)
+        adv_all = torch.from_numpy(batch["advantage"]).to(dev)
+        ret = torch.from_numpy(batch["return"]).to(dev)
+        n = len(act)
+        mb = max(n // c.num_minibatches, 1)
+        stats: dict[str, list[float]] = {
+            k: [] for k in ("policy", "value", "entropy", "approx_kl", "clipfrac")
+        }
+        for _ in range(c.update_epochs):
+            order = torch.from_numpy(self.rng.permutation(n)).to(dev)
+            for start in range(0, n, mb):
+                idx = order[start : start + mb]
+                logits, value = self.net.logits_and_value(obs[idx])
+                logits = masked_logits(logits, mask[idx])  # the stored mask, re-applied
+                logp_all = torch.log_softmax(logits, -1)
+                logp = logp_all.gather(1, act[idx, None]).squeeze(1)
+                probs = logp_all.exp()
+                entropy = -(probs * torch.where(mask[idx], logp_all, 0.0)).sum(-1).mean()
+                log_ratio = logp - old_logp[idx]
+                ratio = log_ratio.exp()
+                adv = adv_all[idx]
+                if c.norm_adv and len(idx) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef))
+                pg_loss = pg.mean()
+                v_loss = 0.5 * ((value - ret[idx]) ** 2).mean()
+                loss = pg_loss - c.ent_coef * entropy + c.vf_coef * v_loss
+                self.opt.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
+                self.opt.step()
+                with torch.no_grad():
+                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
+                    stats["clipfrac"].append(
+                        float(((ratio - 1).abs() > c.clip_coef).float().mean())
+                    )
+                stats["policy"].append(pg_loss.item())
+                stats["value"].append(v_loss.item())
+                stats["entropy"].append(entropy.item())
+        out = {k: float(np.mean(v)) for k, v in stats.items()}
+        out["learning_rate"] = self.opt.param_groups[0]["lr"]
+        return out
+
+    def state_dict(self) -> dict:
+        return {
+            "optimizer": self.opt.state_dict(),
+            "rng": self.rng.bit_generator.state,
+            "seen": self.seen,
+        }
+
+    def load_state_dict(self, st: dict) -> None:
+        self.opt.load_state_dict(st["optimizer"])
+        self.rng.bit_generator.state = st["rng"]
+        self.seen = st["seen"]
+
+
+def train(cfg: PPOConfig, resume: str | None = None) -> dict:
+    """Train with ``cfg`` (resuming a run directory or checkpoint if given); see train_loop."""
+    seed_everything(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    return train_loop(cfg, "ppo", PPOLearner(cfg), resume)
