@@ -1,0 +1,467 @@
+"""``murlan play``: a match against three bots in the terminal.
+
+You sit at one seat (0 by default); the bots take the others. On your turn you see your hand
+sorted and numbered, the play to beat, how many cards everyone has left and a few of your
+legal plays; type the cards in RULES.md notation (``7S 7H``, ``10D``, ``bj``), their numbers
+in your hand (``4 5``), ``pass``, ``?`` for every legal play, or ``quit``. Input that is not
+a legal play is explained and asked again. At the end (match over, ``--hands`` reached, or
+end of input) the result is shown and, with ``--record FILE``, the match is saved as a
+murlan-record/1 JSON file.
+
+``murlan play --seed 3 --bots rule,greedy,search:100 --rules sticky_pass=true --hands 2``
+
+Input is read line by line from stdin, so a scripted game is ``murlan play < moves.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from murlan_env import engine
+from murlan_env.bots import Bot
+from murlan_env.cards import CARD_NAMES, CARD_RANK, CardError, format_cards, parse_card
+from murlan_env.combos import KIND, LENGTH, PASS, Kind, action_of_counts, describe
+from murlan_env.engine import Phase, State
+from murlan_env.rules import RULE_CHOICES, Rules, RulesError
+
+PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
+SHOWN_PLAYS = 12
+
+
+# --------------------------------------------------------------------------- shared helpers
+
+
+def parse_rules(items: Sequence[str] | str | None) -> Rules:
+    """Rules from ``FLAG=VALUE`` items (or one comma-separated string), e.g. sticky_pass=true."""
+    if items is None:
+        return Rules()
+    if isinstance(items, str):
+        items = [items]
+    flags: dict[str, object] = {}
+    for item in (part for text in items for part in text.split(",") if part.strip()):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise RulesError(f"write rule flags as FLAG=VALUE, got {item!r}")
+        value = value.strip()
+        if key in RULE_CHOICES and isinstance(RULE_CHOICES[key][0], bool):
+            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise RulesError(f"rule {key!r} takes true or false, got {value!r}")
+            flags[key] = value.lower() in ("true", "1", "yes")
+        else:
+            flags[key] = value
+    return Rules.from_dict(flags)
+
+
+def make_bot(spec: str) -> Bot:
+    """A bot from a spec without torch: random, greedy, rule, search[:N] or bundle:DIR."""
+    from murlan_env import bots
+
+    kind, _, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "search":
+        from murlan_env.search import SearchBot
+
+        if not arg:
+            return SearchBot()
+        if arg.endswith("s"):
+            return SearchBot(time_limit=float(arg[:-1]), name=spec)
+        return SearchBot(rollouts=int(arg), name=spec)
+    if kind == "bundle":
+        from murlan_env.bundle_bot import BundleBot
+
+        return BundleBot(arg)
+    if arg:
+        raise ValueError(f"bot {kind!r} takes no argument, got {spec!r}")
+    try:
+        return bots.make_bot(kind)
+    except ValueError as err:
+        raise ValueError(f"{err}; or search[:N], bundle:DIR") from None
+
+
+# --------------------------------------------------------------------------- the game
+
+
+class IllegalInput(ValueError):
+    """Typed input that is not a legal play here; the message says why."""
+
+
+class TerminalGame:
+    """One match: a person at ``seat`` reading from ``read`` and writing with ``write``."""
+
+    def __init__(
+        self,
+        bots: Sequence[Bot],
+        *,
+        seat: int = 0,
+        rules: Rules | None = None,
+        seed: int = 0,
+        read: Callable[[str], str] = input,
+        write: Callable[[str], None] = print,
+    ) -> None:
+        if len(bots) != 3:
+            raise ValueError(f"play needs 3 bots, got {len(bots)}")
+        self.seat = seat
+        self.players: list[Bot | None] = list(bots)
+        self.players.insert(seat, None)
+        self.rules = rules or Rules()
+        self.deal_rng, self.bot_rng = np.random.default_rng(seed).spawn(2)
+        self.read = read
+        self.write = write
+
+    def name(self, seat: int) -> str:
+        bot = self.players[seat]
+        return "You" if bot is None else f"Seat {seat} ({bot.name})"
+
+    def subject(self, seat: int, verb: str) -> str:
+        """``name verb`` with the verb agreeing: "Seat 1 (rule) gives", "You give"."""
+        if self.players[seat] is None:
+            verb = {"is": "are", "has": "have"}.get(verb, verb[:-1] if verb.endswith("s") else verb)
+        return f"{self.name(seat)} {verb}"
+
+    # ----------------------------------------------------------------- main loop
+
+    def run(self, hands: int | None = None, record_path: str | None = None) -> dict:
+        """Play until the match ends, ``hands`` hands are done, or input ends; the record."""
+        from murlan_env import records
+
+        state = engine.init(self.deal_rng, 1, self.rules)
+        recorder = records.Recorder(state)
+        done_hands = 0
+        self._show_hand_start(state)
+        stopped = False
+        while True:
+            if state.phase[0] <= Phase.EXCHANGE:
+                try:
+                    state = self._turn(state)
+                except (EOFError, _Quit) as why:
+                    self.write(f"\n{why or 'Input ended'}: the match stops here.")
+                    stopped = True
+                    break
+                recorder.update(state)
+                continue
+            done_hands += 1
+            self._show_hand_end(state)
+            if state.phase[0] == Phase.MATCH_OVER:
+                break
+            if hands is not None and done_hands >= hands:
+                self.write(f"\nStopping after {done_hands} hand(s), as asked.")
+                break
+            state = engine.next_hand(state, self.deal_rng)
+            recorder.update(state)
+            self._show_hand_start(state)
+        record = recorder.record(0)
+        self._show_result(state, stopped)
+        if record_path:
+            records.save(record, record_path)
+            self.write(f"Record saved to {record_path}")
+        return record
+
+    def _turn(self, state: State) -> State:
+        seat = int(state.to_act[0])
+        mask = engine.legal_action_mask(state)
+        bot = self.players[seat]
+        before = state
+        if bot is None:
+            action, cards = self._ask(state, mask[0])
+            state = engine.step(state, np.array([action]), cards[None])
+        else:
+            action = int(bot.act(engine.observe(state), mask, self.bot_rng)[0])
+            if not mask[0, action]:
+                raise RuntimeError(f"bot {bot.name} chose illegal action {action}")
+            state = engine.step(state, np.array([action]))
+        self._announce(before, state)
+        return state
+
+    # ----------------------------------------------------------------- input
+
+    def _ask(self, state: State, mask: np.ndarray) -> tuple[int, np.ndarray]:
+        self._show_position(state, mask)
+        while True:
+            text = self.read("Your play> ")
+            try:
+                return self.parse_play(state, mask, text)
+            except _ShowAll:
+                self._show_legal(state, mask, limit=None)
+            except IllegalInput as err:
+                self.write(f"  Not allowed: {err}")
+
+    def hand_cards(self, state: State) -> list[int]:
+        """Card ids of my hand, lowest first: the numbers I can type are positions here."""
+        return [int(c) for c in np.flatnonzero(state.cards[0, self.seat])]
+
+    def parse_play(self, state: State, mask: np.ndarray, text: str) -> tuple[int, np.ndarray]:
+        """(action, (54,) bool cards) for typed input; raises IllegalInput with the reason."""
+        words = text.replace(",", " ").split()
+        lowered = [w.lower() for w in words]
+        if lowered in (["quit"], ["q"], ["exit"]):
+            raise _Quit("You quit")
+        if lowered in (["?"], ["help"], ["hint"]):
+            raise _ShowAll
+        exchanging = state.phase[0] == Phase.EXCHANGE
+        hand = self.hand_cards(state)
+        if lowered in ([], ["pass"], ["p"], ["-"]):
+            if exchanging:
+                raise IllegalInput("you must give back one card ranked 3 to 10")
+            if not mask[PASS]:
+                raise IllegalInput("you lead this trick, so you cannot pass: play any combination")
+            return PASS, np.zeros(len(CARD_NAMES), bool)
+        ids = []
+        for word in words:
+            if word.isdigit():
+                k = int(word)
+                if not 1 <= k <= len(hand):
+                    raise IllegalInput(
+                        f"there is no card number {k}: your hand has {len(hand)} cards"
+                    )
+                ids.append(hand[k - 1])
+            else:
+                try:
+                    ids.append(parse_card(word))
+                except CardError as err:
+                    raise IllegalInput(str(err)) from None
+        if len(set(ids)) != len(ids):
+            raise IllegalInput("a card is named twice")
+        missing = [CARD_NAMES[c] for c in ids if c not in hand]
+        if missing:
+            raise IllegalInput(f"you do not hold {' '.join(missing)}")
+        cards = np.zeros(len(CARD_NAMES), bool)
+        cards[ids] = True
+        if exchanging:
+            return self._give_back(state, mask, ids, cards)
+        action = action_of_counts(np.bincount(CARD_RANK[ids], minlength=15).astype(np.int8))
+        if action is None:
+            raise IllegalInput(
+                f"{format_cards(cards)} is not a combination: play a single, a pair, a triple, "
+                "a quad or a straight of 5 or more consecutive ranks"
+            )
+        if not mask[action]:
+            raise IllegalInput(self._why_illegal(state, action, cards))
+        return action, cards
+
+    def _give_back(self, state, mask, ids, cards) -> tuple[int, np.ndarray]:
+        received = int(state.ex_last_gives[0])
+        if len(ids) != 1:
+            raise IllegalInput("give back exactly one card")
+        card = ids[0]
+        if card == received:
+            raise IllegalInput(
+                f"you cannot give back the very card you received ({CARD_NAMES[card]})"
+            )
+        action = 1 + int(CARD_RANK[card])
+        if CARD_RANK[card] > 7 or not mask[action]:
+            raise IllegalInput("give back a card ranked 3 to 10")
+        return action, cards
+
+    def _why_illegal(self, state: State, action: int, cards: np.ndarray) -> str:
+        played = format_cards(cards)
+        if state.start_duty[0]:
+            start = self.rules.start_card
+            return f"the first play of the match must contain {start}"
+        if action == engine.JOKER_PAIR and not self.rules.joker_pair:
+            return "the jokers do not form a pair in these rules"
+        table = int(state.table[0])
+        if table == PASS:
+            return f"{played} cannot be led"
+        what = describe(table)
+        if KIND[table] == Kind.QUAD and KIND[action] == Kind.QUAD:
+            return f"{played} is not a higher quad than {what}"
+        if KIND[action] != KIND[table] or LENGTH[action] != LENGTH[table]:
+            return (
+                f"{played} does not beat {what}: play the same kind and number of cards, or a quad"
+            )
+        if self.rules.straight_plus_one and KIND[table] == Kind.STRAIGHT:
+            return f"{played} does not beat {what}: a straight must be exactly one step higher"
+        return f"{played} is not higher than {what}"
+
+    # ----------------------------------------------------------------- display
+
+    def _show_hand_start(self, state: State) -> None:
+        hand_no = int(state.hand_no[0]) + 1
+        dealer = int(state.dealer[0])
+        scores = " | ".join(f"{self.name(s)} {int(state.scores[0, s])}" for s in range(4))
+        self.write(
+            f"\n=== Hand {hand_no}: {self.subject(dealer, 'deals')}. Target {int(state.target[0])}."
+        )
+        self.write(f"Scores: {scores}")
+        last, first = int(state.ex_last[0]), int(state.ex_first[0])
+        if last >= 0:
+            gave = CARD_NAMES[int(state.ex_last_gives[0])]
+            self.write(
+                f"Exchange: {self.subject(last, 'gives')} {gave} (highest card) "
+                f"to {self.name(first)} (1st)."
+            )
+            if state.ex_first_gives[0] >= 0:
+                back = int(state.ex_first_gives[0])
+                shown = CARD_NAMES[back] if self.seat in (first, last) else "a card"
+                self.write(f"Exchange: {self.subject(first, 'gives')} {shown} back (automatic).")
+        elif int(state.hand_no[0]) > 0 and not self.rules.no_exchange:
+            self.write("No exchange: the last player was dealt both jokers.")
+        if state.start_duty[0]:
+            leader = self.subject(int(state.to_act[0]), "holds")
+            self.write(f"{leader} {self.rules.start_card} and must lead it.")
+
+    def _show_position(self, state: State, mask: np.ndarray) -> None:
+        table = int(state.table[0])
+        if state.phase[0] == Phase.EXCHANGE:
+            got = CARD_NAMES[int(state.ex_last_gives[0])]
+            self.write(f"\nYou received {got}. Give back one card ranked 3 to 10 (not that {got}).")
+        elif table == PASS:
+            self.write("\nTable: empty, you lead.")
+        else:
+            by = self.name(int(state.table_seat[0]))
+            self.write(f"\nTable: {describe(table)} by {by}")
+        left = []
+        for s in range(4):
+            n = int(state.counts[0, s].sum())
+            place = int(state.place[0, s])
+            left.append(
+                f"{self.name(s)} {n}" + (f" (out {PLACE_NAMES[place]})" if place >= 0 else "")
+            )
+        self.write("Cards left: " + " | ".join(left))
+        hand = self.hand_cards(state)
+        self.write("Your hand: " + "  ".join(f"{i}:{CARD_NAMES[c]}" for i, c in enumerate(hand, 1)))
+        self._show_legal(state, mask, limit=SHOWN_PLAYS)
+
+    def _show_legal(self, state: State, mask: np.ndarray, limit: int | None) -> None:
+        actions = [int(a) for a in np.flatnonzero(mask)]
+        if state.phase[0] == Phase.EXCHANGE:
+            hand = [c for c in self.hand_cards(state) if c != int(state.ex_last_gives[0])]
+            options = [CARD_NAMES[c] for c in hand if 1 + CARD_RANK[c] in actions]
+        else:
+            plays = [a for a in actions if a != PASS]
+            options = ["pass"] if PASS in actions else []
+            if plays:
+                rows = state.index(np.zeros(len(plays), np.int64))
+                chosen = engine.choose_cards(rows, np.array(plays, np.int16))
+                options += [format_cards(c) for c in chosen]
+        more = ""
+        if limit is not None and len(options) > limit:
+            more = f" ... ({len(options) - limit} more: type ? for all)"
+            options = options[:limit]
+        self.write("Legal: " + " | ".join(options) + more)
+
+    def _announce(self, before: State, after: State) -> None:
+        seat = int(after.last_seat[0])
+        action = int(after.last_action[0])
+        who = self.name(seat)
+        if before.phase[0] == Phase.EXCHANGE:
+            card = format_cards(after.last_cards[0])
+            shown = card if self.seat in (seat, int(before.ex_last[0])) else "a card"
+            self.write(f"{self.subject(seat, 'gives')} back {shown}.")
+            return
+        if action == PASS:
+            self.write(f"{who}: pass")
+        else:
+            self.write(f"{who}: {format_cards(after.last_cards[0])}")
+            if after.place[0, seat] >= 0 and before.place[0, seat] < 0:
+                self.write(
+                    f"{self.subject(seat, 'is')} out, {PLACE_NAMES[int(after.place[0, seat])]}."
+                )
+        if after.phase[0] == Phase.PLAY and before.table[0] != PASS and after.table[0] == PASS:
+            owner = int(before.table_seat[0]) if action == PASS else seat
+            self.write(
+                f"-- trick to {self.name(owner)}; {self.name(int(after.to_act[0]))} leads --"
+            )
+
+    def _show_hand_end(self, state: State) -> None:
+        order = np.argsort(state.place[0])
+        finish = ", ".join(
+            f"{PLACE_NAMES[i]} {self.name(int(s))} +{int(state.points[0, s])}"
+            for i, s in enumerate(order)
+        )
+        self.write(f"Hand {int(state.hand_no[0]) + 1} over: {finish}")
+        scores = " | ".join(f"{self.name(s)} {int(state.scores[0, s])}" for s in range(4))
+        self.write(f"Scores: {scores} (target {int(state.target[0])})")
+
+    def _show_result(self, state: State, stopped: bool) -> None:
+        winners = [int(s) for s in np.flatnonzero(state.winners[0])]
+        if winners:
+            names = " and ".join(self.name(s) for s in winners)
+            verb = "wins" if len(winners) == 1 else "draw"
+            self.write(f"\n*** Match over: {names} {verb}! ***")
+            if self.seat in winners:
+                self.write("Well played!")
+        else:
+            self.write("\nMatch not finished.")
+        scores = " | ".join(f"{self.name(s)} {int(state.scores[0, s])}" for s in range(4))
+        self.write(f"Final scores: {scores}")
+
+
+class _Quit(Exception):
+    """The person typed quit."""
+
+
+class _ShowAll(Exception):
+    """The person asked for every legal play."""
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan play`` options."""
+    parser.add_argument(
+        "--seed", type=int, default=None, help="deal and bot seed (default: random)"
+    )
+    parser.add_argument(
+        "--bots",
+        default="rule",
+        help="one bot spec for all three, or three comma-separated (rule,greedy,search:100)",
+    )
+    parser.add_argument(
+        "--rules", nargs="*", default=[], metavar="FLAG=VALUE", help="e.g. sticky_pass=true"
+    )
+    parser.add_argument("--record", default=None, metavar="FILE", help="save the match record here")
+    parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    parser.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat (0-3)")
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``murlan play`` from parsed arguments."""
+    specs = [s for s in args.bots.replace(" ", ",").split(",") if s]
+    if len(specs) == 1:
+        specs *= 3
+    if len(specs) != 3:
+        raise SystemExit(f"--bots takes one spec or three, got {len(specs)}")
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    game = TerminalGame(
+        [make_bot(s) for s in specs],
+        seat=args.seat,
+        rules=parse_rules(args.rules),
+        seed=seed,
+        read=_read_line,
+        write=lambda text: print(text, flush=True),
+    )
+    print(f"murlan play, seed {seed}. Type cards (7S 7H), numbers (4 5), pass, ? or quit.")
+    game.run(hands=args.hands, record_path=args.record)
+    return 0
+
+
+def _read_line(prompt: str) -> str:
+    """One line from stdin (prompt shown); EOFError at the end, also when stdin is not a tty."""
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    if not sys.stdin.isatty():
+        sys.stdout.write(line if line.endswith("\n") else line + "\n")  # echo scripted input
+    return line.strip()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="murlan play", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    return run_command(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+
+__all__ = ["IllegalInput", "TerminalGame", "main", "make_bot", "parse_rules"]

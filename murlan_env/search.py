@@ -1,0 +1,339 @@
+"""Determinised Monte-Carlo search: a bot that looks ahead by playing the hand out many times.
+
+For each decision the bot samples *worlds*: the cards it cannot see (``unseen`` in its
+observation) dealt at random among the other seats, each seat getting exactly the number of
+cards it holds (``cards_left``). Every candidate move is then played in every world and the
+hand is rolled out to its end with a fast rule of thumb (``rollout_actions``) for all four
+seats; the move with the best mean hand points (3/2/1/0) is chosen. All worlds x candidates
+of all games in the batch step together on the batched engine, and every candidate is
+scored on the same worlds (common random numbers), so differences between moves are not
+drowned by the luck of the sampled deal.
+
+The bot sees only ``(obs, mask)``, so ``state_from_observation`` rebuilds an engine
+``State`` from an observation and a guess of the hidden hands; it is the one place that
+knows how to read the observation back. Rebuilt states have the observing seat at seat 0
+(the observation is egocentric) and cover the current hand only: the search values moves
+by this hand's points, not by the match.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from murlan_env import engine
+from murlan_env.cards import N_CARDS, N_RANKS
+from murlan_env.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
+from murlan_env.engine import OBS_SLICES, TARGETS, Phase, State
+from murlan_env.rules import Rules
+
+N_SEATS = engine.N_SEATS
+
+
+# --------------------------------------------------------------------------- reading obs
+
+
+def _thermo_counts(bits: np.ndarray) -> np.ndarray:
+    """(..., 60) thermometer bits -> (..., 15) int8 counts per rank."""
+    return bits.reshape(*bits.shape[:-1], N_RANKS, 4).sum(-1).round().astype(np.int8)
+
+
+def decode_observation(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """The public facts of (B, OBS_SIZE) observations as arrays, by seat slot (0 = me).
+
+    Returns ``my_hand`` (B, 15), ``played`` (B, 4, 15), ``unseen`` (B, 15) and ``cards_left``
+    (B, 4) counts, ``table`` (B,) action id, ``table_slot`` (B,) (-1: empty table),
+    ``passed`` (B, 4), ``place`` (B, 4) (-1: still playing), ``scores`` (B, 4), ``target``
+    (B,), ``exchange_phase``, ``start_duty`` (B,) bool and ``rules`` (a Rules; start_card is
+    not observed and is left at its default, which only names the suit of the opening 3).
+    """
+    obs = np.asarray(obs, dtype=np.float32)
+    batch = obs.shape[0]
+
+    def piece(name):
+        return obs[:, OBS_SLICES[name]]
+
+    table_onehot = piece("table_action")
+    table_seat = piece("table_seat")
+    places = piece("places").reshape(batch, N_SEATS, N_SEATS)
+    flags = piece("rules")[0] > 0.5
+    rules = Rules(
+        sticky_pass=bool(flags[0]),
+        joker_pair=bool(flags[1]),
+        straight_plus_one=bool(flags[2]),
+        tie_rule="leader" if flags[3] else "raise",
+        no_exchange=bool(flags[4]),
+    )
+    return {
+        "my_hand": _thermo_counts(piece("my_hand")),
+        "played": _thermo_counts(piece("played").reshape(batch, N_SEATS, 60)),
+        "unseen": _thermo_counts(piece("unseen")),
+        "cards_left": (piece("cards_left") * 14).round().astype(np.int8),
+        "table": np.where(table_onehot.any(1), table_onehot.argmax(1), PASS).astype(np.int16),
+        "table_slot": np.where(table_seat.any(1), table_seat.argmax(1), -1).astype(np.int8),
+        "passed": piece("passed") > 0.5,
+        "place": np.where(places.any(2), places.argmax(2), -1).astype(np.int8),
+        "scores": (piece("scores") * engine.MAX_TARGET).round().astype(np.int16),
+        "target": np.array(TARGETS, np.int16)[piece("target").argmax(1)],
+        "exchange_phase": piece("phase")[:, 1] > 0.5,
+        "start_duty": piece("start_duty")[:, 0] > 0.5,
+        "rules": rules,
+    }
+
+
+def sample_hidden_hands(obs: np.ndarray, rng: np.random.Generator, n_worlds: int) -> np.ndarray:
+    """(B, W, 4, 15) int8 held cards per seat slot in W sampled worlds per game.
+
+    Slot 0 is the observer's own hand; the unseen cards are dealt uniformly at random among
+    slots 1-3, each slot getting as many cards as it holds. Passing never proves anything
+    in Murlan (it is always allowed), so a uniform deal is consistent with everything seen.
+    """
+    facts = decode_observation(obs)
+    batch = obs.shape[0]
+    out = np.zeros((batch, n_worlds, N_SEATS, N_RANKS), np.int8)
+    out[:, :, 0] = facts["my_hand"][:, None]
+    for g in range(batch):
+        unseen = facts["unseen"][g]
+        left = facts["cards_left"][g, 1:].astype(np.int64)
+        tokens = np.repeat(np.arange(N_RANKS), unseen)  # one entry per unseen card: its rank
+        if tokens.size != left.sum():
+            raise ValueError(
+                f"game {g}: {tokens.size} unseen cards but the others hold {int(left.sum())}"
+            )
+        order = rng.random((n_worlds, tokens.size)).argsort(axis=1)
+        slot_of_position = np.repeat(np.arange(1, N_SEATS), left)  # (U,)
+        ranks = tokens[order]  # (W, U) a shuffled deal of the unseen ranks
+        worlds = np.broadcast_to(np.arange(n_worlds)[:, None], ranks.shape)
+        np.add.at(out[g], (worlds, slot_of_position[None, :], ranks), 1)
+    return out
+
+
+def _cards_from_counts(held: np.ndarray) -> np.ndarray:
+    """(n, 4, 54) bool concrete cards for held counts (n, 4, 15): suits S H D C in seat order.
+
+    Seat 0 takes the lowest suits of each rank, so it holds the 3 of spades whenever it
+    holds a 3 (the start card when the observer has the start-card duty).
+    """
+    n = held.shape[0]
+    counts = held[:, :, :13].astype(np.int64)
+    upto = np.cumsum(counts, axis=1)
+    start = upto - counts
+    suit = np.arange(4)
+    taken = (suit >= start[..., None]) & (suit < upto[..., None])  # (n, 4, 13, 4)
+    cards = np.zeros((n, N_SEATS, N_CARDS), bool)
+    cards[:, :, :52] = taken.reshape(n, N_SEATS, 52)
+    cards[:, :, 52:] = held[:, :, 13:] > 0
+    return cards
+
+
+def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
+    """Engine states for observations (B, OBS_SIZE) with hidden hands filled in.
+
+    ``held`` is (B, 4, 15) int cards per seat slot (slot 0 must match the observer's hand),
+    e.g. one world of ``sample_hidden_hands``. The observer sits at seat 0 and is to act.
+    What the observation does not carry (dealer, hand number, the exchange seats) is set to
+    neutral values that do not affect how the current hand plays out.
+    """
+    facts = decode_observation(obs)
+    batch = obs.shape[0]
+    held = np.asarray(held, np.int8)
+    if (held[:, 0] != facts["my_hand"]).any():
+        raise ValueError("slot 0 of the hidden hands must be the observer's own hand")
+    cards = _cards_from_counts(held)
+    place = facts["place"]
+    exchanging = facts["exchange_phase"]
+    i8 = lambda v: np.full(batch, v, np.int8)  # noqa: E731
+    return State(
+        rules=facts["rules"],
+        cards=cards,
+        counts=held.copy(),
+        played=facts["played"].copy(),
+        deal=cards.copy(),
+        phase=np.where(exchanging, Phase.EXCHANGE, Phase.PLAY).astype(np.int8),
+        to_act=i8(0),
+        table=facts["table"].copy(),
+        table_seat=facts["table_slot"].copy(),
+        passed=facts["passed"].copy(),
+        place=place.copy(),
+        n_out=(place >= 0).sum(1).astype(np.int8),
+        start_duty=facts["start_duty"].copy(),
+        hand_no=np.where(facts["start_duty"], 0, 1).astype(np.int16),
+        dealer=i8(N_SEATS - 1),
+        scores=facts["scores"].copy(),
+        target=facts["target"].copy(),
+        winners=np.zeros((batch, N_SEATS), bool),
+        points=np.zeros((batch, N_SEATS), np.int16),
+        ex_last=i8(-1),
+        ex_first=i8(-1),
+        ex_last_gives=i8(-1),
+        ex_first_gives=i8(-1),
+        last_seat=i8(-1),
+        last_action=np.full(batch, -1, np.int16),
+        last_cards=np.zeros((batch, N_CARDS), bool),
+    )
+
+
+# --------------------------------------------------------------------------- rollout policy
+
+# (A,) how reluctant the rule of thumb is to play each action: roughly the rank it spends.
+# Longer combinations come a little earlier (they shed more cards per turn), bombs and the
+# joker pair come last: they are kept to win a trick that matters.
+_PRIORITY = KEY.astype(np.float32).copy()
+_is_straight = KIND == Kind.STRAIGHT
+_PRIORITY[_is_straight] = KEY[_is_straight] - 1.0 - 0.3 * LENGTH[_is_straight]  # ladder -> rank
+_PRIORITY[KIND == Kind.PAIR] -= 0.5
+_PRIORITY[KIND == Kind.TRIPLE] -= 1.0
+_PRIORITY[KIND == Kind.QUAD] += 100.0
+_PRIORITY[JOKER_PAIR] = 50.0
+_PRIORITY[PASS] = np.inf
+# Following with anything ranked 2 or higher (or a bomb) waits until someone is close to out.
+_SPEND_HIGH = 12.0
+_CLOSE_TO_OUT = 4
+_SINGLE = slice(1, 1 + N_RANKS)
+_PAIR = slice(16, 29)
+
+
+def rollout_actions(
+    state: State, mask: np.ndarray, rng: np.random.Generator, epsilon: float = 0.1
+) -> np.ndarray:
+    """(B,) a fast rule-of-thumb action per game, for rollouts (sees the true state).
+
+    Lead the cheapest combination; follow with the cheapest play that beats the table, but
+    pass rather than spend a 2, a joker or a bomb unless some seat is close to going out.
+    Singles and pairs that would break a bigger group cost extra. With probability
+    ``epsilon`` a uniformly random legal action instead, so rollouts are not all alike.
+    """
+    batch = state.batch_size
+    rows = np.arange(batch)
+    hand = state.counts[rows, state.to_act].astype(np.float32)  # (B, 15)
+    cost = np.broadcast_to(_PRIORITY, (batch, N_ACTIONS)).copy()
+    cost[:, _SINGLE] += 4.0 * (hand > 1)
+    cost[:, _PAIR] += 3.0 * (hand[:, :13] > 2)
+    cost = np.where(mask, cost, np.inf)
+    cost[:, PASS] = np.inf
+    best = cost.argmin(1)
+    best_cost = cost[rows, best]
+    left = state.counts.sum(2)  # (B, 4)
+    someone_close = ((left > 0) & (left <= _CLOSE_TO_OUT)).any(1)
+    leading = state.table == PASS
+    play = np.isfinite(best_cost) & (leading | (best_cost < _SPEND_HIGH) | someone_close)
+    actions = np.where(play, best, PASS).astype(np.int16)
+    if epsilon > 0:
+        explore = rng.random(batch) < epsilon
+        if explore.any():
+            actions[explore] = engine.random_legal_actions(mask[explore], rng)
+    # A game whose mask is empty (not waiting) gets PASS, which the engine ignores.
+    return np.where(mask.any(1), actions, PASS).astype(np.int16)
+
+
+def rollout_hand(state: State, rng: np.random.Generator, epsilon: float = 0.1) -> np.ndarray:
+    """(B, 4) hand points of every game played out to the end of its hand by rollout_actions."""
+    points = np.zeros((state.batch_size, N_SEATS), np.int16)
+    live = np.arange(state.batch_size)
+    steps = 0
+    while live.size:
+        over = state.hand_over
+        if over.any():
+            points[live[over]] = state.points[over]
+            keep = ~over
+            live, state = live[keep], state.index(keep)
+            if not live.size:
+                break
+        mask = engine.legal_action_mask(state)
+        state = engine.step(state, rollout_actions(state, mask, rng, epsilon))
+        steps += 1
+        if steps > 4 * N_CARDS * N_SEATS:  # a hand cannot last this long: an engine bug
+            raise RuntimeError("rollout did not finish the hand")
+    return points
+
+
+# --------------------------------------------------------------------------- the bot
+
+
+class SearchBot:
+    """Determinised Monte-Carlo search over the current hand (see the module docstring).
+
+    ``rollouts``: hands played out per decision, shared among the candidate moves (every
+    candidate gets at least ``min_worlds`` worlds). ``time_limit``: if set, seconds per
+    ``act`` call instead: worlds are added in rounds until the time is spent (at least one
+    round), which makes play depend on the machine's speed, so arenas use ``rollouts``.
+    The previous 1st player's give-back in an exchange is not searched (the observation does
+    not say who receives it): the bot gives back its lowest eligible card.
+    """
+
+    def __init__(
+        self,
+        rollouts: int = 200,
+        *,
+        time_limit: float | None = None,
+        min_worlds: int = 4,
+        epsilon: float = 0.1,
+        name: str | None = None,
+    ) -> None:
+        if rollouts < 1:
+            raise ValueError(f"rollouts must be positive, got {rollouts}")
+        self.rollouts = rollouts
+        self.time_limit = time_limit
+        self.min_worlds = min_worlds
+        self.epsilon = epsilon
+        self.name = name or (f"search:{time_limit}s" if time_limit else f"search:{rollouts}")
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        mask = np.asarray(mask, bool)
+        n_legal = mask.sum(1)
+        # Default: the first legal action; this is the whole answer for forced moves
+        # and for the exchange give-back (single ids in rank order: the lowest card).
+        actions = np.argmax(mask, axis=1).astype(np.int64)
+        exchanging = decode_observation(obs)["exchange_phase"]
+        decide = np.flatnonzero((n_legal > 1) & ~exchanging)
+        if decide.size == 0:
+            return actions
+        per_game = [max(self.min_worlds, math.ceil(self.rollouts / n_legal[g])) for g in decide]
+        if self.time_limit is None:
+            totals, seen = self._evaluate(obs[decide], mask[decide], rng, per_game)
+        else:
+            deadline = time.perf_counter() + self.time_limit
+            chunk = [max(1, min(w, 8)) for w in per_game]
+            totals, seen = self._evaluate(obs[decide], mask[decide], rng, chunk)
+            while time.perf_counter() < deadline:
+                more, n = self._evaluate(obs[decide], mask[decide], rng, chunk)
+                totals, seen = totals + more, seen + n
+        mean = np.where(mask[decide], totals / np.maximum(seen, 1)[:, None], -np.inf)
+        # Ties go to the move the rule of thumb likes best (cheapest, pass last).
+        tie_break = np.where(np.isfinite(_PRIORITY), _PRIORITY, 200.0) * 1e-6
+        actions[decide] = np.argmax(mean - tie_break, axis=1)
+        return actions
+
+    def _evaluate(self, obs, mask, rng, per_game):
+        """Summed hand points (n, A) of each candidate over the worlds, and worlds used (n,)."""
+        n = obs.shape[0]
+        top = max(per_game)
+        held = sample_hidden_hands(obs, rng, top)  # (n, W, 4, 15)
+        game_idx, world_idx, first = [], [], []
+        for g in range(n):
+            cands = np.flatnonzero(mask[g])
+            w = np.arange(per_game[g])
+            game_idx.append(np.full(cands.size * w.size, g))
+            world_idx.append(np.tile(w, cands.size))
+            first.append(np.repeat(cands, w.size))
+        game_idx = np.concatenate(game_idx)
+        world_idx = np.concatenate(world_idx)
+        first = np.concatenate(first)
+        states = state_from_observation(obs[game_idx], held[game_idx, world_idx])
+        states = engine.step(states, first)
+        points = rollout_hand(states, rng, self.epsilon)[:, 0].astype(np.float64)
+        totals = np.zeros((n, N_ACTIONS))
+        np.add.at(totals, (game_idx, first), points)
+        return totals, np.asarray(per_game, np.float64)
+
+
+__all__ = [
+    "SearchBot",
+    "decode_observation",
+    "rollout_actions",
+    "rollout_hand",
+    "sample_hidden_hands",
+    "state_from_observation",
+]
