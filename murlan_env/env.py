@@ -1,0 +1,427 @@
+"""murlan_v0: Murlan as a PettingZoo AEC environment (one game over the batched engine).
+
+Description
+-----------
+Four players shed their cards by beating the play on the table (RULES.md). A match runs
+hand after hand until a player wins (or a draw at the capped target). This module is a thin
+adapter: every rule lives in ``murlan_env.engine``; the env drives a batch of one game.
+
+    >>> import murlan_env
+    >>> env = murlan_env.env(sticky_pass=True, reward="match")
+    >>> env.reset(seed=0)
+    >>> for agent in env.agent_iter():
+    ...     obs, reward, terminated, truncated, info = env.last()
+    ...     action = None if terminated else int(obs["action_mask"].nonzero()[0][0])
+    ...     env.step(action)
+
+Agents
+------
+``player_0`` .. ``player_3`` are seats 0-3; play goes from seat s to s+1. The agent to act
+(``env.agent_selection``) is the engine's seat to act, so turns are not round-robin: passed
+or finished players are skipped, and a trick's winner leads again.
+
+Observation
+-----------
+``{"observation": Box(0, high, (543,), float32), "action_mask": Box(0, 1, (109,), int8)}``.
+The observation is ``engine.observe`` from the observing seat's point of view (egocentric:
+seat slot 0 is the observer, then the next seats in turn order); it holds only what that seat
+may know. Every entry lies in [0, 1] except two (``OBS_HIGH`` holds the bounds):
+``cards_left`` (count / 14) reaches 15/14 while an exchange's 1st player holds the card just
+received, and ``scores`` (score / 51) can pass 1 at the end of a match and, with
+``tie_rule="leader"``, during one: its upper bound is ``inf``.
+The layout (``engine.OBS_PIECES``; ``observation_table()`` regenerates this table):
+
+    piece        entries  size  meaning
+    -----------------------------------
+    my_hand      0-59       60  my cards: 15 ranks x 4 thermometer bits
+    played       60-299    240  cards each seat slot has played this hand: 4 x (15 x 4)
+    unseen       300-359    60  cards neither in my hand nor played (held by the others): 15 x 4
+    cards_left   360-363     4  cards each seat slot holds, / 14
+    table_action 364-472   109  one-hot action id of the play to beat (all 0: empty table)
+    table_seat   473-476     4  one-hot seat slot that made the play to beat
+    passed       477-480     4  seat slots that passed since the play to beat (sticky: since the
+                                trick began)
+    places       481-496    16  finishing place (1st-4th, one-hot) of each seat slot, 0 while
+                                playing
+    scores       497-500     4  match score of each seat slot, / 51
+    target       501-504     4  one-hot current target: 21, 31, 41, 51
+    phase        505-506     2  one-hot: play, exchange (choosing the card to give back)
+    start_duty   507         1  1 when my play must contain the start card
+    exchange     508-537    30  rank I received, rank I gave in this hand's exchange: 2 x 15 one-hot
+    rules        538-542     5  variant flags: sticky_pass, joker_pair, straight_plus_one,
+                                tie_rule=leader, no_exchange
+
+Actions and mask
+----------------
+``Discrete(109)``: the rank-level action table of ``murlan_env.combos`` (0 pass, 1-15
+singles, 16-28 pairs, 29-41 triples, 42-54 quads, 55-107 straights, 108 joker pair); the
+engine picks the suits. The exchange (the previous 1st player giving a card back, ranked 3 to
+10) is an ordinary turn of that player in phase EXCHANGE, taken with the single of the rank to
+give. ``action_mask`` is 1 on the legal actions of the agent to act and all 0 for the others.
+An illegal action raises ``ValueError`` naming the legal ones (the env is left unchanged):
+wrong moves are programming errors here, not something to learn from; wrap the env in
+``pettingzoo.utils.wrappers.TerminateIllegalWrapper`` to punish them instead.
+
+Rewards
+-------
+Zero-sum in both modes (the four rewards of an event add up to 0):
+
+- ``reward="hand"`` (default): when a hand ends, every seat gets its points for the hand minus
+  1.5, that is 1st +1.5, 2nd +0.5, 3rd -0.5, last -1.5. Nothing else is rewarded.
+- ``reward="match"``: when the match ends, the k winners share +1 (each +1/k) and the 4-k
+  others share -1 (each -1/(4-k)): a sole winner +1 and the others -1/3 each; a two-way draw
+  +1/2 and -1/2; a three-way draw +1/3 and -1; a four-way draw 0. Nothing before the end.
+
+Episode end
+-----------
+``episode="match"`` (default): the episode ends, for all agents at once (``terminations``
+True), when the match is won or drawn; hands follow each other inside the episode (the next
+deal comes from the env's seeded generator). ``episode="hand"``: the episode ends after one
+hand (hand 1 of a match, or the hand given to ``reset``). There is no truncation.
+``reward="match"`` needs ``episode="match"``.
+
+Arguments
+---------
+``env(**kwargs)`` wraps ``raw_env(**kwargs)`` in ``AssertOutOfBoundsWrapper`` and
+``OrderEnforcingWrapper``. Keyword arguments:
+
+- the variant flags of RULES.md section 7: ``sticky_pass``, ``joker_pair``,
+  ``straight_plus_one``, ``tie_rule``, ``start_card``, ``no_exchange`` (see ``Rules``);
+- ``reward``: ``"hand"`` or ``"match"``; ``episode``: ``"match"`` or ``"hand"``;
+- ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (the
+  text is printed after every step).
+
+``reset(seed=None, options=None)``: a seed makes the whole episode (deals and dealers)
+reproducible; without one the env's generator runs on. ``options={"deal": [4 card strings],
+"dealer": d}`` starts from that deal (seat s holds ``deal[s]``); for a later hand of a match
+also give ``"hand_no"`` (>= 1), ``"previous": (first, last)`` and optionally ``"scores"`` and
+``"target"`` (see ``engine.deal_from``). ``env.unwrapped.record()`` returns the
+``murlan-record/1`` dict of everything played since the last reset; ``env.unwrapped.state``
+is the engine ``State`` (a batch of one).
+
+Version history
+---------------
+- murlan_v0: first version.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import types
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from murlan_env import engine
+from murlan_env.cards import CARD_NAMES, format_cards
+from murlan_env.combos import N_ACTIONS, describe
+from murlan_env.engine import N_SEATS, OBS_PIECES, OBS_SIZE, Phase
+from murlan_env.records import Recorder
+from murlan_env.rules import RULE_CHOICES, Rules
+
+AGENTS: tuple[str, ...] = tuple(f"player_{seat}" for seat in range(N_SEATS))
+REWARD_MODES = ("hand", "match")
+EPISODE_MODES = ("match", "hand")
+RENDER_MODES = ["ansi", "human"]
+
+# (OBS_SIZE,) float32 upper bound of each observation entry: 1, except cards_left (count / 14)
+# which reaches 15/14 while the 1st player holds the card received in an exchange, and the
+# scores (score / 51) which pass 1 at a match's end and have no bound under tie_rule="leader".
+OBS_HIGH = np.ones(OBS_SIZE, np.float32)
+OBS_HIGH[engine.OBS_SLICES["cards_left"]] = np.float32(15 / 14)
+OBS_HIGH[engine.OBS_SLICES["scores"]] = np.inf
+OBS_HIGH.setflags(write=False)
+
+
+def observation_table(width: int = 96) -> str:
+    """The observation layout as the fixed-width table of this module's docstring."""
+    head = f"{'piece':<13}{'entries':<9}{'size':>4}  meaning"
+    rows = [head, "-" * len(head)]
+    offset = 0
+    for name, size, meaning in OBS_PIECES:
+        span = f"{offset}" if size == 1 else f"{offset}-{offset + size - 1}"
+        lead = f"{name:<13}{span:<9}{size:>4}  "
+        wrapped = textwrap.wrap(meaning, width - len(lead)) or [""]
+        rows.append(lead + wrapped[0])
+        rows.extend(" " * len(lead) + more for more in wrapped[1:])
+        offset += size
+    return "\n".join(rows)
+
+
+def observation_space() -> gymnasium.spaces.Dict:
+    """The Dict observation space shared by the AEC and Gymnasium envs."""
+    return gymnasium.spaces.Dict(
+        {
+            "observation": gymnasium.spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+        }
+    )
+
+
+# --------------------------------------------------------------------------- rewards
+
+
+def hand_rewards(state: engine.State, ended: np.ndarray) -> np.ndarray:
+    """(B, 4) float32: points - 1.5 for every seat of the games whose hand just ``ended``."""
+    return np.where(ended[:, None], state.points.astype(np.float32) - 1.5, 0.0).astype(np.float32)
+
+
+def match_rewards(state: engine.State, ended: np.ndarray) -> np.ndarray:
+    """(B, 4) float32 for the games whose match just ``ended``: winners share +1, others -1."""
+    winners = state.winners
+    k = winners.sum(1, keepdims=True)
+    # A four-way draw (possible in principle at the capped target) pays nothing.
+    split = ended[:, None] & (k > 0) & (k < N_SEATS)
+    win = 1.0 / np.maximum(k, 1)
+    lose = -1.0 / np.maximum(N_SEATS - k, 1)
+    return np.where(split, np.where(winners, win, lose), 0.0).astype(np.float32)
+
+
+def split_options(kwargs: dict[str, Any]) -> tuple[Rules, dict[str, Any]]:
+    """Split env keyword arguments into the Rules and the rest (raising on unknown names)."""
+    flags = {k: kwargs.pop(k) for k in list(kwargs) if k in RULE_CHOICES}
+    return Rules.from_dict(flags), kwargs
+
+
+def check_modes(reward: str, episode: str) -> None:
+    """Raise ValueError on an unknown or inconsistent reward/episode choice."""
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+    if episode not in EPISODE_MODES:
+        raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
+    if reward == "match" and episode == "hand":
+        raise ValueError('reward="match" needs episode="match": a single hand has no match result')
+
+
+def illegal_action_error(action: Any, mask: np.ndarray, who: str) -> ValueError:
+    """The ValueError for an illegal action, naming the legal ones."""
+    legal = ", ".join(f"{a} ({describe(a)})" for a in np.flatnonzero(mask))
+    return ValueError(f"action {action!r} is not legal for {who}; legal actions: {legal}")
+
+
+def start_state(rng: np.random.Generator, rules: Rules, options: dict | None) -> engine.State:
+    """A new game (batch of one): random, or from ``options["deal"]`` (see ``reset``).
+
+    Option keys other than deal, dealer, hand_no, previous, scores and target are ignored, as
+    Gymnasium and PettingZoo expect of ``reset`` options.
+    """
+    options = options or {}
+    if "deal" not in options:
+        return engine.init(rng, 1, rules)
+    deal = options["deal"]
+    if isinstance(deal, str) or len(deal) != N_SEATS:
+        raise ValueError("options['deal'] is a list of 4 card strings, one per seat")
+    later = {k: options[k] for k in ("hand_no", "previous", "scores", "target") if k in options}
+    return engine.deal_from(list(deal), options.get("dealer", 0), rules, **later)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def render_text(state: engine.State, game: int = 0) -> str:
+    """A plain-text picture of one game: scores, hands, the table and the last decision."""
+    s = state.index(np.array([game]))
+    phase = Phase(int(s.phase[0]))
+    lines = [
+        f"hand {int(s.hand_no[0]) + 1}, dealer player_{int(s.dealer[0])}, "
+        f"scores {s.scores[0].tolist()}, target {int(s.target[0])}, {phase.name.lower()}"
+    ]
+    if s.ex_last[0] >= 0:
+        back = int(s.ex_first_gives[0])
+        lines.append(
+            f"exchange: player_{int(s.ex_last[0])} gave {CARD_NAMES[int(s.ex_last_gives[0])]}, "
+            f"player_{int(s.ex_first[0])} gave back {CARD_NAMES[back] if back >= 0 else '...'}"
+        )
+    places = ("1st", "2nd", "3rd", "4th")
+    for seat in range(N_SEATS):
+        mark = ">" if phase < Phase.HAND_OVER and s.to_act[0] == seat else " "
+        place = int(s.place[0, seat])
+        status = places[place] if place >= 0 else ("passed" if s.passed[0, seat] else "")
+        cards = format_cards(s.cards[0, seat]) or "-"
+        lines.append(f"{mark} player_{seat} ({int(s.counts[0, seat].sum()):2d}) {cards}  {status}")
+    if s.table_seat[0] >= 0:
+        lines.append(f"table: {describe(int(s.table[0]))} by player_{int(s.table_seat[0])}")
+    else:
+        lines.append("table: empty")
+    if s.last_seat[0] >= 0:
+        what = format_cards(s.last_cards[0]) or "pass"
+        lines.append(f"last: player_{int(s.last_seat[0])} {what}")
+    if s.winners[0].any():
+        lines.append("winners: " + ", ".join(f"player_{w}" for w in np.flatnonzero(s.winners[0])))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- the env
+
+
+class MurlanAECEnv(AECEnv):
+    """Murlan for four PettingZoo agents; see the module docstring for the reference."""
+
+    metadata = {"name": "murlan_v0", "render_modes": RENDER_MODES, "is_parallelizable": False}
+
+    def __init__(
+        self,
+        *,
+        reward: str = "hand",
+        episode: str = "match",
+        render_mode: str | None = None,
+        **rules_flags: Any,
+    ) -> None:
+        super().__init__()
+        self.rules, rest = split_options(dict(rules_flags))
+        if rest:
+            raise TypeError(f"unknown argument(s) {sorted(rest)}")
+        check_modes(reward, episode)
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(
+                f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
+            )
+        self.reward_mode = reward
+        self.episode_mode = episode
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        self._obs_space = observation_space()
+        self._act_space = gymnasium.spaces.Discrete(N_ACTIONS)
+        self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
+        self.action_spaces = {a: self._act_space for a in self.possible_agents}
+        self._rng: np.random.Generator | None = None
+        self.state: engine.State | None = None
+        self._recorder: Recorder | None = None
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ reset / step
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        self._set_state(start_state(self._rng, self.rules, options))
+        self._recorder = Recorder(self.state)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[int(self.state.to_act[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None or not (0 <= int(action) < N_ACTIONS) or not self._mask[int(action)]:
+            raise illegal_action_error(action, self._mask, agent)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+
+        state = engine.step(self.state, np.array([int(action)]))
+        self._record(state)
+        over = state.hand_over
+        if over[0]:
+            ended_match = state.done
+            seat_rewards = (
+                hand_rewards(state, over)
+                if self.reward_mode == "hand"
+                else match_rewards(state, ended_match)
+            )[0]
+            for seat, a in enumerate(AGENTS):
+                self.rewards[a] = float(seat_rewards[seat])
+            if ended_match[0] or self.episode_mode == "hand":
+                self.terminations = {a: True for a in self.agents}
+            else:
+                state = engine.next_hand(state, self._rng)
+                self._record(state)
+        self._set_state(state)
+        if not self.terminations[agent]:
+            self.agent_selection = AGENTS[int(state.to_act[0])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = AGENTS.index(agent)
+        obs = engine.observe(self.state, np.array([seat]))[0]
+        acting = agent == self.agent_selection and not self.terminations.get(agent, True)
+        mask = self._mask if acting else np.zeros(N_ACTIONS, bool)
+        return {"observation": obs, "action_mask": mask.astype(np.int8)}
+
+    def _set_state(self, state: engine.State) -> None:
+        self.state = state
+        self._mask = engine.legal_action_mask(state)[0]
+
+    # ------------------------------------------------------------------ records, rendering
+
+    def _record(self, state: engine.State) -> None:
+        self._recorder.update(state)
+
+    def record(self) -> dict:
+        """The murlan-record/1 dict of everything played since the last reset."""
+        if self._recorder is None:
+            raise RuntimeError("record() needs reset() first")
+        return self._recorder.record(game=0)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
+            return None
+        text = render_text(self.state)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def raw_env(**kwargs: Any) -> MurlanAECEnv:
+    """The unwrapped murlan_v0 AEC environment (keyword arguments: see the module docstring)."""
+    return MurlanAECEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """murlan_v0 in the standard PettingZoo wrappers (out-of-bounds actions, call order)."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+__all__ = [
+    "AGENTS",
+    "MurlanAECEnv",
+    "OBS_HIGH",
+    "env",
+    "hand_rewards",
+    "match_rewards",
+    "observation_space",
+    "observation_table",
+    "raw_env",
+    "render_text",
+]
+
+
+class _CallableModule(types.ModuleType):
+    """Lets ``murlan_env.env(...)`` build an env even after this module has been imported.
+
+    Importing the submodule ``murlan_env.env`` sets the package attribute ``env`` to the module,
+    hiding the ``murlan_env.env()`` factory of ``murlan_env/__init__.py``; calling the module
+    calls the factory, so both spellings keep working in any import order.
+    """
+
+    def __call__(self, **kwargs: Any) -> AECEnv:
+        return env(**kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
