@@ -1,0 +1,257 @@
+"""Rule-based bots: decisions on hand-built observations, legality, determinism and strength."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from murlan_env import engine
+from murlan_env.bots import (
+    Bot,
+    GreedyBot,
+    IllegalActionError,
+    RandomBot,
+    RuleBot,
+    act_for_seats,
+    mean_ci,
+    play_hands,
+    play_matches,
+    rotated_seats,
+)
+from murlan_env.cards import RANK, RANKS
+from murlan_env.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_table
+from murlan_env.engine import OBS_SIZE, OBS_SLICES
+from murlan_env.rules import Rules
+from murlan_env.strategy import plans
+
+FULL = np.array([4] * 13 + [1, 1], np.int8)
+
+
+def counts_of(ranks: str) -> np.ndarray:
+    """Cards per rank of a rank string such as ``"3 3 7 RJ"``."""
+    counts = np.zeros(15, np.int8)
+    for r in ranks.split():
+        counts[RANK[r]] += 1
+    return counts
+
+
+def act_of(ranks: str) -> int:
+    """Action id of a play written as ranks, e.g. ``"7 7"``."""
+    return int(action_of_counts(counts_of(ranks)))
+
+
+def position(
+    hand: str,
+    table: str = "",
+    left=(13, 13, 13),
+    seen: str = "",
+    exchange: bool = False,
+    rules: Rules | None = None,
+    table_slot: int = 3,
+):
+    """(obs, mask) of one decision built by hand: my hand, the play to beat, others' sizes.
+
+    ``seen`` lists cards already played (neither mine nor unseen); ``left`` gives the cards
+    held by seat slots 1-3.
+    """
+    rules = rules or Rules()
+    mine = counts_of(hand)
+    unseen = FULL - mine - counts_of(seen)
+    assert (unseen >= 0).all()
+    obs = np.zeros((1, OBS_SIZE), np.float32)
+    thermo = lambda c: (c[:, None] >= np.arange(1, 5)).reshape(-1)  # noqa: E731
+    obs[0, OBS_SLICES["my_hand"]] = thermo(mine)
+    obs[0, OBS_SLICES["unseen"]] = thermo(unseen)
+    obs[0, OBS_SLICES["cards_left"]] = np.array([mine.sum(), *left]) / 14.0
+    flags = [rules.sticky_pass, rules.joker_pair, rules.straight_plus_one, False, False]
+    obs[0, OBS_SLICES["rules"]] = flags
+    obs[0, OBS_SLICES["phase"]] = [not exchange, exchange]
+    mask = np.zeros((1, len(COST)), bool)
+    can_pay = (mine[None, :] >= COST).all(1)
+    if exchange:
+        mask[0, 1:9] = mine[:8] > 0  # singles of ranks 3-10
+    else:
+        prev = act_of(table) if table else PASS
+        if table:
+            obs[0, OBS_SLICES["table_action"].start + prev] = 1.0
+            obs[0, OBS_SLICES["table_seat"].start + table_slot] = 1.0
+        mask[0] = can_pay & beats_table(rules)[prev]
+    return obs, mask
+
+
+def decide(bot: Bot, **kwargs) -> int:
+    obs, mask = position(**kwargs)
+    action = int(bot.act(obs, mask, np.random.default_rng(0))[0])
+    assert mask[0, action]
+    return action
+
+
+# --------------------------------------------------------------------------- greedy
+
+
+def test_greedy_follows_with_the_cheapest_play():
+    assert decide(GreedyBot(), hand="4 6 6 9 K", table="5") == act_of("6")
+    assert decide(GreedyBot(), hand="4 6 6 9 9 K", table="5 5") == act_of("6 6")
+
+
+def test_greedy_leads_all_copies_of_its_lowest_rank():
+    assert decide(GreedyBot(), hand="4 4 6 7 8 9 T K") == act_of("4 4")
+    assert decide(GreedyBot(), hand="3 3 3 3 5 9") == act_of("5")  # the bomb of 3s is kept
+
+
+def test_greedy_keeps_bombs_and_passes_when_only_a_bomb_beats():
+    assert decide(GreedyBot(), hand="4 K K K K", table="2") == PASS
+    assert decide(GreedyBot(), hand="4 K K K K", table="9") == PASS  # no K split off the bomb
+    assert decide(GreedyBot(), hand="K K K K", table="2") == act_of("K K K K")  # goes out
+    assert decide(GreedyBot(), hand="3 3 3 3 9 9 9 9") == act_of("3 3 3 3")
+
+
+def test_greedy_gives_back_its_lowest_card():
+    assert decide(GreedyBot(), hand="5 6 7 8 9 T 2", exchange=True) == act_of("5")
+
+
+# --------------------------------------------------------------------------- rule bot
+
+
+def test_plans_use_straights_and_keep_bombs():
+    best = plans(tuple(counts_of("3 4 5 6 7 7 9 9 9 9 K")))[0]
+    assert sorted(best) == sorted([act_of("3 4 5 6 7"), act_of("7"), act_of("9 9 9 9"), act_of("K")])
+
+
+def test_rule_goes_out_when_one_play_empties_the_hand():
+    assert decide(RuleBot(), hand="8 8", table="5 5") == act_of("8 8")
+    assert decide(RuleBot(), hand="Q Q Q Q", table="RJ") == act_of("Q Q Q Q")
+
+
+def test_rule_sheds_a_weak_card_and_keeps_its_control():
+    # RJ cannot be beaten (bombs aside): it is kept; the cheap 6 is shed.
+    assert decide(RuleBot(), hand="3 6 9 J RJ", table="5") == act_of("6")
+    # Only RJ beats a 2 and nobody is close to going out: hold it.
+    assert decide(RuleBot(), hand="3 4 7 9 J RJ", table="2") == PASS
+
+
+def test_rule_spends_control_and_bomb_to_stop_an_opponent():
+    assert decide(RuleBot(), hand="3 4 7 9 J RJ", table="2", left=(13, 1, 13)) == act_of("RJ")
+    assert decide(RuleBot(), hand="3 5 8 K K K K", table="RJ") == PASS
+    blocked = decide(RuleBot(), hand="3 5 8 K K K K", table="RJ", left=(13, 1, 13))
+    assert blocked == act_of("K K K K")
+
+
+def test_rule_takes_the_lead_when_it_then_goes_out():
+    # 2 is a control once both jokers are seen; after it, the pair of 5s goes out.
+    assert decide(RuleBot(), hand="5 5 2", table="K", seen="BJ RJ") == act_of("2")
+
+
+def test_rule_counts_cards_for_controls():
+    # Once both jokers are seen the 2 is a control: lead it, then the 5 goes out.
+    assert decide(RuleBot(), hand="5 2", seen="BJ RJ") == act_of("2")
+    # With a joker unseen the 2 can be beaten: lead the low card first.
+    assert decide(RuleBot(), hand="5 2", seen="BJ") == act_of("5")
+
+
+def test_rule_leads_weak_first_and_controls_when_one_weak_is_left():
+    assert decide(RuleBot(), hand="4 7 7 9 T J Q K RJ") == act_of("4")
+    assert decide(RuleBot(), hand="4 RJ") == act_of("RJ")
+
+
+def test_rule_avoids_leading_what_an_opponent_can_go_out_on():
+    assert decide(RuleBot(), hand="4 7 7 9", left=(13, 1, 13)) == act_of("7 7")
+    assert decide(RuleBot(), hand="4 6 9", left=(1, 13, 13)) == act_of("9")
+
+
+def test_rule_gives_back_the_least_useful_card():
+    # 3 is the lowest card but holds the straight together; the lone 9 goes.
+    assert decide(RuleBot(), hand="3 4 5 6 7 9 K K 2", exchange=True) == act_of("9")
+
+
+def test_rule_plays_the_joker_pair_variant():
+    rules = Rules(joker_pair=True)
+    assert decide(RuleBot(), hand="BJ RJ", table="2 2", rules=rules) == JOKER_PAIR
+
+
+# --------------------------------------------------------------------------- loops
+
+
+class IllegalBot:
+    name = "illegal"
+
+    def act(self, obs, mask, rng):
+        return np.where(mask[:, PASS], PASS, 0)  # leads a pass: never legal
+
+
+def test_bots_satisfy_the_protocol():
+    for bot in (RandomBot(), GreedyBot(), RuleBot()):
+        assert isinstance(bot, Bot)
+
+
+def test_rotated_seats_put_each_bot_in_each_seat_once_per_deal():
+    seats = rotated_seats(3)
+    assert seats.shape == (12, 4)
+    for d in range(3):
+        block = seats[4 * d : 4 * d + 4]
+        for bot in range(4):
+            assert sorted(np.argwhere(block == bot)[:, 1].tolist()) == [0, 1, 2, 3]
+
+
+def test_illegal_actions_are_caught():
+    state = engine.init(np.random.default_rng(0), 3)
+    seats = np.zeros((3, 4), np.int64)
+    with pytest.raises(IllegalActionError):
+        act_for_seats(state, seats, [IllegalBot()], np.random.default_rng(0))
+
+
+VARIANTS = [
+    Rules(),
+    Rules(sticky_pass=True),
+    Rules(joker_pair=True),
+    Rules(straight_plus_one=True),
+    Rules(tie_rule="leader", start_card="3C"),
+    Rules(no_exchange=True),
+    Rules(sticky_pass=True, joker_pair=True, straight_plus_one=True, no_exchange=True),
+]
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.to_dict()) or "default")
+def test_bots_play_only_legal_actions_through_whole_matches(rules):
+    rule, greedy, rand = RuleBot(), GreedyBot(), RandomBot()
+    state = play_matches([rule, greedy, rand, rule], 6, rules, seed=3)
+    assert state.done.all()
+    assert (state.winners.any(1)).all()
+    assert (state.scores.sum(1) == 6 * (state.hand_no + 1)).all()
+
+
+@pytest.mark.parametrize("bot", [RandomBot(), GreedyBot(), RuleBot()], ids=lambda b: b.name)
+def test_play_is_deterministic_for_a_seed(bot):
+    bots = [bot, RandomBot(), bot, GreedyBot()]
+    first = play_hands(bots, 6, seed=11)
+    assert np.array_equal(first, play_hands(bots, 6, seed=11))
+    assert not np.array_equal(first, play_hands(bots, 6, seed=12))
+    # Duplicate deals hand out every place once per rotation: points sum to 6 per hand.
+    assert np.allclose(first.sum(1), 6.0)
+
+
+def test_four_equal_bots_share_points_equally():
+    points = play_hands([GreedyBot()] * 4, 5, seed=2)
+    assert np.allclose(points, 1.5)
+
+
+# --------------------------------------------------------------------------- strength
+
+
+def strength(a: Bot, b: Bot, deals: int, seed: int) -> tuple[float, float, float]:
+    return mean_ci(play_hands([a, b, b, b], deals, seed=seed)[:, 0])
+
+
+def test_greedy_beats_random():
+    mean, low, _ = strength(GreedyBot(), RandomBot(), 40, seed=100)  # 320 hands
+    assert low > 1.5, mean
+
+
+def test_rule_beats_greedy():
+    mean, low, _ = strength(RuleBot(), GreedyBot(), 40, seed=200)  # 320 hands
+    assert low > 1.5, mean
+
+
+def test_ranks_text_matches_actions():
+    # Guard for the helpers above: the rank names round-trip through action ids.
+    assert act_of("3 4 5 6 7") > 54 and RANKS[RANK["RJ"]] == "RJ"
