@@ -115,7 +115,8 @@ def test_greedy_gives_back_its_lowest_card():
 
 def test_plans_use_straights_and_keep_bombs():
     best = plans(tuple(counts_of("3 4 5 6 7 7 9 9 9 9 K")))[0]
-    assert sorted(best) == sorted([act_of("3 4 5 6 7"), act_of("7"), act_of("9 9 9 9"), act_of("K")])
+    expected = [act_of("3 4 5 6 7"), act_of("7"), act_of("9 9 9 9"), act_of("K")]
+    assert sorted(best) == sorted(expected)
 
 
 def test_rule_goes_out_when_one_play_empties_the_hand():
