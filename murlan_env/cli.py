@@ -270,5 +270,26 @@ def selfplay_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- export
+
+
+def _export_options(parser: argparse.ArgumentParser) -> None:
+    from murlan_env.bundle_bot import export_arguments
+
+    export_arguments(parser)
+
+
+@command(
+    "export",
+    help="write a checkpoint's bundle for apps: model.onnx, bot.json, golden.json",
+    example="murlan export runs/quick --out bundles/quick",
+    options=_export_options,
+)
+def export_command(args: argparse.Namespace) -> int:
+    from agents.export import run  # torch is imported only when exporting
+
+    return run(args)
+
+
 if __name__ == "__main__":
     sys.exit(main())
