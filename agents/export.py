@@ -23,6 +23,7 @@ import contextlib
 import io
 import json
 import shutil
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from murlan_env.bundle_bot import (
     OUTPUT_NAME,
     SPEC_FILE,
     action_table_hash,
+    export_arguments,
     file_sha256,
     obs_layout,
     obs_layout_hash,
@@ -328,28 +330,26 @@ def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any
 # --------------------------------------------------------------------------- command line
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The arguments of ``murlan export``."""
-    parser.add_argument("checkpoint", help="checkpoint file or run directory")
-    parser.add_argument("--out", required=True, help="bundle directory to write")
-    parser.add_argument("--positions", type=int, default=320, help="golden positions to record")
-    parser.add_argument("--matches", type=int, default=8, help="seeded matches they come from")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the golden matches")
-    parser.add_argument("--no-coreml", action="store_true", help="skip the Core ML conversion")
-
-
 def run(args: argparse.Namespace) -> int:
-    """Export, then check the bundle the way an app would (strict load, golden replay)."""
+    """``murlan export``: export, then check the bundle as an app would (strict load, golden).
+
+    Exit status 0 when the bundle loads and its golden positions replay exactly with ONNX
+    Runtime within 1e-5 of PyTorch, 1 when they do not, 2 when the checkpoint cannot be read.
+    """
     from murlan_env.bundle_bot import BundleBot, verify_golden
 
-    bot = export_checkpoint(
-        args.checkpoint,
-        args.out,
-        n_matches=args.matches,
-        n_positions=args.positions,
-        seed=args.seed,
-        coreml=not args.no_coreml,
-    )
+    try:
+        bot = export_checkpoint(
+            args.checkpoint,
+            args.out,
+            n_matches=args.matches,
+            n_positions=args.positions,
+            seed=args.seed,
+            coreml=not args.no_coreml,
+        )
+    except FileNotFoundError as e:
+        print(f"murlan export: error: {e}", file=sys.stderr)
+        return 2
     BundleBot(args.out)
     check = verify_golden(args.out)
     size = bot["model"]["bytes"]
@@ -366,7 +366,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="murlan export", description=__doc__.splitlines()[0])
-    add_arguments(parser)
+    export_arguments(parser)
     return run(parser.parse_args(argv))
 
 

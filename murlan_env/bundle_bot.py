@@ -22,6 +22,7 @@ This module must not import torch (apps and servers run bundles without it).
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 from collections.abc import Mapping
@@ -178,6 +179,17 @@ def onnx_session(model_path: str | Path, threads: int = 1):
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     opts.log_severity_level = 3
     return ort.InferenceSession(str(model_path), opts, providers=["CPUExecutionProvider"])
+
+
+def export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``murlan export`` (here, not in agents/export.py, so that building the
+    ``murlan`` parser imports no torch)."""
+    parser.add_argument("checkpoint", help="checkpoint file or run directory")
+    parser.add_argument("--out", required=True, help="bundle directory to write")
+    parser.add_argument("--positions", type=int, default=320, help="golden positions to record")
+    parser.add_argument("--matches", type=int, default=8, help="seeded matches they come from")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the golden matches")
+    parser.add_argument("--no-coreml", action="store_true", help="skip the Core ML conversion")
 
 
 # --------------------------------------------------------------------------- the bot
