@@ -291,5 +291,45 @@ def export_command(args: argparse.Namespace) -> int:
     return run(args)
 
 
+
+# --------------------------------------------------------------------------- arena, play
+
+
+def _arena_options(parser: argparse.ArgumentParser) -> None:
+    from agents.arena import add_arguments  # numpy only: torch loads for ckpt: bots only
+
+    add_arguments(parser)
+
+
+@command(
+    "arena",
+    help="seeded duplicate tournament between bots: points, match wins, ratings",
+    example="murlan arena random greedy rule search:200 ckpt:runs/x --hands 400 --seed 0",
+    options=_arena_options,
+)
+def arena_command(args: argparse.Namespace) -> int:
+    from agents.arena import run_command
+
+    return run_command(args)
+
+
+def _play_options(parser: argparse.ArgumentParser) -> None:
+    from murlan_env.play import add_arguments
+
+    add_arguments(parser)
+
+
+@command(
+    "play",
+    help="play a match against three bots in the terminal",
+    example="murlan play --seed 3 --bots rule,greedy,search:100 --record game.json",
+    options=_play_options,
+)
+def play_command(args: argparse.Namespace) -> int:
+    from murlan_env.play import run_command
+
+    return run_command(args)
+
+
 if __name__ == "__main__":
     sys.exit(main())
