@@ -25,10 +25,10 @@ Observation
 ``{"observation": Box(0, high, (543,), float32), "action_mask": Box(0, 1, (109,), int8)}``.
 The observation is ``engine.observe`` from the observing seat's point of view (egocentric:
 seat slot 0 is the observer, then the next seats in turn order); it holds only what that seat
-may know. Every entry lies in [0, 1] except two (``OBS_HIGH`` holds the bounds):
-``cards_left`` (count / 14) reaches 15/14 while an exchange's 1st player holds the card just
-received, and ``scores`` (score / 51) can pass 1 at the end of a match and, with
-``tie_rule="leader"``, during one: its upper bound is ``inf``.
+may know. Every entry lies in [0, 1] except two (``observation_high(rules)`` gives the
+bounds): ``cards_left`` (count / 14) reaches 15/14 while an exchange's 1st player holds the
+card just received, and ``scores`` (score / 51) reaches 53/51 at the end of a match; with
+``tie_rule="leader"`` scores have no bound (a tie at the top plays on), so theirs is ``inf``.
 The layout (``engine.OBS_PIECES``; ``observation_table()`` regenerates this table):
 
     piece        entries  size  meaning
@@ -128,13 +128,23 @@ REWARD_MODES = ("hand", "match")
 EPISODE_MODES = ("match", "hand")
 RENDER_MODES = ["ansi", "human"]
 
-# (OBS_SIZE,) float32 upper bound of each observation entry: 1, except cards_left (count / 14)
-# which reaches 15/14 while the 1st player holds the card received in an exchange, and the
-# scores (score / 51) which pass 1 at a match's end and have no bound under tie_rule="leader".
-OBS_HIGH = np.ones(OBS_SIZE, np.float32)
-OBS_HIGH[engine.OBS_SLICES["cards_left"]] = np.float32(15 / 14)
-OBS_HIGH[engine.OBS_SLICES["scores"]] = np.inf
-OBS_HIGH.setflags(write=False)
+# Highest match score while the "raise" rule is in force: a match goes on only while every
+# score is below the target (at most 50), and a hand adds at most 3.
+MAX_SCORE_RAISE = engine.MAX_TARGET - 1 + 3
+
+
+def observation_high(rules: Rules) -> np.ndarray:
+    """(OBS_SIZE,) float32 upper bound of each observation entry under ``rules``.
+
+    1 everywhere except cards_left (count / 14), which reaches 15/14 while an exchange's 1st
+    player holds the card just received, and scores (score / 51), which reach 53/51 at the end
+    of a match and have no bound under tie_rule="leader" (a tie at the top plays on).
+    """
+    high = np.ones(OBS_SIZE, np.float32)
+    high[engine.OBS_SLICES["cards_left"]] = np.float32(15 / 14)
+    scores = np.inf if rules.tie_rule == "leader" else MAX_SCORE_RAISE / engine.MAX_TARGET
+    high[engine.OBS_SLICES["scores"]] = np.float32(scores)
+    return high
 
 
 def observation_table(width: int = 96) -> str:
@@ -152,11 +162,12 @@ def observation_table(width: int = 96) -> str:
     return "\n".join(rows)
 
 
-def observation_space() -> gymnasium.spaces.Dict:
+def observation_space(rules: Rules) -> gymnasium.spaces.Dict:
     """The Dict observation space shared by the AEC and Gymnasium envs."""
+    high = observation_high(rules)
     return gymnasium.spaces.Dict(
         {
-            "observation": gymnasium.spaces.Box(0.0, OBS_HIGH, (OBS_SIZE,), np.float32),
+            "observation": gymnasium.spaces.Box(0.0, high, (OBS_SIZE,), np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (N_ACTIONS,), np.int8),
         }
     )
@@ -284,7 +295,7 @@ class MurlanAECEnv(AECEnv):
         self.episode_mode = episode
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
-        self._obs_space = observation_space()
+        self._obs_space = observation_space(self.rules)
         self._act_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
@@ -401,7 +412,7 @@ def env(**kwargs: Any) -> AECEnv:
 __all__ = [
     "AGENTS",
     "MurlanAECEnv",
-    "OBS_HIGH",
+    "observation_high",
     "env",
     "hand_rewards",
     "match_rewards",

@@ -1,0 +1,341 @@
+"""Murlan-v0: Murlan as a single-agent Gymnasium env, and a batched vector env for trainers.
+
+MurlanGymEnv
+------------
+One learning seat plays a match (or one hand) against three bots. The seat is fixed
+(``seat=0..3``) or drawn at every reset (``seat=None``, the default); ``info["seat"]`` says
+which. The other seats are played by ``opponents``: one object with the ``Bot`` protocol
+(``act(obs, mask, rng) -> actions``, see ``murlan_env.bots``) for all three, or a sequence of
+three, played by the seats after the learner in turn order; the default is ``RandomBot``.
+Bots act between the learner's turns inside ``step``, so every observation the learner gets
+is its own turn to decide (or the end).
+
+- Observation: the same as the AEC env (``murlan_env.env``): ``{"observation": (543,) float32,
+  "action_mask": (109,) int8}`` from the learner's seat. The mask is in the observation (not
+  in ``info``) so that wrappers and vector envs carry it with the observation; it is all 0 at
+  the end of an episode.
+- Action: ``Discrete(109)``, the action table of ``murlan_env.combos``. An illegal action
+  (one the mask forbids) ends the episode at once: ``terminated`` is True, the reward is
+  ``illegal_reward`` (default -1) and ``info["illegal_action"]`` holds the action; the game
+  is left as it was. This default is the PettingZoo ``TerminateIllegalWrapper`` convention and
+  lets the unmasked samples of ``gymnasium.utils.env_checker.check_env`` pass; with
+  ``illegal="raise"`` the env raises ``ValueError`` naming the legal actions instead (the AEC
+  env always raises).
+- Reward: the learner's share of the zero-sum rewards of the AEC env (``reward="hand"``:
+  points - 1.5 at each hand end; ``reward="match"``: +1 / -1/3 ... at the match end), summed
+  over everything that happened since its previous decision.
+- Episode end: ``terminated`` when the match is over (``episode="match"``) or the hand is
+  (``episode="hand"``); never truncated.
+- Arguments: ``seat``, ``opponents``, ``reward``, ``episode``, ``illegal`` (``"terminate"``
+  or ``"raise"``), ``illegal_reward``, ``render_mode`` (``"ansi"`` or ``"human"``) and the
+  RULES.md variant flags (``sticky_pass=True`` ...).
+  ``reset(options=...)`` takes the AEC env's options (``deal``, ``dealer``, ...) and ``seat``.
+- Seeding: ``reset(seed=...)`` seeds deals, the random seat and the bots' choices together.
+
+Registered as ``Murlan-v0``: ``gymnasium.make("murlan_env.gym_env:Murlan-v0", seat=0)``
+imports this module and builds the env (plain ``"Murlan-v0"`` works once it is imported).
+
+MurlanVectorEnv
+---------------
+B games stepped together on the batched engine, for trainers that act for every seat (self
+play). Each call returns a ``VecStep`` of arrays: the observation and mask of the seat to act
+in each game, that seat, the rewards of this step for all four seats ``(B, 4)``, and done flags.
+A game whose episode ends is reset in the same call (auto-reset), so the returned observation
+of a done game is already the first decision of its next episode; ``winners`` and ``scores``
+keep the result of matches that just ended. ``episode="match"`` ends episodes at match ends;
+``hand_done`` marks every hand end, so a trainer can also cut returns per hand while the match
+runs on.
+``episode="hand"`` ends every episode after hand 1 of a fresh match, like the AEC env. The env
+owns its ``np.random.Generator`` (``seed``), and the step path has no Python loop over games.
+
+Version history
+---------------
+- Murlan-v0: first version.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import gymnasium
+import numpy as np
+
+from murlan_env import engine
+from murlan_env.bots import Bot, RandomBot
+from murlan_env.combos import N_ACTIONS
+from murlan_env.engine import N_SEATS, OBS_SIZE, State
+from murlan_env.env import (
+    RENDER_MODES,
+    check_modes,
+    hand_rewards,
+    illegal_action_error,
+    match_rewards,
+    observation_space,
+    render_text,
+    split_options,
+    start_state,
+)
+from murlan_env.records import Recorder
+
+ENV_ID = "Murlan-v0"
+
+
+def _opponents(opponents: Bot | Sequence[Bot] | None) -> list[Bot]:
+    """Three bots from None (random), one bot or a sequence of three."""
+    if opponents is None:
+        return [RandomBot()] * 3
+    if hasattr(opponents, "act"):
+        return [opponents] * 3
+    bots = list(opponents)
+    if len(bots) != 3 or not all(hasattr(b, "act") for b in bots):
+        raise ValueError("opponents is one Bot or a sequence of three (objects with act())")
+    return bots
+
+
+class MurlanGymEnv(gymnasium.Env):
+    """One learning seat against three bots; see the module docstring for the reference."""
+
+    metadata = {"name": ENV_ID, "render_modes": RENDER_MODES}
+
+    def __init__(
+        self,
+        seat: int | None = None,
+        opponents: Bot | Sequence[Bot] | None = None,
+        *,
+        reward: str = "hand",
+        episode: str = "match",
+        illegal: str = "terminate",
+        illegal_reward: float = -1.0,
+        render_mode: str | None = None,
+        **rules_flags: Any,
+    ) -> None:
+        self.rules, rest = split_options(dict(rules_flags))
+        if rest:
+            raise TypeError(f"unknown argument(s) {sorted(rest)}")
+        check_modes(reward, episode)
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f'illegal must be "terminate" or "raise", got {illegal!r}')
+        if seat is not None and seat not in range(N_SEATS):
+            raise ValueError(f"seat must be 0-3 or None (random), got {seat!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None")
+        self.fixed_seat = seat
+        self.opponents = _opponents(opponents)
+        self.reward_mode = reward
+        self.episode_mode = episode
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
+        self.render_mode = render_mode
+        self.observation_space = observation_space(self.rules)
+        self.action_space = gymnasium.spaces.Discrete(N_ACTIONS)
+        self.seat = 0 if seat is None else seat
+        self.state: State | None = None
+        self._recorder: Recorder | None = None
+        self._over = False
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = dict(options or {})
+        seat = options.pop("seat", self.fixed_seat)
+        self.seat = int(self.np_random.integers(N_SEATS)) if seat is None else int(seat)
+        self.state = start_state(self.np_random, self.rules, options)
+        self._recorder = Recorder(self.state)
+        self._over = False
+        self._play_bots()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), {"seat": self.seat}
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self._over:
+            raise RuntimeError("the episode is over: call reset()")
+        mask = engine.legal_action_mask(self.state)[0]
+        if not (0 <= int(action) < N_ACTIONS) or not mask[int(action)]:
+            if self.illegal == "raise":
+                raise illegal_action_error(action, mask, f"seat {self.seat}")
+            self._over = True
+            info = {"seat": self.seat, "illegal_action": int(action)}
+            return self._observation(), self.illegal_reward, True, False, info
+        reward = self._apply(int(action))
+        reward += self._play_bots()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, self._over, False, {"seat": self.seat}
+
+    def _apply(self, action: int) -> float:
+        """Play one decision of the seat to act; returns the learner's reward for it."""
+        state = engine.step(self.state, np.array([action]))
+        self._recorder.update(state)
+        reward = 0.0
+        if state.hand_over[0]:
+            if self.reward_mode == "hand":
+                reward = float(hand_rewards(state, state.hand_over)[0, self.seat])
+            else:
+                reward = float(match_rewards(state, state.done)[0, self.seat])
+            if state.done[0] or self.episode_mode == "hand":
+                self._over = True
+            else:
+                state = engine.next_hand(state, self.np_random)
+                self._recorder.update(state)
+        self.state = state
+        return reward
+
+    def _play_bots(self) -> float:
+        """Let the bots act until it is the learner's turn or the episode is over."""
+        reward = 0.0
+        while not self._over and int(self.state.to_act[0]) != self.seat:
+            to_act = int(self.state.to_act[0])
+            bot = self.opponents[(to_act - self.seat) % N_SEATS - 1]
+            obs = engine.observe(self.state)
+            mask = engine.legal_action_mask(self.state)
+            action = int(np.asarray(bot.act(obs, mask, self.np_random)).reshape(-1)[0])
+            if not mask[0, action]:
+                raise illegal_action_error(action, mask[0], f"bot {bot.name!r} at seat {to_act}")
+            reward += self._apply(action)
+        return reward
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        obs = engine.observe(self.state, np.array([self.seat]))[0]
+        if self._over:
+            mask = np.zeros(N_ACTIONS, np.int8)
+        else:
+            mask = engine.legal_action_mask(self.state)[0].astype(np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def record(self) -> dict:
+        """The murlan-record/1 dict of everything played since the last reset."""
+        if self._recorder is None:
+            raise RuntimeError("record() needs reset() first")
+        return self._recorder.record(game=0)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
+            return None
+        text = render_text(self.state) + f"\nlearner: player_{self.seat}"
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="murlan_env.gym_env:MurlanGymEnv")
+
+
+# --------------------------------------------------------------------------- vector env
+
+
+class VecStep(NamedTuple):
+    """What ``MurlanVectorEnv.reset``/``step`` return; B games, seats absolute (0-3)."""
+
+    obs: np.ndarray  # (B, OBS_SIZE) float32, observation of the seat to act
+    mask: np.ndarray  # (B, A) bool, legal actions of the seat to act (never empty)
+    seat: np.ndarray  # (B,) int8, seat to act
+    rewards: np.ndarray  # (B, 4) float32, reward of each seat for this step (zero-sum per game)
+    done: np.ndarray  # (B,) bool, an episode ended at this step; that game has been reset
+    hand_done: np.ndarray  # (B,) bool, a hand ended at this step (done or not)
+    winners: np.ndarray  # (B, 4) bool, winners of the matches that ended at this step
+    scores: np.ndarray  # (B, 4) int16, match scores after this step (before any auto-reset)
+
+
+def _put(state: State, games: np.ndarray, part: State) -> State:
+    """``state`` with the games at indices ``games`` replaced by the sub-batch ``part``."""
+    fields = {}
+    for f in dataclasses.fields(State):
+        value = getattr(state, f.name)
+        if f.name != "rules":
+            value = value.copy()
+            value[games] = getattr(part, f.name)
+        fields[f.name] = value
+    return State(**fields)
+
+
+class MurlanVectorEnv:
+    """B Murlan games stepped together, with auto-reset; see the module docstring."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        *,
+        reward: str = "hand",
+        episode: str = "match",
+        seed: int | None = None,
+        **rules_flags: Any,
+    ) -> None:
+        self.rules, rest = split_options(dict(rules_flags))
+        if rest:
+            raise TypeError(f"unknown argument(s) {sorted(rest)}")
+        check_modes(reward, episode)
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.num_envs = num_envs
+        self.reward_mode = reward
+        self.episode_mode = episode
+        self.rng = np.random.default_rng(seed)
+        self.single_observation_space = gymnasium.spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
+        self.single_action_space = gymnasium.spaces.Discrete(N_ACTIONS)
+        self.state: State | None = None
+
+    def reset(self, seed: int | None = None) -> VecStep:
+        """New matches in every game; a seed restarts the env's generator."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        self.state = engine.init(self.rng, self.num_envs, self.rules)
+        zeros = np.zeros(self.num_envs, bool)
+        rewards = np.zeros((self.num_envs, N_SEATS), np.float32)
+        return self._result(rewards, zeros, zeros, None, None)
+
+    def step(self, actions: np.ndarray) -> VecStep:
+        """One action per game (for its seat to act); returns the next decisions and rewards."""
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions).reshape(-1)
+        if actions.shape[0] != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions, got {actions.shape[0]}")
+        legal = self._mask[np.arange(self.num_envs), np.clip(actions, 0, N_ACTIONS - 1)]
+        legal &= (actions >= 0) & (actions < N_ACTIONS)
+        if not legal.all():
+            g = int(np.flatnonzero(~legal)[0])
+            raise illegal_action_error(actions[g], self._mask[g], f"game {g}")
+        state = engine.step(self.state, actions)
+        hand_done = state.hand_over
+        match_done = state.done
+        if self.reward_mode == "hand":
+            rewards = hand_rewards(state, hand_done)
+        else:
+            rewards = match_rewards(state, match_done)
+        done = match_done if self.episode_mode == "match" else hand_done
+        winners = state.winners & match_done[:, None]
+        scores = state.scores.copy()
+        if done.any():
+            games = np.flatnonzero(done)
+            state = _put(state, games, engine.init(self.rng, len(games), self.rules))
+        if (hand_done & ~done).any():
+            state = engine.next_hand(state, self.rng)
+        self.state = state
+        return self._result(rewards, done, hand_done, winners, scores)
+
+    def _result(self, rewards, done, hand_done, winners, scores) -> VecStep:
+        self._mask = engine.legal_action_mask(self.state)
+        if winners is None:
+            winners = np.zeros((self.num_envs, N_SEATS), bool)
+        return VecStep(
+            obs=engine.observe(self.state),
+            mask=self._mask,
+            seat=self.state.to_act.copy(),
+            rewards=rewards,
+            done=done,
+            hand_done=hand_done,
+            winners=winners,
+            scores=self.state.scores.copy() if scores is None else scores,
+        )
+
+
+__all__ = ["ENV_ID", "MurlanGymEnv", "MurlanVectorEnv", "VecStep"]
