@@ -322,9 +322,14 @@ def export_bundle(
 
 def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any) -> dict[str, Any]:
     """``export_bundle`` of the policy ``agents.networks.load_policy`` reads from ``checkpoint``."""
-    from agents.networks import load_policy
+    from agents.networks import checkpoint_path, load_policy
 
-    return export_bundle(load_policy(checkpoint), out_dir, source=str(checkpoint), **kwargs)
+    policy = load_policy(checkpoint)
+    if "rules" not in kwargs and "rules" not in getattr(policy, "spec", {}):
+        # The trainers keep the rules they played in the checkpoint's resolved config.
+        ckpt = torch.load(checkpoint_path(checkpoint), map_location="cpu", weights_only=False)
+        kwargs["rules"] = (ckpt.get("config") or {}).get("rules")
+    return export_bundle(policy, out_dir, source=str(checkpoint), **kwargs)
 
 
 # --------------------------------------------------------------------------- command line

@@ -1,0 +1,413 @@
+"""Export bundles: files and spec, strict loading, ONNX/PyTorch parity, golden replay, the bot.
+
+One bundle is written per module through ``murlan export`` from a saved checkpoint (that is
+the slow part, ~10 s of torch.onnx.export); the tests then load, tamper with and play it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+import torch
+
+import murlan_env
+from agents.export import export_bundle, export_coreml
+from agents.networks import build_network, load_policy, make_spec
+from murlan_env import bundle_bot, cli, engine, records
+from murlan_env.bundle_bot import LEVELS, BundleBot, BundleError, load_spec, verify_golden
+from murlan_env.combos import N_ACTIONS, action_table
+from murlan_env.env import MurlanAECEnv
+
+RULES = {"joker_pair": True}  # a variant, so the rules travel from checkpoint to bundle
+N_POSITIONS = 96
+F32_MIN = np.finfo(np.float32).min
+
+
+def _policy(algorithm: str = "ppo", seed: int = 0) -> torch.nn.Module:
+    """A small network whose scores spread over several units (as a trained one's do), so a
+    1e-5 tolerance is a real test; the initial heads would score everything near 0."""
+    torch.manual_seed(seed)
+    net = build_network(make_spec(algorithm, [64, 32], 32))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0.0, 0.15)
+    return net.eval()
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    path = tmp_path_factory.mktemp("run") / "checkpoint.pt"
+    net = _policy()
+    torch.save({"spec": net.spec, "model": net.state_dict(), "config": {"rules": RULES}}, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def policy(checkpoint):
+    return load_policy(checkpoint)
+
+
+@pytest.fixture(scope="module")
+def bundle(checkpoint, tmp_path_factory):
+    out = tmp_path_factory.mktemp("bundle")
+    argv = ["export", str(checkpoint), "--out", str(out), "--no-coreml"]
+    argv += ["--positions", str(N_POSITIONS), "--matches", "4", "--seed", "11"]
+    assert cli.main(argv) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def golden(bundle):
+    data = json.loads((bundle / "golden.json").read_text())
+    obs = np.array([p["obs"] for p in data["positions"]], np.float32)
+    mask = np.zeros((len(obs), N_ACTIONS), bool)
+    for i, p in enumerate(data["positions"]):
+        mask[i, p["legal"]] = True
+    return data, obs, mask
+
+
+def _torch_scores(policy, obs, mask) -> np.ndarray:
+    with torch.no_grad():
+        return policy(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+
+
+# --------------------------------------------------------------------------- the files
+
+
+def test_bundle_files(bundle):
+    names = sorted(p.name for p in bundle.iterdir())
+    assert names == ["bot.json", "golden.json", "model.onnx"]  # --no-coreml: no mlpackage
+
+
+def test_bot_json_describes_the_installed_package(bundle, checkpoint):
+    spec = json.loads((bundle / "bot.json").read_text())
+    assert spec["format"] == "murlan-bundle/1"
+    assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v0"
+    assert spec["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
+    assert spec["source"] == str(checkpoint)
+    assert spec["policy"]["algorithm"] == "ppo"
+    assert spec["actions"]["table"] == action_table() and spec["actions"]["count"] == 109
+
+    pieces = spec["observation"]["pieces"]
+    assert [p["name"] for p in pieces] == [name for name, _, _ in engine.OBS_PIECES]
+    offsets = np.cumsum([0] + [p["size"] for p in pieces])
+    assert [p["offset"] for p in pieces] == offsets[:-1].tolist()
+    assert offsets[-1] == spec["observation"]["size"] == engine.OBS_SIZE == 543
+
+    # The hashes as bot.json documents them, so an app can recompute them.
+    def sha(value):
+        return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
+
+    layout = [[p["name"], p["offset"], p["size"]] for p in pieces]
+    assert spec["observation"]["sha256"] == sha(layout).hexdigest()
+    assert spec["actions"]["sha256"] == sha(action_table()).hexdigest()
+    model_bytes = (bundle / "model.onnx").read_bytes()
+    assert spec["model"]["sha256"] == hashlib.sha256(model_bytes).hexdigest()
+    assert spec["model"]["bytes"] == len(model_bytes)
+    golden_bytes = (bundle / "golden.json").read_bytes()
+    assert spec["golden"]["sha256"] == hashlib.sha256(golden_bytes).hexdigest()
+    assert spec["golden"]["positions"] == N_POSITIONS
+
+    # Input/output names, types and shapes are those the runtime sees, batch axis dynamic.
+    session = ort.InferenceSession(str(bundle / "model.onnx"))
+    seen = [(i.name, i.type, i.shape) for i in session.get_inputs() + session.get_outputs()]
+    declared = spec["model"]["inputs"] + spec["model"]["outputs"]
+    types = {"float32": "tensor(float)", "bool": "tensor(bool)"}
+    assert seen == [(d["name"], types[d["dtype"]], d["shape"]) for d in declared]
+    assert [d["shape"] for d in declared] == [["batch", 543], ["batch", 109], ["batch", 109]]
+
+
+# --------------------------------------------------------------------------- parity and golden
+
+
+def test_onnx_runtime_matches_pytorch_on_golden_states(bundle, policy, golden):
+    data, obs, mask = golden
+    expected = _torch_scores(policy, obs, mask)
+    assert expected[mask].std() > 0.5  # scores spread, so the tolerance below means something
+    got = BundleBot(bundle).scores(obs, mask)
+    assert np.abs(got - expected)[mask].max() <= 1e-5
+    assert (got[~mask] == F32_MIN).all() and (expected[~mask] == F32_MIN).all()
+    recorded = np.array([p["scores"] for p in data["positions"]], np.float32)
+    assert np.abs(recorded - expected)[mask].max() <= 1e-5
+    actions = np.array([p["action"] for p in data["positions"]])
+    assert (np.argmax(got, 1) == actions).all() and mask[np.arange(len(obs)), actions].all()
+
+
+def test_batch_axis_is_dynamic(bundle, golden):
+    _, obs, mask = golden
+    bot = BundleBot(bundle)
+    whole = bot.scores(obs, mask)
+    one_by_one = np.concatenate([bot.scores(obs[i : i + 1], mask[i : i + 1]) for i in range(7)])
+    assert np.abs(whole[:7] - one_by_one).max() <= 1e-5
+
+
+def test_golden_positions_replay_exactly(bundle, golden):
+    data, _, _ = golden
+    assert data["format"] == "murlan-golden/1" and len(data["positions"]) == N_POSITIONS
+    for record in data["matches"]:
+        assert records.validate(record).valid, records.validate(record)
+        assert record["rules"] == RULES
+    positions = data["positions"]
+    assert any(p["exchange"] for p in positions)  # give-back decisions are covered
+    assert len({(p["match"], p["hand"]) for p in positions}) > len(data["matches"])
+    check = verify_golden(bundle)
+    assert check["positions"] == N_POSITIONS
+    assert check["obs_max_diff"] == 0.0 and check["mask_mismatches"] == 0
+    assert check["scores_max_diff"] <= 1e-5 and check["illegal_scores_exact"]
+    assert check["action_mismatches"] == 0
+
+
+def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
+    """Same layout, different meaning (cards_left scaled by 13 instead of 14): the hashes
+    cannot see it, the golden replay does."""
+    observe = engine.observe
+
+    def drifted(state, seats=None):
+        out = observe(state, seats)
+        out[:, engine.OBS_SLICES["cards_left"]] *= 14 / 13
+        return out
+
+    monkeypatch.setattr(engine, "observe", drifted)
+    assert verify_golden(bundle)["obs_max_diff"] > 0.01
+
+
+# --------------------------------------------------------------------------- strict loading
+
+
+def _tamper_spec(key_path, value):
+    def tamper(d):
+        spec = json.loads((d / "bot.json").read_text())
+        node = spec
+        for k in key_path[:-1]:
+            node = node[k]
+        node[key_path[-1]] = value
+        (d / "bot.json").write_text(json.dumps(spec))
+
+    return tamper
+
+
+def _append_to_model(d):
+    with open(d / "model.onnx", "ab") as f:
+        f.write(b"\0")
+
+
+@pytest.mark.parametrize(
+    "tamper, message",
+    [
+        (_tamper_spec(["format"], "murlan-bundle/0"), "format is 'murlan-bundle/0'"),
+        (_tamper_spec(["env_version"], "murlan_v1"), "env_version is 'murlan_v1'"),
+        (_tamper_spec(["observation", "sha256"], "0" * 64), "observation layout differs"),
+        (_tamper_spec(["actions", "sha256"], "0" * 64), "action table differs"),
+        (_tamper_spec(["rules"], {"no_such_flag": True}), "bad rules"),
+        (_append_to_model, "sha256 does not match"),
+        (lambda d: (d / "model.onnx").unlink(), "model file model.onnx is missing"),
+        (lambda d: (d / "bot.json").unlink(), "not a bundle"),
+        (lambda d: (d / "bot.json").write_text("{"), "not valid JSON"),
+    ],
+)
+def test_loading_is_strict(bundle, tmp_path, tamper, message):
+    copy = tmp_path / "b"
+    shutil.copytree(bundle, copy)
+    tamper(copy)
+    with pytest.raises(BundleError, match=message):
+        BundleBot(copy)
+
+
+def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypatch):
+    pieces = engine.OBS_PIECES[1:] + engine.OBS_PIECES[:1]  # my_hand moved to the end
+    slices, offset = {}, 0
+    for name, size, _ in pieces:
+        slices[name] = slice(offset, offset + size)
+        offset += size
+    monkeypatch.setattr(engine, "OBS_PIECES", pieces)
+    monkeypatch.setattr(engine, "OBS_SLICES", slices)
+    with pytest.raises(BundleError, match=r"my_hand: bundle \(0, 60\), installed \(483, 60\)"):
+        load_spec(bundle)
+
+
+def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
+    table = action_table()
+    table[1], table[2] = table[2], table[1]
+    monkeypatch.setattr(bundle_bot, "action_table", lambda: table)
+    with pytest.raises(BundleError, match="action table differs"):
+        load_spec(bundle)
+
+
+# --------------------------------------------------------------------------- the bot
+
+
+def test_greedy_bot_plays_the_policy_argmax(bundle, policy, golden):
+    _, obs, mask = golden
+    actions = BundleBot(bundle).act(obs, mask, np.random.default_rng(0))
+    expected = np.argmax(_torch_scores(policy, obs, mask), 1)
+    assert actions.shape == (len(obs),) and (actions == expected).all()
+
+
+def test_rows_without_a_legal_action_pass(bundle, golden):
+    _, obs, mask = golden
+    mask = mask[:4].copy()
+    mask[1] = False
+    for bot in (BundleBot(bundle), BundleBot(bundle, temperature=1.0, mix=("random", 0.5))):
+        actions = bot.act(obs[:4], mask, np.random.default_rng(0))
+        assert actions[1] == 0 and mask[[0, 2, 3], actions[[0, 2, 3]]].all()
+
+
+def test_temperature_samples_the_softmax_of_the_scores(bundle, golden):
+    _, obs, mask = golden
+    i = int(np.argmax(mask.sum(1)))  # the position with the most legal actions
+    n, temperature = 6000, 2.0
+    bot = BundleBot(bundle, temperature=temperature, seed=3)
+    scores = bot.scores(obs[i : i + 1], mask[i : i + 1])[0]
+    legal = np.flatnonzero(mask[i])
+    z = scores[legal] / temperature
+    probs = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    assert probs.max() < 0.9  # a spread distribution, so sampling is visible
+    actions = bot.act(np.repeat(obs[i : i + 1], n, 0), np.repeat(mask[i : i + 1], n, 0), None)
+    assert np.isin(actions, legal).all()
+    freq = np.array([(actions == a).mean() for a in legal])
+    assert np.abs(freq - probs).max() < 4 * np.sqrt(probs * (1 - probs) / n).max() + 0.005
+    cold = BundleBot(bundle, temperature=1e-6, seed=3)
+    assert (cold.act(obs, mask, None) == BundleBot(bundle).act(obs, mask, None)).all()
+
+
+def test_seed_gives_the_bot_its_own_stream(bundle, golden):
+    _, obs, mask = golden
+    a = BundleBot(bundle, temperature=1.0, seed=9).act(obs, mask, np.random.default_rng(1))
+    b = BundleBot(bundle, temperature=1.0, seed=9).act(obs, mask, np.random.default_rng(2))
+    assert (a == b).all()
+    c = BundleBot(bundle, temperature=1.0).act(obs, mask, np.random.default_rng(1))
+    d = BundleBot(bundle, temperature=1.0).act(obs, mask, np.random.default_rng(1))
+    e = BundleBot(bundle, temperature=1.0).act(obs, mask, np.random.default_rng(2))
+    assert (c == d).all() and (c != e).any()
+
+
+class _HighestLegal:
+    """A stand-in weaker bot: always the highest legal action id."""
+
+    name = "highest"
+
+    def act(self, obs, mask, rng):
+        return (mask.shape[1] - 1 - np.argmax(mask[:, ::-1], 1)).astype(np.int16)
+
+
+def test_mix_hands_a_share_of_decisions_to_the_weaker_bot(bundle, golden):
+    _, obs, mask = golden
+    greedy = BundleBot(bundle).act(obs, mask, None)
+    weak = _HighestLegal().act(obs, mask, None)
+    rows = np.flatnonzero(greedy != weak)
+    assert len(rows) > 10
+    obs, mask = np.repeat(obs[rows], 40, 0), np.repeat(mask[rows], 40, 0)
+    greedy, weak = np.repeat(greedy[rows], 40), np.repeat(weak[rows], 40)
+    for p in (0.0, 0.3, 1.0):
+        bot = BundleBot(bundle, mix=(_HighestLegal(), p), seed=4)
+        actions = bot.act(obs, mask, None)
+        assert ((actions == weak) | (actions == greedy)).all()
+        assert abs((actions == weak).mean() - p) < 0.04
+    assert BundleBot(bundle, mix=("greedy", 0.5)).weak.name == "greedy"
+    with pytest.raises(ValueError, match="unknown bot"):
+        BundleBot(bundle, mix=("no-such-bot", 0.5))
+    with pytest.raises(ValueError, match="mix probability"):
+        BundleBot(bundle, mix=("random", 1.5))
+    with pytest.raises(ValueError, match="temperature"):
+        BundleBot(bundle, temperature=-1.0)
+
+
+def test_levels(bundle, golden):
+    _, obs, mask = golden
+    hard = BundleBot.from_level(bundle, "hard")
+    assert hard.temperature == 0 and hard.weak is None
+    assert (hard.act(obs, mask, None) == BundleBot(bundle).act(obs, mask, None)).all()
+    for level in ("medium", "easy"):
+        bot = BundleBot.from_level(bundle, level, seed=1)
+        weak_name, p = LEVELS[level]["mix"]
+        assert bot.temperature == LEVELS[level]["temperature"] > 0
+        assert bot.weak.name == weak_name and bot.mix_p == p > 0
+        actions = bot.act(obs, mask, None)
+        assert mask[np.arange(len(obs)), actions].all()
+    with pytest.raises(ValueError, match="unknown level"):
+        BundleBot.from_level(bundle, "nightmare")
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bundle_bots_play_whole_matches_through_the_aec_env(bundle, seed):
+    bots = [BundleBot.from_level(bundle, level, seed=seed) for level in LEVELS]
+    bots.append(BundleBot(bundle))
+    env = murlan_env.env(joker_pair=True, reward="match")
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        mask = obs["action_mask"].astype(bool)
+        action = int(bots[int(agent[-1])].act(obs["observation"][None], mask[None], rng)[0])
+        assert mask[action]
+        env.step(action)
+        decisions += 1
+    state = env.unwrapped.state
+    assert state.phase[0] == engine.Phase.MATCH_OVER and state.winners[0].any()
+    record = env.unwrapped.record()
+    assert records.validate(record).valid and len(record["hands"]) >= 2
+    plays = sum(len(h["plays"]) for h in record["hands"])
+    give_backs = sum(h["exchange"] is not None for h in record["hands"])
+    assert plays <= decisions <= plays + give_backs  # every decision was the bot's
+
+
+def test_the_bot_runs_without_torch(bundle):
+    code = f"""
+import sys
+import numpy as np
+from murlan_env import engine
+from murlan_env.bundle_bot import BundleBot
+bot = BundleBot({str(bundle)!r}, temperature=0.5, mix=("greedy", 0.2), seed=0)
+state = engine.init(np.random.default_rng(0), 3, bot.rules)
+actions = bot.act(engine.observe(state), engine.legal_action_mask(state), None)
+assert engine.legal_action_mask(state)[np.arange(3), actions].all()
+print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- exporting
+
+
+def test_dmc_network_exports_with_parity(tmp_path):
+    net = _policy("dmc", seed=1)
+    bot = export_bundle(net, tmp_path, n_matches=2, n_positions=24, seed=5, coreml=False)
+    assert bot["policy"]["algorithm"] == "dmc" and bot["rules"]["joker_pair"] is False
+    check = verify_golden(tmp_path)
+    assert check["positions"] == 24 and check["obs_max_diff"] == 0.0
+    assert check["scores_max_diff"] <= 1e-5 and check["action_mismatches"] == 0
+
+
+def test_export_refuses_a_policy_for_another_observation(tmp_path):
+    net = _policy()
+    net.spec = {**net.spec, "obs_size": 500}
+    with pytest.raises(ValueError, match="obs_size=500"):
+        export_bundle(net, tmp_path, coreml=False)
+
+
+def test_missing_checkpoint_is_a_usage_error(tmp_path, capsys):
+    assert cli.main(["export", str(tmp_path / "nope.pt"), "--out", str(tmp_path / "b")]) == 2
+    assert "no checkpoint" in capsys.readouterr().err
+
+
+def test_coreml_package_or_a_note_saying_why_not(tmp_path):
+    path = tmp_path / "model.mlpackage"
+    note = export_coreml(_policy(), path)
+    if importlib.util.find_spec("coremltools") is None:
+        assert "coremltools is not installed" in note and not path.exists()
+    else:
+        assert note.startswith("model.mlpackage converted"), note
+        assert (path / "Manifest.json").is_file()
