@@ -97,7 +97,7 @@ def _opponents(opponents: Bot | Sequence[Bot] | None) -> list[Bot]:
 class MurlanGymEnv(gymnasium.Env):
     """One learning seat against three bots; see the module docstring for the reference."""
 
-    metadata = {"name": ENV_ID, "render_modes": RENDER_MODES}
+    metadata = {"name": ENV_ID, "render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(
         self,
