@@ -97,7 +97,8 @@ reproducible; without one the env's generator runs on. ``options={"deal": [4 car
 also give ``"hand_no"`` (>= 1), ``"previous": (first, last)`` and optionally ``"scores"`` and
 ``"target"`` (see ``engine.deal_from``). ``env.unwrapped.record()`` returns the
 ``murlan-record/1`` dict of everything played since the last reset; ``env.unwrapped.state``
-is the engine ``State`` (a batch of one).
+is the engine ``State`` (a batch of one). Being an attribute, it replaces PettingZoo's
+optional ``state()`` global-state method, which this env does not offer.
 
 Version history
 ---------------

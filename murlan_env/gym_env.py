@@ -72,6 +72,7 @@ from murlan_env.env import (
     hand_rewards,
     illegal_action_error,
     match_rewards,
+    observation_high,
     observation_space,
     render_text,
     split_options,
@@ -279,7 +280,8 @@ class MurlanVectorEnv:
         self.reward_mode = reward
         self.episode_mode = episode
         self.rng = np.random.default_rng(seed)
-        self.single_observation_space = gymnasium.spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
+        high = observation_high(self.rules)
+        self.single_observation_space = gymnasium.spaces.Box(0.0, high, (OBS_SIZE,), np.float32)
         self.single_action_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.state: State | None = None
 
