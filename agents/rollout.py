@@ -115,6 +115,63 @@ def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.nda
     return np.minimum((cum <= u).sum(1), logits.shape[1] - 1)
 
 
+def gae_advantages(
+    seat: np.ndarray,
+    learner: np.ndarray,
+    value: np.ndarray,
+    ended: np.ndarray,
+    reward: np.ndarray,
+    bootstrap: np.ndarray,
+    gamma: float,
+    lam: float,
+) -> np.ndarray:
+    """(T, B) GAE advantages of per-seat trajectories interleaved in time-major arrays.
+
+    ``seat`` (T, B) acting seat, ``learner`` (T, B) whether the decision is the learner's (only
+    those form trajectories), ``value`` (T, B), ``ended`` (T, B) an episode ended right after
+    step t with ``reward`` (T, B, 4) for every seat, ``bootstrap`` (B, 4) each seat's value
+    after the last step. A seat's reward belongs to its last decision before the episode end.
+    """
+    steps, b = seat.shape
+    rows = np.arange(b)
+    next_v = bootstrap.astype(np.float32).copy()
+    next_adv = np.zeros((b, N_SEATS), np.float32)
+    pending = np.zeros((b, N_SEATS), np.float32)
+    adv = np.zeros((steps, b), np.float32)
+    for t in range(steps - 1, -1, -1):
+        e = ended[t]
+        if e.any():
+            pending[e] = reward[t][e]
+            next_v[e] = 0.0
+            next_adv[e] = 0.0
+        st, lt, v = seat[t], learner[t], value[t]
+        delta = pending[rows, st] + gamma * next_v[rows, st] - v
+        a = delta + gamma * lam * next_adv[rows, st]
+        adv[t] = a
+        r, s_lt = rows[lt], st[lt]
+        next_v[r, s_lt], next_adv[r, s_lt], pending[r, s_lt] = v[lt], a[lt], 0.0
+    return adv
+
+
+def mc_returns(seat: np.ndarray, ended: np.ndarray, reward: np.ndarray):
+    """(T, B) undiscounted return of each decision's episode for its seat, and (T, B) bool
+    whether that episode ended within the arrays (otherwise the return is not known yet)."""
+    steps, b = seat.shape
+    rows = np.arange(b)
+    ret_next = np.zeros((b, N_SEATS), np.float32)
+    known = np.zeros((b, N_SEATS), bool)
+    ret = np.zeros((steps, b), np.float32)
+    has = np.zeros((steps, b), bool)
+    for t in range(steps - 1, -1, -1):
+        e = ended[t]
+        if e.any():
+            ret_next[e] = reward[t][e]
+            known[e] = True
+        ret[t] = ret_next[rows, seat[t]]
+        has[t] = known[rows, seat[t]]
+    return ret, has
+
+
 class SelfPlay:
     """``num_envs`` matches and the learner's (and opponents') networks; see module doc."""
 
@@ -265,8 +322,7 @@ class SelfPlay:
 
     def _gae(self, buf, learner_seat, kind) -> dict[str, np.ndarray]:
         s = self.s
-        steps, b = buf["action"].shape
-        rows = np.arange(b)
+        b = buf["action"].shape[1]
         # Bootstrap: each seat's value of the final state, from its own point of view.
         with torch.inference_mode():
             next_v = np.stack(
@@ -278,22 +334,10 @@ class SelfPlay:
                 ],
                 axis=1,
             )
-        next_adv = np.zeros((b, N_SEATS), np.float32)
-        pending = np.zeros((b, N_SEATS), np.float32)
-        adv = np.zeros((steps, b), np.float32)
-        for t in range(steps - 1, -1, -1):
-            e = buf["ended"][t]
-            if e.any():
-                pending[e] = buf["reward"][t][e]
-                next_v[e] = 0.0
-                next_adv[e] = 0.0
-            seat, lt = buf["seat"][t], buf["learner"][t]
-            v = buf["value"][t]
-            delta = pending[rows, seat] + s.gamma * next_v[rows, seat] - v
-            a = delta + s.gamma * s.gae_lambda * next_adv[rows, seat]
-            adv[t] = a
-            r, st = rows[lt], seat[lt]
-            next_v[r, st], next_adv[r, st], pending[r, st] = v[lt], a[lt], 0.0
+        adv = gae_advantages(
+            buf["seat"], buf["learner"], buf["value"], buf["ended"], buf["reward"], next_v,
+            s.gamma, s.gae_lambda,
+        )
         sel = buf["learner"]
         return {
             "obs": buf["obs"][sel],
@@ -311,24 +355,11 @@ class SelfPlay:
         new["emitted"] = np.zeros(buf["action"].shape, bool)
         if self.carry is not None:
             new = {k: np.concatenate([self.carry[k], new[k]]) for k in new}
-        steps, b = new["action"].shape
-        rows = np.arange(b)
-        ret_next = np.zeros((b, N_SEATS), np.float32)
-        known = np.zeros((b, N_SEATS), bool)
-        ret = np.zeros((steps, b), np.float32)
-        has = np.zeros((steps, b), bool)
-        for t in range(steps - 1, -1, -1):
-            e = new["ended"][t]
-            if e.any():
-                ret_next[e] = new["reward"][t][e]
-                known[e] = True
-            seat = new["seat"][t]
-            ret[t] = ret_next[rows, seat]
-            has[t] = known[rows, seat]
+        ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
         sel = new["learner"] & has & ~new["emitted"]
         out = {"obs": new["obs"][sel], "action": new["action"][sel], "return": ret[sel]}
         new["emitted"] |= has
-        keep = max(0, steps - self.s.carry_steps)
+        keep = max(0, len(new["seat"]) - self.s.carry_steps)
         self.carry = {k: v[keep:] for k, v in new.items()}
         return out
 
