@@ -315,6 +315,13 @@ def export_bundle(
             "file": COREML_FILE if coreml_path.exists() else None,
             "note": coreml_note,
         },
+        "notes": [
+            coreml_note,
+            "golden.json positions replay with murlan_env.bundle_bot.verify_golden; an app "
+            "replays the same murlan-record/1 matches with its own engine and encoder",
+            "the bot refuses games under rules other than `rules` (the observation carries "
+            "the variant flags, the policy only knows these)",
+        ],
     }
     (out / SPEC_FILE).write_text(json.dumps(bot, indent=1) + "\n")
     return bot

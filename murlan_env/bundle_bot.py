@@ -203,6 +203,9 @@ class BundleBot:
     to a weaker bot (a name from ``murlan_env.bots`` such as "random" or "greedy", or a Bot) with
     probability p. ``seed`` gives the bot its own random stream; without it, the ``rng`` passed
     to ``act`` is used, so games replay exactly for the caller's seed either way.
+
+    The policy knows the rules it was trained under (bot.json ``rules``); by default ``act``
+    refuses observations of games under other rules (``strict_rules=False`` allows them).
     """
 
     def __init__(
@@ -213,12 +216,17 @@ class BundleBot:
         seed: int | None = None,
         *,
         threads: int = 1,
+        strict_rules: bool = True,
     ) -> None:
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         self.bundle_dir = Path(bundle_dir)
         self.spec = load_spec(self.bundle_dir)
         self.rules = Rules.from_dict(self.spec.get("rules"))
+        self.strict_rules = strict_rules
+        # The rule flags as the observation carries them, to catch games under other rules.
+        probe = engine.init(np.random.default_rng(0), 1, self.rules)
+        self._rule_flags = engine.observe(probe)[0, engine.OBS_SLICES["rules"]]
         self.temperature = float(temperature)
         self.weak: bots.Bot | None = None
         self.mix_p = 0.0
@@ -246,13 +254,16 @@ class BundleBot:
         return cls(bundle_dir, seed=seed, **LEVELS[level], **kwargs)
 
     def _check_session(self) -> None:
-        inputs = [(i.name, i.type) for i in self.session.get_inputs()]
-        wanted = [("obs", "tensor(float)"), ("mask", "tensor(bool)")]
-        outputs = [o.name for o in self.session.get_outputs()]
-        if inputs != wanted or outputs != [OUTPUT_NAME]:
+        inputs = [(i.name, i.type, i.shape[1:]) for i in self.session.get_inputs()]
+        wanted = [
+            ("obs", "tensor(float)", [engine.OBS_SIZE]),
+            ("mask", "tensor(bool)", [N_ACTIONS]),
+        ]
+        outputs = [(o.name, o.shape[1:]) for o in self.session.get_outputs()]
+        if inputs != wanted or outputs != [(OUTPUT_NAME, [N_ACTIONS])]:
             raise BundleError(
                 f"{self.bundle_dir}: model takes {inputs} and gives {outputs}, "
-                f"expected {wanted} -> {[OUTPUT_NAME]}"
+                f"expected {wanted} -> {[(OUTPUT_NAME, [N_ACTIONS])]}"
             )
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -274,6 +285,13 @@ class BundleBot:
         """(B,) legal actions (PASS where a row has no legal action)."""
         rng = self._rng if self._rng is not None else rng
         mask = np.asarray(mask, dtype=bool)
+        if self.strict_rules:
+            flags = np.asarray(obs)[:, engine.OBS_SLICES["rules"]]
+            if (flags != self._rule_flags).any():
+                raise ValueError(
+                    f"{self.name} plays {self.rules.to_dict() or 'the standard rules'}, but an "
+                    "observation comes from a game under other rules (strict_rules=False allows it)"
+                )
         scores = self.scores(obs, mask)
         if self.temperature == 0:
             actions = np.argmax(np.where(mask, scores, -np.inf), axis=1)
@@ -350,7 +368,11 @@ def verify_golden(bundle_dir: str | Path, threads: int = 1) -> dict[str, float]:
     ``{"positions", "obs_max_diff", "mask_mismatches", "scores_max_diff", "action_mismatches"}``.
     """
     bundle_dir = Path(bundle_dir)
-    golden = json.loads((bundle_dir / GOLDEN_FILE).read_text())
+    spec = load_spec(bundle_dir)
+    golden_path = bundle_dir / spec.get("golden", {}).get("file", GOLDEN_FILE)
+    if spec.get("golden", {}).get("sha256") != file_sha256(golden_path):
+        raise BundleError(f"{golden_path}: sha256 does not match bot.json")
+    golden = json.loads(golden_path.read_text())
     if golden.get("format") != GOLDEN_FORMAT:
         raise BundleError(
             f"{bundle_dir / GOLDEN_FILE}: format {golden.get('format')!r}, "

@@ -221,6 +221,25 @@ def test_loading_is_strict(bundle, tmp_path, tamper, message):
         BundleBot(copy)
 
 
+def test_golden_file_is_checked_against_bot_json(bundle, tmp_path):
+    copy = tmp_path / "b"
+    shutil.copytree(bundle, copy)
+    golden = json.loads((copy / "golden.json").read_text())
+    golden["positions"] = golden["positions"][:-1]
+    (copy / "golden.json").write_text(json.dumps(golden))
+    with pytest.raises(BundleError, match="golden.json: sha256 does not match"):
+        verify_golden(copy)
+
+
+def test_the_bot_refuses_games_under_other_rules(bundle):
+    state = engine.init(np.random.default_rng(0), 2, murlan_env.Rules())  # no joker_pair
+    obs, mask = engine.observe(state), engine.legal_action_mask(state)
+    with pytest.raises(ValueError, match="other rules"):
+        BundleBot(bundle).act(obs, mask, None)
+    actions = BundleBot(bundle, strict_rules=False).act(obs, mask, None)
+    assert mask[[0, 1], actions].all()
+
+
 def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypatch):
     pieces = engine.OBS_PIECES[1:] + engine.OBS_PIECES[:1]  # my_hand moved to the end
     slices, offset = {}, 0
