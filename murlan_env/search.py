@@ -18,6 +18,7 @@ by this hand's points, not by the match.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -133,8 +134,9 @@ def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
 
     ``held`` is (B, 4, 15) int cards per seat slot (slot 0 must match the observer's hand),
     e.g. one world of ``sample_hidden_hands``. The observer sits at seat 0 and is to act.
-    What the observation does not carry (dealer, hand number, the exchange seats) is set to
-    neutral values that do not affect how the current hand plays out.
+    What the observation does not carry (dealer, hand number, who swapped cards in this
+    hand's exchange) is set to neutral values that do not affect how the hand plays on, so
+    observing the rebuilt state gives the same vector except the ``exchange`` piece.
     """
     facts = decode_observation(obs)
     batch = obs.shape[0]
@@ -145,8 +147,10 @@ def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
     place = facts["place"]
     exchanging = facts["exchange_phase"]
     i8 = lambda v: np.full(batch, v, np.int8)  # noqa: E731
-    return State(
-        rules=facts["rules"],
+    # Start from a template game and replace every field (``State.replace`` takes the cards
+    # as (B, 4, 54) masks whatever the engine's internal card encoding).
+    template = _template_state(facts["rules"]).index(np.zeros(batch, np.int64))
+    return template.replace(
         cards=cards,
         counts=held.copy(),
         played=facts["played"].copy(),
@@ -173,6 +177,12 @@ def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
         last_action=np.full(batch, -1, np.int16),
         last_cards=np.zeros((batch, N_CARDS), bool),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _template_state(rules: Rules) -> State:
+    """One game of ``rules`` at its start; state_from_observation overwrites every field."""
+    return engine.init(np.random.default_rng(0), 1, rules)
 
 
 # --------------------------------------------------------------------------- rollout policy
@@ -259,6 +269,8 @@ class SearchBot:
     candidate gets at least ``min_worlds`` worlds). ``time_limit``: if set, seconds per
     ``act`` call instead: worlds are added in rounds until the time is spent (at least one
     round), which makes play depend on the machine's speed, so arenas use ``rollouts``.
+    ``epsilon``: share of random moves in rollouts (0: rollouts are a deterministic function
+    of the sampled world, which makes the comparison between candidates sharper).
     The previous 1st player's give-back in an exchange is not searched (the observation does
     not say who receives it): the bot gives back its lowest eligible card.
     """
@@ -269,7 +281,7 @@ class SearchBot:
         *,
         time_limit: float | None = None,
         min_worlds: int = 4,
-        epsilon: float = 0.1,
+        epsilon: float = 0.0,
         name: str | None = None,
     ) -> None:
         if rollouts < 1:
