@@ -1,0 +1,775 @@
+"""Game records (murlan-record/1): written by the Recorder, checked and replayed by validate.
+
+Layers: scripted hands whose records are written out in full; seeded random matches in every
+variant that must replay as valid; tampered copies of a match that must fail at exactly the
+place that was changed; format and type errors with clear messages; a seeded fuzz test that
+no mutation makes ``validate`` raise.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import zlib
+
+import numpy as np
+import pytest
+
+from murlan_env import engine, records
+from murlan_env.cards import CARD_NAMES, CARD_RANK, format_cards, parse_cards
+from murlan_env.combos import COST, JOKER_PAIR, N_ACTIONS, PASS, action_of_counts
+from murlan_env.engine import Phase
+from murlan_env.records import Recorder, validate
+from murlan_env.rules import Rules
+
+VARIANTS = [
+    Rules(),
+    Rules(sticky_pass=True),
+    Rules(joker_pair=True),
+    Rules(straight_plus_one=True),
+    Rules(tie_rule="leader"),
+    Rules(start_card="3C"),
+    Rules(no_exchange=True),
+    Rules(sticky_pass=True, joker_pair=True, straight_plus_one=True, start_card="3C"),
+]
+
+
+def variant_id(rules: Rules) -> str:
+    return json.dumps(rules.to_dict(), sort_keys=True) if rules.to_dict() else "standard"
+
+
+def fault_of(record) -> tuple[str | None, str | None]:
+    result = validate(record)
+    assert result.valid == (result.fault is None) == (result.reason is None)
+    return result.fault, result.reason
+
+
+def play(text: str) -> tuple[int, np.ndarray]:
+    """(action id, (1, 54) card mask) of a play written as cards."""
+    ids = parse_cards(text)
+    cards = np.zeros((1, 54), bool)
+    cards[0, ids] = True
+    return action_of_counts(np.bincount(CARD_RANK[ids], minlength=15)), cards
+
+
+def record_script(deal, dealer, script, rules=None) -> dict:
+    """Drive the engine through scripted plays from an explicit deal and record it."""
+    state = engine.deal_from(deal, dealer=dealer, rules=rules)
+    rec = Recorder(state)
+    for seat, text in script:
+        assert state.to_act[0] == seat, (seat, text)
+        action, cards = play(text)
+        assert engine.legal_action_mask(state)[0, action], (seat, text)
+        state = engine.step(state, [action], cards=cards)
+        rec.update(state)
+        rec.update(state)  # a repeated update logs nothing
+    return rec.record(0)
+
+
+def relabel(record: dict, h: int, a: str, b: str) -> dict:
+    """Copy of ``record`` with cards ``a`` and ``b`` swapped everywhere in hand ``h``."""
+    swap = {a: b, b: a}
+
+    def cards(text):
+        return " ".join(swap.get(t, t) for t in text.split())
+
+    out = copy.deepcopy(record)
+    hand = out["hands"][h]
+    hand["deal"] = [format_cards(parse_cards(cards(d))) for d in hand["deal"]]
+    hand["plays"] = [[s, cards(t)] for s, t in hand["plays"]]
+    if hand["exchange"] is not None:
+        for key in ("last_gives", "first_gives"):
+            hand["exchange"][key] = cards(hand["exchange"][key])
+    return out
+
+
+# --------------------------------------------------------------------------- scripted hands
+
+# Dealer 0: seats 1 and 2 get 14 cards, seats 0 and 3 get 13.
+DEAL = [
+    "3S 4S 5S 6S 7S AS 2S 8H 9H TH JH QH KH",
+    "3H 4H 5H 6H 7H AH 2H 8S 9S TS JS QS KS BJ",
+    "3D 4D 5D 6D 7D AD 2D 8C 9C TC JC QC KC RJ",
+    "3C 4C 5C 6C 7C AC 2C 8D 9D TD JD QD KD",
+]
+
+
+def test_scripted_hand_is_recorded_exactly():
+    script = [
+        [0, "AS 2S 3S 4S 5S"],  # the 3S holder leads; a straight is written in ladder order
+        [1, ""],
+        [2, "3D 4D 5D 6D 7D"],
+        [3, ""],
+        [0, ""],
+        [1, ""],  # everyone else passed: seat 2 leads again
+        [2, "8C"],
+    ]
+    record = record_script(DEAL, 0, script)
+    assert record == {
+        "format": "murlan-record/1",
+        "rules": {},
+        "hands": [
+            {
+                "dealer": 0,
+                "deal": [
+                    "3S 4S 5S 6S 7S 8H 9H TH JH QH KH AS 2S",
+                    "3H 4H 5H 6H 7H 8S 9S TS JS QS KS AH 2H BJ",
+                    "3D 4D 5D 6D 7D 8C 9C TC JC QC KC AD 2D RJ",
+                    "3C 4C 5C 6C 7C 8D 9D TD JD QD KD AC 2C",
+                ],
+                "exchange": None,
+                "plays": script,
+                "finish": [],
+                "points": None,
+            }
+        ],
+        "scores": [0, 0, 0, 0],
+        "target": 21,
+        "winners": [],
+    }
+    assert validate(record).valid
+    # Readers accept 10 for T and lower case; a straight may be written in any order.
+    record["hands"][0]["plays"][0] = [0, "5s 4s 3s 2s as"]
+    record["hands"][0]["deal"][0] = record["hands"][0]["deal"][0].replace("TH", "10h")
+    assert validate(record).valid
+
+
+@pytest.mark.parametrize(
+    ("plays", "reason"),
+    [
+        ([[0, "3H"]], "seat 0 does not hold 3H"),
+        ([[1, "3H"]], "it is seat 0's turn, not seat 1's"),
+        ([[0, ""]], "the leader cannot pass"),
+        ([[0, "4S"]], "the first play of the match must contain 3S"),
+        ([[0, "3S 4S"]], "'3S 4S' is not a combination"),
+        ([[0, "3S"], [1, "4H 4H"]], "named twice"),
+        ([[0, "3S"], [1, "4X"]], "unknown card '4X'"),
+        ([[0, "3S"], [1, "BJ"], [2, "RJ"], [3, "3C"]], "single 3 does not beat single RJ"),
+        ([[0, "3S"], [1, "BJ"], [2, "RJ"], [3, ""], [0, ""], [1, ""], [2, ""]], "leader cannot"),
+        ([[0, "AS 2S 3S 4S 5S"], [1, "3H 4H 5H 6H 7H 8S"]], "does not beat straight A 2 3 4 5"),
+        ([[0, "3S"], [1, 1]], "must be a string"),
+        ([[0, "3S"], [True, "4H"]], "must be a seat"),
+        ([[0, "3S"], [1.0, "4H"]], "must be a seat"),
+        ([[0, "3S"], [1, "4H", "extra"]], 'a play is [seat, "cards"]'),
+        ([[0, "3S"], "4H"], 'a play is [seat, "cards"]'),
+    ],
+)
+def test_scripted_play_faults(plays, reason):
+    record = record_script(DEAL, 0, [])
+    record["hands"][0]["plays"] = plays
+    fault, why = fault_of(record)
+    assert fault == f"hand 0 play {len(plays) - 1}"
+    assert reason in why
+
+
+def test_the_start_card_must_be_in_the_concrete_cards():
+    deal = [
+        "3S 3H 5S 6S 7S AS 2S 8H 9H TH JH QH KH",
+        "4S 4H 5H 6H 7H AH 2H 8S 9S TS JS QS KS BJ",
+        "3D 4D 5D 6D 7D AD 2D 8C 9C TC JC QC KC RJ",
+        "3C 4C 5C 6C 7C AC 2C 8D 9D TD JD QD KD",
+    ]
+    record = record_script(deal, 0, [[0, "3S 3H"]])
+    assert validate(record).valid
+    record["hands"][0]["plays"] = [[0, "3H"]]  # a 3, but not the 3 of spades
+    assert fault_of(record) == ("hand 0 play 0", "the first play of the match must contain 3S")
+    record["rules"] = {"start_card": "3C"}  # then seat 3 holds the start card and leads
+    assert fault_of(record) == ("hand 0 play 0", "it is seat 3's turn, not seat 0's")
+    record["hands"][0]["plays"] = [[3, "3C 4C 5C 6C 7C"]]
+    assert validate(record).valid
+
+
+def test_joker_pair_only_with_its_variant():
+    deal = [
+        "3S 4S 5S 6S 7S AS 2S 8H 9H TH JH QH KH",
+        "3H 4H 5H 6H 7H AH 2H 8S 9S TS JS QS BJ RJ",
+        "3D 4D 5D 6D 7D AD 2D 8C 9C TC JC QC KC KS",
+        "3C 4C 5C 6C 7C AC 2C 8D 9D TD JD QD KD",
+    ]
+    plays = [[0, "3S"], [1, "2H"], [2, ""], [3, ""], [0, ""], [1, "BJ RJ"], [2, ""], [3, ""]]
+    record = record_script(deal, 0, plays, Rules(joker_pair=True))
+    assert record["rules"] == {"joker_pair": True}
+    assert validate(record).valid
+    record["rules"] = {}
+    fault, why = fault_of(record)
+    assert fault == "hand 0 play 5" and "joker_pair" in why
+
+
+def test_straight_plus_one():
+    plays = [[0, "AS 2S 3S 4S 5S"], [1, "3H 4H 5H 6H 7H"]]  # top 7 is two steps above 5
+    record = record_script(DEAL, 0, plays)
+    assert validate(record).valid
+    record["rules"] = {"straight_plus_one": True}
+    fault, why = fault_of(record)
+    assert fault == "hand 0 play 1" and "straight_plus_one" in why
+    record["hands"][0]["plays"][1] = [1, "2H 3H 4H 5H 6H"]
+    assert validate(record).valid
+
+
+# --------------------------------------------------------------------------- valid records
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=variant_id)
+def test_random_records_replay_as_valid(rules):
+    rng = np.random.default_rng(zlib.crc32(variant_id(rules).encode()))
+    rec = records.selfplay(rng, 3, rules, max_hands=3)
+    for game, record in enumerate(rec.records()):
+        assert record["rules"] == rules.to_dict()
+        assert validate(record).valid, (game, validate(record))
+        assert records.loads(records.dumps(record)) == record  # the file format round-trips
+        assert len(record["hands"]) == int(rec.state.hand_no[game]) + 1
+        if rules.no_exchange:
+            assert all(h["exchange"] is None for h in record["hands"])
+
+
+@pytest.fixture(scope="module")
+def match() -> dict:
+    """The first three hands of a standard match between random bots (exchanges included):
+    the record most tampering tests start from, short enough to replay quickly."""
+    record = records.selfplay(np.random.default_rng(99), 1, Rules(), max_hands=3).record(0)
+    assert len(record["hands"]) == 3 and record["hands"][-1]["points"] is not None
+    assert record["winners"] == []
+    return record
+
+
+@pytest.fixture(scope="module")
+def states(match) -> list[engine.State]:
+    return records.replay(match)
+
+
+@pytest.fixture(scope="module")
+def full_match() -> dict:
+    """A whole standard match between random bots, played until it is won."""
+    record = records.selfplay(np.random.default_rng(2024), 1, Rules()).record(0)
+    assert len(record["hands"]) >= 7 and record["winners"]
+    return record
+
+
+@pytest.fixture(scope="module")
+def full_states(full_match) -> list[engine.State]:
+    return records.replay(full_match)
+
+
+def hand_starts(match: dict, states: list) -> list[tuple[int, bool]]:
+    """For each hand, the index of its first replayed state and whether the 1st player chose
+    a give-back (replay keeps one state per decision, the exchange choice included)."""
+    out, i = [], 0
+    for hand in match["hands"]:
+        chose = bool(states[i].phase[0] == Phase.EXCHANGE)
+        out.append((i, chose))
+        i += 1 + chose + len(hand["plays"])
+    assert i == len(states)
+    return out
+
+
+def state_before(match: dict, states: list, h: int, p: int) -> engine.State:
+    """The replayed state just before play p of hand h."""
+    i, chose = hand_starts(match, states)[h]
+    return states[i + chose + p]
+
+
+def test_full_match_totals(full_match, full_states):
+    match, states = full_match, full_states
+    final = states[-1]
+    assert final.phase[0] == Phase.MATCH_OVER
+    assert match["scores"] == final.scores[0].tolist()
+    assert np.sum([h["points"] for h in match["hands"]], axis=0).tolist() == match["scores"]
+    assert match["winners"] == np.flatnonzero(final.winners[0]).tolist()
+    assert all(h["exchange"] is not None for h in match["hands"][1:3])
+    for h in range(len(match["hands"])):  # the bookkeeping of state_before is right
+        assert state_before(match, states, h, 0).hand_no[0] == h
+
+
+def test_replayed_states_record_the_same_record(full_match, full_states):
+    rec = Recorder(full_states[0])
+    for state in full_states[1:]:
+        rec.update(state)
+    assert rec.record(0) == full_match
+
+
+def test_unfinished_records_are_valid(match, states):
+    h = 1
+    plays = match["hands"][h]["plays"]
+    for cut in (0, 1, len(plays) // 2, len(plays) - 1):
+        state = state_before(match, states, h, cut)
+        record = copy.deepcopy(match)
+        del record["hands"][h + 1 :]
+        hand = record["hands"][h]
+        hand["plays"] = plays[:cut]
+        hand["finish"] = [int(s) for s in np.argsort(state.place[0]) if state.place[0, s] >= 0]
+        hand["points"] = None
+        record.update(scores=state.scores[0].tolist(), target=int(state.target[0]), winners=[])
+        assert validate(record).valid, (cut, validate(record))
+        if cut == len(plays) - 1:
+            assert hand["finish"]  # someone is out before the last play
+            hand["finish"] = hand["finish"][::-1] + [hand["finish"][0]]
+            assert fault_of(record)[0] == f"hand {h} finish"
+
+
+def test_recorder_on_a_batch_matches_replay():
+    rec = records.selfplay(np.random.default_rng(7), 4, Rules(sticky_pass=True), max_hands=2)
+    for g, record in enumerate(rec.records()):
+        final = records.replay(record)[-1]
+        for field in ("cards", "scores", "place", "points", "dealer", "hand_no", "phase"):
+            assert np.array_equal(getattr(final, field)[0], getattr(rec.state, field)[g]), field
+
+
+def test_recorder_ignores_games_that_did_not_move():
+    # Two games: game 0 finishes its hand at once (three seats out in one trick is not
+    # possible), so drive both and call next_hand while one of them is still playing.
+    rng = np.random.default_rng(3)
+    state = engine.init(rng, 2)
+    rec = Recorder(state)
+    while not (state.phase == Phase.HAND_OVER).any():
+        state = engine.step(
+            state, engine.random_legal_actions(engine.legal_action_mask(state), rng)
+        )
+        rec.update(state)
+    assert (state.phase == Phase.PLAY).any()  # the other game is mid-hand
+    before = [rec.record(g) for g in range(2)]
+    state = engine.next_hand(state, rng=rng)
+    rec.update(state)
+    after = [rec.record(g) for g in range(2)]
+    moved = int(np.argmax(state.hand_no))
+    assert after[1 - moved]["hands"] == before[1 - moved]["hands"]
+    assert len(after[moved]["hands"]) == 2 and after[moved]["hands"][1]["plays"] == []
+    for record in after:
+        assert validate(record).valid
+
+
+def test_save_load_and_text(tmp_path, match):
+    path = tmp_path / "game.json"
+    records.save(match, path)
+    assert records.load(path) == match
+    text = path.read_text()
+    assert all(json.dumps(p) in text for p in match["hands"][0]["plays"])  # a play per line
+    assert validate(text).valid and validate(text.encode()).valid
+
+
+def test_exchanged_cards_may_be_any_suit_of_their_rank(match, states):
+    """Swapping two same-rank cards throughout a later hand keeps a record valid: the
+    exchange may give any card of the rank, and plays carry their concrete cards. When the
+    swap changes which suit an exchange gives, the replay must follow the record's card."""
+    substituted = 0
+    for h in range(1, len(match["hands"])):
+        ex = match["hands"][h]["exchange"]
+        if ex is None:
+            continue
+        for key, holder in (("last_gives", ex["last"]), ("first_gives", ex["first"])):
+            card = parse_cards(ex[key])[0]
+            if card >= 52:
+                continue
+            for twin in range(4 * (card // 4), 4 * (card // 4) + 4):
+                if twin == card:
+                    continue
+                record = relabel(match, h, CARD_NAMES[card], CARD_NAMES[twin])
+                assert validate(record).valid, (h, key, twin, validate(record))
+                dealt = parse_cards(match["hands"][h]["deal"][holder])
+                substituted += twin in dealt  # the holder had both: a different suit is given
+    assert substituted >= 1
+
+
+# --------------------------------------------------------------------------- tampering
+
+
+def first_play(match, states, want):
+    """(h, p, state before) of the first play for which ``want(h, p, state)`` is true."""
+    for h, hand in enumerate(match["hands"]):
+        for p in range(len(hand["plays"])):
+            state = state_before(match, states, h, p)
+            if want(h, p, state):
+                return h, p, state
+    raise AssertionError("no such play in the match")
+
+
+def test_changed_play_that_does_not_beat(match, states):
+    def weaker_exists(h, p, state):
+        if state.table[0] == PASS or match["hands"][h]["plays"][p][1] == "":
+            return False
+        return bool(_weaker(state).size)
+
+    h, p, state = first_play(match, states, weaker_exists)
+    action = int(_weaker(state)[0])
+    cards = engine.choose_cards(state, np.array([action], np.int16))[0]
+    record = copy.deepcopy(match)
+    seat = int(state.to_act[0])
+    record["hands"][h]["plays"][p] = [seat, format_cards(cards)]
+    fault, why = fault_of(record)
+    assert fault == f"hand {h} play {p}" and "does not beat" in why
+
+
+def _weaker(state) -> np.ndarray:
+    """Actions the seat to act can pay for but may not play (not pass, not the joker pair)."""
+    counts = state.counts[0, state.to_act[0]]
+    can_pay = (counts[None, :] >= COST).all(1)
+    bad = can_pay & ~engine.legal_action_mask(state)[0]
+    bad[[PASS, JOKER_PAIR]] = False
+    return np.flatnonzero(bad[:N_ACTIONS])
+
+
+def test_extra_pass(match, states):
+    def is_pass(h, p, state):
+        plays = match["hands"][h]["plays"]
+        return plays[p][1] == "" and p + 1 < len(plays)
+
+    h, p, _ = first_play(match, states, is_pass)
+    record = copy.deepcopy(match)
+    record["hands"][h]["plays"].insert(p, list(match["hands"][h]["plays"][p]))
+    assert fault_of(record)[0] == f"hand {h} play {p + 1}"
+
+
+def test_missing_pass(match, states):
+    def removable(h, p, state):
+        plays = match["hands"][h]["plays"]
+        return plays[p][1] == "" and p + 1 < len(plays) and plays[p + 1][0] != plays[p][0]
+
+    h, p, _ = first_play(match, states, removable)
+    record = copy.deepcopy(match)
+    seat = record["hands"][h]["plays"].pop(p)[0]
+    fault, why = fault_of(record)
+    assert fault == f"hand {h} play {p}" and why.startswith(f"it is seat {seat}'s turn")
+
+
+def test_wrong_card(match, states):
+    h, p, state = first_play(match, states, lambda h, p, s: match["hands"][h]["plays"][p][1] != "")
+    seat, text = match["hands"][h]["plays"][p]
+    first = parse_cards(text)[0]
+    other = next(c for c in range(54) if not state.cards[0, seat, c])
+    record = copy.deepcopy(match)
+    record["hands"][h]["plays"][p][1] = text.replace(CARD_NAMES[first], CARD_NAMES[other])
+    fault, why = fault_of(record)
+    assert fault == f"hand {h} play {p}" and "does not hold" in why
+
+
+def test_swapped_deal_cards_fail_at_their_first_play(match):
+    hand = match["hands"][0]
+    seat_a, text_a = next((s, t) for s, t in hand["plays"][1:] if t and "3S" not in t)
+    x = text_a.split()[0]
+    seat_b = (seat_a + 1) % 4
+    y = next(c for c in hand["deal"][seat_b].split() if c != "3S")
+    record = copy.deepcopy(match)
+    deal = record["hands"][0]["deal"]
+    deal[seat_a] = deal[seat_a].replace(x, y)
+    deal[seat_b] = deal[seat_b].replace(y, x)
+    expected = next(p for p, (_, t) in enumerate(hand["plays"]) if {x, y} & set(t.split()))
+    fault, why = fault_of(record)
+    assert fault == f"hand 0 play {expected}" and "does not hold" in why
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (lambda d: d.__setitem__(1, d[1] + " " + d[0].split()[0]), "is dealt to seats 0 and 1"),
+        (lambda d: d.__setitem__(0, " ".join(d[0].split()[1:])), "the deal lacks"),
+        (
+            lambda d: (
+                d.__setitem__(0, d[0] + " " + d[1].split()[0])
+                or d.__setitem__(1, " ".join(d[1].split()[1:]))
+            ),
+            "cards to seats 0-3",
+        ),
+        (lambda d: d.__setitem__(2, d[2].replace(d[2].split()[0], "ZZ")), "seat 2: unknown card"),
+        (lambda d: d.__setitem__(3, 7), "seat 3's cards must be a string"),
+        (lambda d: d.pop(), "a list of 4 card strings"),
+    ],
+)
+def test_bad_deals(match, change, reason):
+    record = copy.deepcopy(match)
+    change(record["hands"][1]["deal"])
+    fault, why = fault_of(record)
+    assert fault == "hand 1 deal" and reason in why, why
+
+
+def test_dealer_moves_one_seat(match):
+    record = copy.deepcopy(match)
+    record["hands"][2]["dealer"] = (record["hands"][2]["dealer"] + 1) % 4
+    fault, why = fault_of(record)
+    assert fault == "hand 2 deal" and "dealer moves one seat" in why
+    record["hands"][2]["dealer"] = "1"
+    assert fault_of(record)[0] == "hand 2 deal"
+
+
+def _exchange_hand(match, states, choice: bool) -> int:
+    for h, (_, chose) in enumerate(hand_starts(match, states)):
+        if match["hands"][h]["exchange"] is not None and chose == choice:
+            return h
+    raise AssertionError("no such exchange in the match")
+
+
+def _exchange_cases(match, states):
+    h = _exchange_hand(match, states, choice=True)
+    hand = match["hands"][h]
+    ex = hand["exchange"]
+    last_deal = parse_cards(hand["deal"][ex["last"]])
+    first_deal = parse_cards(hand["deal"][ex["first"]])
+    low = CARD_NAMES[min(last_deal)]
+    high_of_first = next(
+        CARD_NAMES[c] for c in sorted(first_deal, reverse=True) if CARD_RANK[c] > 7
+    )
+    not_last = CARD_NAMES[first_deal[0]]
+    return h, [
+        ({"last_gives": low}, "must give a card of their highest rank"),
+        ({"last_gives": not_last}, f"seat {ex['last']} was not dealt"),
+        ({"last_gives": "3S 4S"}, "exactly one card"),
+        ({"first_gives": ex["last_gives"]}, "cannot give back the card just received"),
+        ({"first_gives": high_of_first}, "ranked 3 to 10"),
+        ({"first_gives": low}, f"seat {ex['first']} does not hold"),
+        ({"first_gives": None}, "first_gives is null"),
+        ({"last": ex["first"], "first": ex["last"]}, "was last in hand"),
+        ({"last": 4}, "must be a seat"),
+    ]
+
+
+def test_wrong_exchanges(match, states):
+    h, cases = _exchange_cases(match, states)
+    for change, reason in cases:
+        record = copy.deepcopy(match)
+        record["hands"][h]["exchange"].update(change)
+        fault, why = fault_of(record)
+        assert fault == f"hand {h} exchange" and reason in why, (change, why)
+    record = copy.deepcopy(match)
+    record["hands"][h]["exchange"] = None
+    assert fault_of(record)[1].startswith("an exchange is due")
+    record = copy.deepcopy(match)
+    del record["hands"][h]["exchange"]["first_gives"]
+    assert fault_of(record) == (f"hand {h} exchange", "the exchange has no 'first_gives' key")
+    record = copy.deepcopy(match)
+    record["hands"][0]["exchange"] = copy.deepcopy(match["hands"][h]["exchange"])
+    fault, why = fault_of(record)
+    assert fault == "hand 0 exchange" and "first hand of a match has none" in why
+
+
+def test_pending_give_back_is_only_valid_at_the_end(match, states):
+    h = _exchange_hand(match, states, choice=True)
+    record = copy.deepcopy(match)
+    del record["hands"][h + 1 :]
+    hand = record["hands"][h]
+    hand["exchange"]["first_gives"] = None
+    hand.update(plays=[], finish=[], points=None)
+    start = state_before(match, states, h, 0)
+    record.update(scores=start.scores[0].tolist(), target=int(start.target[0]), winners=[])
+    assert validate(record).valid
+
+
+@pytest.fixture(scope="module")
+def auto_record() -> dict:
+    """Hand 0 played at random from DEAL, then a hand 1 in which hand 0's 1st player is dealt
+    only jacks to aces: no card ranked 3-10, so their give-back (the lowest card) is automatic."""
+    rng = np.random.default_rng(5)
+    state = engine.deal_from(DEAL, dealer=0)
+    rec = Recorder(state)
+
+    def random_plays(state, n):
+        for _ in range(n):
+            if state.phase[0] != Phase.PLAY:
+                break
+            mask = engine.legal_action_mask(state)
+            state = engine.step(state, engine.random_legal_actions(mask, rng))
+            rec.update(state)
+        return state
+
+    state = random_plays(state, 1000)
+    first, last = int(np.argmax(state.place[0] == 0)), int(np.argmax(state.place[0] == 3))
+    sizes = engine.deal_sizes(1)
+    hands = np.zeros((1, 4, 54), bool)
+    hands[0, first, 32 : 32 + sizes[first]] = True  # JS JH ... from the jacks up
+    others = [s for s in range(4) if s != first]
+    k = 0
+    for card in np.flatnonzero(~hands[0].any(0)):  # the rest in turn, so the jokers part
+        while hands[0, others[k % 3]].sum() == sizes[others[k % 3]]:
+            k += 1
+        hands[0, others[k % 3], card] = True
+        k += 1
+    assert not hands[0, last, 52:].all()
+    state = engine.next_hand(state, hands=hands)
+    rec.update(state)
+    assert state.phase[0] == Phase.PLAY and state.ex_first_gives[0] == 32  # automatic: JS
+    random_plays(state, 10)
+    return rec.record(0)
+
+
+def test_automatic_give_back(auto_record):
+    assert validate(auto_record).valid
+    ex = auto_record["hands"][1]["exchange"]
+    assert ex["first_gives"] == "JS"
+    for change, reason in [(None, "automatically"), ("QS", "lowest card, a J, not QS")]:
+        record = copy.deepcopy(auto_record)
+        record["hands"][1]["exchange"]["first_gives"] = change
+        fault, why = fault_of(record)
+        assert fault == "hand 1 exchange" and reason in why, why
+    # Any jack may go back: the record's suit is followed, not the engine's default.
+    assert validate(relabel(auto_record, 1, "JS", "JD")).valid
+
+
+def test_exchange_with_no_exchange_rule(match):
+    record = copy.deepcopy(match)
+    record["rules"] = {"no_exchange": True}
+    fault, why = fault_of(record)
+    first_ex = next(h for h, hand in enumerate(match["hands"]) if hand["exchange"] is not None)
+    assert fault == f"hand {first_ex} exchange" and "no_exchange" in why
+
+
+def test_wrong_results(match):
+    n = len(match["hands"])
+    cases = [
+        (lambda r: r["hands"][0].update(finish=r["hands"][0]["finish"][::-1]), "hand 0 finish"),
+        (lambda r: r["hands"][0].update(finish=r["hands"][0]["finish"][:3]), "hand 0 finish"),
+        (lambda r: r["hands"][0].update(finish="0 1 2 3"), "hand 0 finish"),
+        (lambda r: r["hands"][1].update(points=r["hands"][1]["points"][::-1]), "hand 1 points"),
+        (lambda r: r["hands"][1].update(points=None), "hand 1 points"),
+        (lambda r: r["hands"][1].update(points=[3, 2, 1]), "hand 1 points"),
+        (lambda r: r.update(scores=[s + 1 for s in r["scores"]]), "scores"),
+        (lambda r: r.update(scores=r["scores"][:3]), "scores"),
+        (lambda r: r.update(target=r["target"] + 10), "target"),
+        (lambda r: r.update(target=21.0), "target"),
+        (lambda r: r.update(winners=[0]), "winners"),
+        (lambda r: r.update(winners="[]"), "winners"),
+        (lambda r: r["hands"][-1]["plays"].append([0, ""]), f"hand {n - 1} play"),
+    ]
+    for change, fault in cases:
+        record = copy.deepcopy(match)
+        change(record)
+        got, why = fault_of(record)
+        assert got is not None and got.startswith(fault), (fault, got, why)
+
+
+def test_no_hand_after_the_match_is_won(full_match):
+    match = full_match
+    record = copy.deepcopy(match)
+    extra = copy.deepcopy(match["hands"][-1])
+    extra["dealer"] = (extra["dealer"] + 1) % 4
+    record["hands"].append(extra)
+    fault, why = fault_of(record)
+    assert fault == f"hand {len(match['hands'])}" and "the match is over" in why
+
+
+def test_wrong_winners(full_match):
+    won = full_match["winners"]
+    for winners in ([], [*won, (won[0] + 1) % 4]):
+        record = copy.deepcopy(full_match)
+        record["winners"] = winners
+        fault, why = fault_of(record)
+        assert fault == "winners" and f"won by {won}" in why, why
+
+
+def test_no_hand_after_an_unfinished_hand(match):
+    record = copy.deepcopy(match)
+    record["hands"][0].update(plays=match["hands"][0]["plays"][:1], finish=[], points=None)
+    assert fault_of(record) == ("hand 1", "hand 0 is unfinished, so no hand can follow it")
+
+
+@pytest.mark.parametrize(
+    ("change", "fault", "reason"),
+    [
+        (lambda r: r.update(rules={"sticky": True}), "rules", "unknown rule flag"),
+        (lambda r: r.update(rules={"sticky_pass": 1}), "rules", "takes one of"),
+        (lambda r: r.update(rules={"start_card": "3D"}), "rules", "takes one of"),
+        (lambda r: r.update(rules=[]), "rules", "object of flags"),
+        (lambda r: r.update(format="murlan-record/2"), "format", "murlan-record/1"),
+        (lambda r: r.pop("format"), "format", "got nothing"),
+        (lambda r: r.pop("winners"), "winners", "no 'winners' key"),
+        (lambda r: r.update(hands={}), "hands", "list of hands"),
+        (lambda r: r["hands"].__setitem__(1, []), "hand 1", "must be an object"),
+        (lambda r: r["hands"][1].pop("points"), "hand 1", "no 'points' key"),
+        (lambda r: r["hands"][1].update(plays="3S"), "hand 1", "plays must be a list"),
+        (lambda r: r["hands"][1].update(exchange="RJ"), "hand 1 exchange", "object or null"),
+    ],
+)
+def test_format_errors(match, change, fault, reason):
+    record = copy.deepcopy(match)
+    change(record)
+    got, why = fault_of(record)
+    assert got == fault and reason in why, why
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("{", "not valid JSON"), ("[1, 2]", "JSON list"), ("", "not valid JSON"), (b"\xff", "JSON")],
+)
+def test_malformed_json(text, reason):
+    fault, why = fault_of(text)
+    assert fault == "json" and reason in why
+    with pytest.raises(records.RecordError):
+        records.loads(text)
+
+
+def test_empty_match_is_valid():
+    record = {
+        "format": "murlan-record/1",
+        "rules": {},
+        "hands": [],
+        "scores": [0, 0, 0, 0],
+        "target": 21,
+        "winners": [],
+    }
+    assert validate(record).valid
+    record["scores"] = [3, 2, 1, 0]
+    assert fault_of(record)[0] == "scores"
+
+
+def _paths(x, path=()):
+    """Every path (a tuple of keys and indices) into a JSON value, the root included."""
+    yield path
+    children = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else []
+    for k, v in children:
+        yield from _paths(v, (*path, k))
+
+
+FUZZ_JUNK = [None, True, -1, 4, 2**70, 1.5, "", "3S", "XX", "3S 3S", [], {}, [0, ""], [[0]], "{"]
+
+
+def _fuzz(base: dict, paths: list, n: int, rng: np.random.Generator) -> None:
+    for _ in range(n):
+        record = copy.deepcopy(base)
+        path = paths[rng.integers(len(paths))]
+        parent = record
+        for k in path[:-1]:
+            parent = parent[k]
+        if rng.random() < 0.2:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = FUZZ_JUNK[rng.integers(len(FUZZ_JUNK))]
+        result = validate(record)
+        assert isinstance(result, records.Result)
+        assert result.valid or (result.fault and result.reason), result
+
+
+def test_fuzzed_records_never_raise(match):
+    """Random mutations anywhere in a record: validate always answers with a Result."""
+    rng = np.random.default_rng(11)
+    opening = copy.deepcopy(match)  # hand 0 cut short, so each replay is quick
+    del opening["hands"][1:]
+    opening["hands"][0].update(plays=match["hands"][0]["plays"][:20], finish=[], points=None)
+    opening.update(scores=[0, 0, 0, 0])
+    assert validate(opening).valid
+    _fuzz(opening, [p for p in _paths(opening) if p], 150, rng)
+    # The parts checked after a finished hand: the exchange, results and totals.
+    two = copy.deepcopy(match)
+    del two["hands"][2:]
+    two["hands"][1].update(plays=[], finish=[], points=None)
+    two.update(scores=match["hands"][0]["points"])
+    assert validate(two).valid
+    late = [
+        p
+        for p in _paths(two)
+        if p[:3] in {("hands", 1, "exchange"), ("hands", 0, "finish"), ("hands", 0, "points")}
+        or p[:1] in {("scores",), ("target",), ("winners",)}
+    ]
+    _fuzz(two, late, 25, rng)
+
+
+# --------------------------------------------------------------------------- slow sweep
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rules", VARIANTS, ids=variant_id)
+def test_many_full_matches_replay_as_valid(rules):
+    rng = np.random.default_rng(zlib.crc32(b"sweep" + variant_id(rules).encode()))
+    rec = records.selfplay(rng, 24, rules)
+    targets = set()
+    for record in rec.records():
+        assert validate(record).valid, validate(record)
+        assert record["winners"]
+        targets.add(record["target"])
+    if rules.tie_rule == "leader":
+        assert targets == {21}
