@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import murlan_env.env as aec
 from murlan_env import engine, records
 from murlan_env.bots import RandomBot
 from murlan_env.cards import format_cards
@@ -282,3 +283,29 @@ def test_vector_env_determinism_and_errors():
         venv.step(np.array([PASS, PASS]))  # the leaders cannot pass
     with pytest.raises(ValueError, match="needs episode"):
         MurlanVectorEnv(2, reward="match", episode="hand")
+
+
+def test_vector_env_of_one_game_agrees_with_the_aec_env():
+    # Both adapters draw deals from one generator in the same order (init, then next_hand),
+    # so with the same seed and the same actions they must show the same game.
+    env = aec.env(sticky_pass=True)
+    env.reset(seed=13)
+    venv = MurlanVectorEnv(1, seed=13, sticky_pass=True)
+    out = venv.reset()
+    rng = np.random.default_rng(13)
+    for agent in env.agent_iter():
+        obs, _, terminated, _, _ = env.last()
+        if terminated:
+            env.step(None)
+            continue
+        assert agent == f"player_{out.seat[0]}"
+        np.testing.assert_array_equal(obs["observation"], out.obs[0])
+        np.testing.assert_array_equal(obs["action_mask"].astype(bool), out.mask[0])
+        action = int(rng.choice(np.flatnonzero(out.mask[0])))
+        env.step(action)
+        out = venv.step(np.array([action]))
+        np.testing.assert_array_equal(
+            [env.rewards[f"player_{s}"] for s in range(4)], out.rewards[0]
+        )
+    assert out.done[0]
+    assert out.scores[0].tolist() == env.unwrapped.state.scores[0].tolist()
