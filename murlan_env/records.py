@@ -429,6 +429,13 @@ def _show(x: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _required(record: Mapping[str, Any], key: str) -> Any:
+    """A top-level value; a missing key is a fault at that key, found in reading order."""
+    if key not in record:
+        raise RecordError(key, f"the record has no {key!r} key")
+    return record[key]
+
+
 def _is_int(x: Any) -> bool:
     return type(x) is int  # JSON integers only: not bools, not 3.0
 
@@ -481,17 +488,14 @@ class _Replayer:
         if rec.get("format") != FORMAT:
             got = _show(rec["format"]) if "format" in rec else "nothing"
             raise RecordError("format", f'the format must be "{FORMAT}", got {got}')
-        for key in TOP_KEYS:
-            if key not in rec:
-                raise RecordError(key, f"the record has no {key!r} key")
-        flags = rec["rules"]
+        flags = _required(rec, "rules")
         if not isinstance(flags, dict):
             raise RecordError("rules", f"rules must be an object of flags, got {_show(flags)}")
         try:
             self.rules = Rules.from_dict(flags)
         except (RulesError, TypeError) as exc:
             raise RecordError("rules", str(exc)) from None
-        hands = rec["hands"]
+        hands = _required(rec, "hands")
         if not isinstance(hands, list):
             raise RecordError("hands", f"hands must be a list of hands, got {_show(hands)}")
         state = None
@@ -742,6 +746,8 @@ class _Replayer:
 
     def _totals(self, state: State | None) -> None:
         rec = self.record
+        for key in ("scores", "target", "winners"):
+            _required(rec, key)
         scores = [0] * N_SEATS if state is None else [int(s) for s in state.scores[0]]
         target = engine.TARGETS[0] if state is None else int(state.target[0])
         winners = [] if state is None else [int(s) for s in np.flatnonzero(state.winners[0])]
