@@ -291,7 +291,6 @@ def export_command(args: argparse.Namespace) -> int:
     return run(args)
 
 
-
 # --------------------------------------------------------------------------- arena, play
 
 
