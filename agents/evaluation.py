@@ -171,6 +171,8 @@ class CommonConfig:
     """Iterations between evaluations (0: only at the end)."""
     eval_deals: int = 128
     """Fixed deals per evaluation; each is played with the learner in all four seats."""
+    final_eval_deals: int = 0
+    """Deals of the evaluation at the end of training (0: eval_deals); more deals, tighter CI."""
     eval_hands: int = 2
     """Hands played per evaluation deal (hand 2 includes the exchange)."""
     eval_bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
@@ -246,20 +248,25 @@ class Run:
         self.bar.set_postfix(post, refresh=False)
         self.bar.update(n)
 
-    def evaluate(self, policy: nn.Module, step: int) -> dict[str, EvalResult]:
+    def evaluate(
+        self, policy: nn.Module, step: int, n_deals: int | None = None
+    ) -> dict[str, EvalResult]:
         """Evaluate vs every available eval bot; log under eval/<bot>/..."""
+        from agents.networks import build_network
         from agents.rollout import available_bots
 
         cfg = self.cfg
-        was_training = policy.training
-        policy.eval()
+        # Evaluate a CPU copy: the learner may sit on a GPU, the engine's arrays do not.
+        cpu_policy = build_network(policy.spec)
+        cpu_policy.load_state_dict(cpu_weights(policy))
+        cpu_policy.eval()
         results = {}
         for name in available_bots(cfg.eval_bots):
             r = evaluate(
-                policy,
+                cpu_policy,
                 name,
                 seed=cfg.eval_seed,
-                n_deals=cfg.eval_deals,
+                n_deals=n_deals or cfg.eval_deals,
                 n_hands=cfg.eval_hands,
                 rules=Rules.from_dict(cfg.rules),
             )
@@ -269,7 +276,6 @@ class Run:
                 {"points_per_hand": r.points_per_hand, "win_rate": r.win_rate, "ci95": r.ci95},
                 step,
             )
-        policy.train(was_training)
         self.latest_eval = results
         self.writer.flush()
         return results
@@ -344,25 +350,30 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
         )
 
     async_rollout = cfg.workers != "local"
-    for w in workers:
-        w.submit(cpu_weights(learner.net), snapshots)
+    in_flight = False
+
+    def submit() -> None:
+        nonlocal in_flight
+        weights = cpu_weights(learner.net)
+        for w in workers:
+            w.submit(weights, snapshots)
+        in_flight = True
+
+    submit()
     results: dict[str, EvalResult] = {}
     t_last = time.perf_counter()
     try:
         while counters["step"] < cfg.total_steps:
             batch = merge_batches([w.result() for w in workers])
-            if async_rollout:  # next rollout runs while this batch trains (one update behind)
-                for w in workers:
-                    w.submit(cpu_weights(learner.net), snapshots)
+            in_flight = False
+            more = counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
+            if async_rollout and more:  # the next rollout runs while this batch trains
+                submit()
             t0 = time.perf_counter()
             losses = learner.update(batch)
             t_update = time.perf_counter() - t0
-            if (
-                not async_rollout
-                and counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
-            ):
-                for w in workers:
-                    w.submit(cpu_weights(learner.net), snapshots)
+            if not async_rollout and more:
+                submit()
             st = batch["stats"]
             counters["step"] += st["decisions"]
             counters["iteration"] += 1
@@ -387,16 +398,12 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
             run.scalars("losses", losses, step)
             if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
                 snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
-            if cfg.eval_every and it % cfg.eval_every == 0:
+            if cfg.eval_every and it % cfg.eval_every == 0 and step < cfg.total_steps:
                 results = run.evaluate(learner.net, step)
             if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
-                save(in_flight=async_rollout)
+                save(in_flight=in_flight and async_rollout)
             run.progress(st["decisions"], rate)
-        if async_rollout:  # drain the rollout still in flight so the workers stay in step
-            for w in workers:
-                w.result()
-        if not cfg.eval_every or counters["iteration"] % cfg.eval_every:
-            results = run.evaluate(learner.net, counters["step"])
+        results = run.evaluate(learner.net, counters["step"], cfg.final_eval_deals or None)
         save(in_flight=False)
     finally:
         for w in workers:
