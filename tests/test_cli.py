@@ -6,6 +6,7 @@ the real process exit status.
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -168,3 +169,9 @@ def test_console_script_exit_codes(game_file, tmp_path):
     assert fail.returncode == 1 and "invalid record at json" in fail.stdout
     usage = subprocess.run([*cmd, "replay"], capture_output=True, text=True)
     assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
+def test_replay_reads_standard_input(game_file, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(game_file.read_bytes())))
+    assert cli.main(["replay", "-"]) == 0
+    assert "-: valid murlan-record/1" in capsys.readouterr().out
