@@ -379,15 +379,14 @@ def report_table(report: dict[str, Any]):
 
 def save_chart(report: dict[str, Any], path: str | Path) -> Path:
     """A PNG with points per hand and match win rate per bot, with their 95% intervals."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # A bare Figure (no pyplot): nothing global changes, so notebooks keep their backend.
+    from matplotlib.figure import Figure
 
     rows = report["bots"]
     names = [r["bot"] for r in rows]
     x = np.arange(len(rows))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(4 + 1.2 * len(rows), 4))
+    fig = Figure(figsize=(4 + 1.2 * len(rows), 4))
+    ax1, ax2 = fig.subplots(1, 2)
     pts = np.array([r["points_per_hand"] for r in rows])
     pci = np.array([r["points_ci95"] for r in rows])
     ax1.bar(x, pts, yerr=np.abs(pci.T - pts), capsize=4, color="tab:blue")
@@ -406,7 +405,6 @@ def save_chart(report: dict[str, Any], path: str | Path) -> Path:
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=100)
-    plt.close(fig)
     return path
 
 
