@@ -5,20 +5,20 @@ Subcommands (``murlan --help`` lists them, ``murlan CMD --help`` shows options a
 - ``replay FILE``   check a ``murlan-record/1`` game record and summarise it
 - ``actions``       the action table (``--json`` for machines)
 - ``selfplay``      play a seeded match between random bots and write its record
+- ``export``, ``arena``, ``play``: see the end of this file
 
 Exit status: 0 success, 1 an invalid record (the first fault and why), 2 a usage error.
 
 Adding a subcommand takes a few lines: write a function that takes the parsed arguments and
 returns the exit status, and register it with its options and an example::
 
-    def _arena_options(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--games", type=int, default=100, help="games per pairing")
+    def _echo_options(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--n", type=int, default=1, help="the number to print")
 
-    @command("arena", help="seeded duplicate tournament", example="murlan arena --games 200",
-             options=_arena_options)
-    def arena_command(args: argparse.Namespace) -> int:
-        from agents.arena import main  # import heavy or torch code inside the function
-        return main(args)
+    @command("echo", help="print a number", example="murlan echo --n 3", options=_echo_options)
+    def echo_command(args: argparse.Namespace) -> int:
+        from agents.something import run  # import heavy or torch code inside the function
+        return run(args)
 
 ``murlan_env`` never imports torch: subcommands that need ``agents`` import it when they run.
 Raise ``UsageError`` for a bad argument (exit 2, message on stderr).
