@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from murlan_env import engine, records
+from murlan_env.bots import GreedyBot, RandomBot
 from murlan_env.cards import CARD_NAMES, CARD_RANK, format_cards, parse_cards
 from murlan_env.combos import COST, JOKER_PAIR, N_ACTIONS, PASS, action_of_counts
 from murlan_env.engine import Phase
@@ -220,6 +221,15 @@ def test_random_records_replay_as_valid(rules):
         assert len(record["hands"]) == int(rec.state.hand_no[game]) + 1
         if rules.no_exchange:
             assert all(h["exchange"] is None for h in record["hands"])
+
+
+def test_selfplay_with_bots_per_seat():
+    bots = [GreedyBot(), RandomBot(), GreedyBot(), RandomBot()]
+    rec = records.selfplay(np.random.default_rng(4), 2, Rules(joker_pair=True), bots, max_hands=2)
+    again = records.selfplay(np.random.default_rng(4), 2, Rules(joker_pair=True), bots, max_hands=2)
+    assert rec.records() == again.records()  # seeded
+    for record in rec.records():
+        assert validate(record).valid
 
 
 @pytest.fixture(scope="module")
