@@ -106,9 +106,12 @@ def beatable_actions(unseen: np.ndarray, beats: np.ndarray) -> np.ndarray:
 
 
 def hand_value(
-    counts: tuple[int, ...], beatable: np.ndarray, joker_pair: bool = False
+    counts: tuple[int, ...],
+    beatable: np.ndarray,
+    joker_pair: bool = False,
+    credit: float = CONTROL_CREDIT,
 ) -> tuple[float, tuple[int, ...]]:
-    """(value, best plan) of a hand: combinations minus ``CONTROL_CREDIT`` per control.
+    """(value, best plan) of a hand: combinations minus ``credit`` per control.
 
     ``beatable`` (A,) bool marks the combinations an opponent could beat (see
     ``beatable_actions``). Lower values are better; an empty hand is worth -inf.
@@ -119,7 +122,7 @@ def hand_value(
     for plan in plans(counts, joker_pair):
         value = 0.0
         for a in plan:
-            value += 1.0 if beatable[a] else 1.0 - CONTROL_CREDIT
+            value += 1.0 if beatable[a] else 1.0 - credit
         if value < best:
             best, best_plan = value, plan
     return best, best_plan
