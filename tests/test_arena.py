@@ -146,3 +146,14 @@ def test_murlan_cli_has_the_arena(capsys):
     report = json.loads(capsys.readouterr().out)
     assert [row["bot"] for row in report["bots"]] == ["random", "rule"]
     np.testing.assert_allclose(sum(r["points_per_hand"] for r in report["bots"]), 3.0)
+
+
+def test_exported_bundles_play_in_the_arena(tmp_path):
+    from agents.export import export_bundle
+    from agents.networks import build_network, make_spec
+
+    net = build_network(make_spec("ppo", [16]))
+    export_bundle(net, tmp_path / "b", n_matches=1, n_positions=4, coreml=False)
+    report = arena.run_arena([f"bundle:{tmp_path / 'b'}", "greedy"], hands=2, seed=1)
+    assert report["bots"][0]["bot"].startswith("bundle:b")
+    assert report["hands_played"] == 2 * 2
