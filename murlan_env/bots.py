@@ -68,9 +68,9 @@ def _counts(obs: np.ndarray, piece: str) -> np.ndarray:
     return obs[:, OBS_SLICES[piece]].reshape(len(obs), 15, 4).sum(-1).astype(np.int8)
 
 
-def _rules_of(obs_row: np.ndarray) -> Rules:
-    """The variant flags that matter for who beats whom, read from the observation."""
-    sticky, joker_pair, plus_one = (bool(x) for x in obs_row[OBS_SLICES["rules"]][:3])
+def _rules_of(flags: np.ndarray) -> Rules:
+    """The variant flags that matter for who beats whom, from an observation's rules piece."""
+    sticky, joker_pair, plus_one = (bool(x) for x in flags[:3])
     return Rules(sticky_pass=sticky, joker_pair=joker_pair, straight_plus_one=plus_one)
 
 
@@ -192,22 +192,28 @@ class RuleBot:
         table = _table_action(obs)
         left = np.rint(obs[:, OBS_SLICES["cards_left"]] * 14).astype(np.int64)
         exchanging = obs[:, OBS_SLICES["phase"]][:, 1] > 0
-        rules = _rules_of(obs[0])
-        beatable = beatable_actions(unseen, beats_table(rules))
+        # Games of one call normally share their rules; group by the flags in case they don't.
+        flags = obs[:, OBS_SLICES["rules"]]
+        beatable = np.zeros(mask.shape, bool)
+        joker_pair = flags[:, 1] > 0
+        for row in np.unique(flags, axis=0):
+            same = (flags == row).all(1)
+            beatable[same] = beatable_actions(unseen[same], beats_table(_rules_of(row)))
         for g in range(batch):
             legal = np.flatnonzero(mask[g])
             if len(legal) == 1:
                 out[g] = legal[0]
                 continue
             counts = tuple(int(x) for x in hand[g])
+            jp = bool(joker_pair[g])
             opp = [int(n) for n in left[g, 1:] if n > 0]
             danger = min(opp) if opp else 99
             if exchanging[g]:
-                out[g] = self._give_back(counts, legal, beatable[g], rules.joker_pair)
+                out[g] = self._give_back(counts, legal, beatable[g], jp)
             elif table[g] == PASS:
-                out[g] = self._lead(counts, legal, mask[g], beatable[g], danger, rules.joker_pair)
+                out[g] = self._lead(counts, legal, mask[g], beatable[g], danger, jp)
             else:
-                out[g] = self._follow(counts, legal, beatable[g], danger, rules.joker_pair)
+                out[g] = self._follow(counts, legal, beatable[g], danger, jp)
         return out
 
     # -- decisions for one game ------------------------------------------------------------
