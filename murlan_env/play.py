@@ -125,11 +125,17 @@ class TerminalGame:
 
     # ----------------------------------------------------------------- main loop
 
-    def run(self, hands: int | None = None, record_path: str | None = None) -> dict:
-        """Play until the match ends, ``hands`` hands are done, or input ends; the record."""
+    def run(
+        self, hands: int | None = None, record_path: str | None = None, start: State | None = None
+    ) -> dict:
+        """Play until the match ends, ``hands`` hands are done, or input ends; the record.
+
+        ``start``: a game to begin from (a batch of one, e.g. ``engine.deal_from``) instead
+        of a random deal; later hands are dealt at random.
+        """
         from murlan_env import records
 
-        state = engine.init(self.deal_rng, 1, self.rules)
+        state = engine.init(self.deal_rng, 1, self.rules) if start is None else start
         recorder = records.Recorder(state)
         done_hands = 0
         self._show_hand_start(state)

@@ -90,6 +90,21 @@ def test_the_exchange_give_back_is_checked():
     assert action == 1 and cards.tolist() == parse_hand("3H").tolist()
 
 
+def test_the_exchange_is_shown_and_played_from_typed_input():
+    out: list[str] = []
+    start = engine.deal_from(DEAL, 3, hand_no=1, previous=(0, 2))
+    script = itertools.chain(["3D", "3H"], itertools.cycle(["pass", "1"]))
+    game = TerminalGame([RandomBot()] * 3, seed=2, read=_scripted(script), write=out.append)
+    record = game.run(hands=1, start=start)
+    text = "\n".join(out)
+    assert "Exchange: Seat 2 (random) gives BJ (highest card) to You (1st)." in text
+    assert "You received BJ. Give back one card ranked 3 to 10" in text
+    assert "Not allowed: you do not hold 3D" in text
+    assert "You give back 3H." in text
+    assert record["hands"][0]["exchange"]["first_gives"] == "3H"
+    assert "Hand 2 over" in text
+
+
 def _scripted(lines):
     """A reader that returns scripted lines, then raises EOFError like input() at the end."""
     it = iter(lines)
