@@ -16,9 +16,10 @@ Lineups: with 4 bots, the 4 rotations; with 2 or 3, the rotations of ``A B A B``
 
 Per bot the report gives points per hand (3/2/1/0 for 1st-4th; 1.5 is par) with a 95% CI
 over *boards* (a board is one deal; its value is the bot's mean over the lineups that played
-it, which removes deal luck), the match win rate (a draw shares the win; par is 25%) with a
-95% Wilson interval, and an openskill Plackett-Luce rating updated after every hand from the
-bots' places. Same seed and bots, same report.
+it, which removes deal luck), the match win rate per seat (a draw shares the win; par is
+25%; a bot holding two seats counts both) with a 95% Wilson interval, and an openskill
+Plackett-Luce rating updated after every hand from the bots' places (a bot holding two seats
+is ranked by their mean points). Same seed and bots, same report.
 
 Bot specs: ``random``, any bot class of ``murlan_env.bots`` by name (``greedy`` ->
 ``GreedyBot``, ``rule`` -> ``RuleBot``), ``search`` / ``search:N`` (N rollouts per
@@ -31,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import itertools
 import json
 import math
@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from murlan_env import engine
-from murlan_env.bots import Bot, RandomBot
+from murlan_env.bots import Bot
 from murlan_env.engine import Phase, State
 from murlan_env.rules import Rules
 
@@ -71,31 +71,16 @@ class PolicyBot:
 def make_bot(spec: str) -> Bot:
     """The bot named by a command-line spec (see the module docstring)."""
     kind, _, arg = spec.partition(":")
-    kind = kind.strip().lower()
-    if kind == "random":
-        return RandomBot()
-    if kind == "search":
-        from murlan_env.search import SearchBot
-
-        if not arg:
-            return SearchBot()
-        if arg.endswith("s"):
-            return SearchBot(time_limit=float(arg[:-1]), name=spec)
-        return SearchBot(rollouts=int(arg), name=spec)
-    if kind == "ckpt":
+    if kind.strip().lower() == "ckpt":
         from agents.networks import load_policy
 
         return PolicyBot(load_policy(arg), name=spec)
-    if kind == "bundle":
-        return importlib.import_module("murlan_env.bundle_bot").BundleBot(arg)
-    if arg:
-        raise ValueError(f"bot {kind!r} takes no argument, got {spec!r}")
-    from murlan_env import bots
+    from murlan_env.play import make_bot as make_torch_free_bot
 
     try:
-        return bots.make_bot(kind)
+        return make_torch_free_bot(spec)
     except ValueError as err:
-        raise ValueError(f"{err}; or search[:N], ckpt:PATH, bundle:DIR") from None
+        raise ValueError(f"{err}, ckpt:PATH") from None
 
 
 def _unique_names(bots: Sequence[Bot]) -> list[str]:
