@@ -190,7 +190,7 @@ def _template_state(rules: Rules) -> State:
 # (A,) how reluctant the rule of thumb is to play each action: roughly the rank it spends.
 # Longer combinations come a little earlier (they shed more cards per turn), bombs and the
 # joker pair come last: they are kept to win a trick that matters.
-_PRIORITY = KEY.astype(np.float32).copy()
+_PRIORITY = KEY.astype(np.float32)
 _is_straight = KIND == Kind.STRAIGHT
 _PRIORITY[_is_straight] = KEY[_is_straight] - 1.0 - 0.3 * LENGTH[_is_straight]  # ladder -> rank
 _PRIORITY[KIND == Kind.PAIR] -= 0.5
@@ -217,12 +217,10 @@ def rollout_actions(
     """
     batch = state.batch_size
     rows = np.arange(batch)
-    hand = state.counts[rows, state.to_act].astype(np.float32)  # (B, 15)
-    cost = np.broadcast_to(_PRIORITY, (batch, N_ACTIONS)).copy()
+    hand = state.counts[rows, state.to_act]  # (B, 15)
+    cost = np.where(mask, _PRIORITY, np.float32(np.inf))  # PASS is inf already
     cost[:, _SINGLE] += 4.0 * (hand > 1)
     cost[:, _PAIR] += 3.0 * (hand[:, :13] > 2)
-    cost = np.where(mask, cost, np.inf)
-    cost[:, PASS] = np.inf
     best = cost.argmin(1)
     best_cost = cost[rows, best]
     left = state.counts.sum(2)  # (B, 4)
@@ -243,20 +241,22 @@ def rollout_hand(state: State, rng: np.random.Generator, epsilon: float = 0.1) -
     points = np.zeros((state.batch_size, N_SEATS), np.int16)
     live = np.arange(state.batch_size)
     steps = 0
-    while live.size:
+    while True:
         over = state.hand_over
-        if over.any():
+        n_over = int(over.sum())
+        # Finished games idle in the batch (the engine ignores them) until a quarter of it
+        # is done; then they are dropped, which costs a copy of the whole state.
+        if n_over == live.size or n_over * 4 >= live.size:
             points[live[over]] = state.points[over]
+            if n_over == live.size:
+                return points
             keep = ~over
             live, state = live[keep], state.index(keep)
-            if not live.size:
-                break
         mask = engine.legal_action_mask(state)
         state = engine.step(state, rollout_actions(state, mask, rng, epsilon))
         steps += 1
         if steps > 4 * N_CARDS * N_SEATS:  # a hand cannot last this long: an engine bug
             raise RuntimeError("rollout did not finish the hand")
-    return points
 
 
 # --------------------------------------------------------------------------- the bot
