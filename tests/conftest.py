@@ -14,3 +14,122 @@ from pathlib import Path
 _ROOT = str(Path(__file__).resolve().parents[1])
 if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
+
+import numpy as np  # noqa: E402
+
+from murlan_env import engine  # noqa: E402
+from murlan_env.cards import CARD_NAMES, CARD_RANK, RANK, parse_card, parse_cards  # noqa: E402
+from murlan_env.combos import COST, action_of_counts  # noqa: E402
+from murlan_env.rules import Rules  # noqa: E402
+
+
+def ranks(text: str) -> tuple[int, ...]:
+    """Sorted rank multiset of a rank or card string: ``"7 7"``, ``"7S 7H"`` -> (4, 4);
+    ``"pass"`` -> ()."""
+    if text == "pass":
+        return ()
+    return tuple(
+        sorted(RANK[t] if t in RANK else int(CARD_RANK[parse_card(t)]) for t in text.split())
+    )
+
+
+def action(text: str) -> int:
+    """Action id of a rank string (``"pass"``, ``"7 7"``, ``"A 2 3 4 5"``, ``"BJ RJ"``)."""
+    counts = np.bincount(ranks(text), minlength=15).astype(np.int8)
+    found = action_of_counts(counts)
+    assert found is not None, f"{text!r} is not a combination"
+    return int(found)
+
+
+def mask_ranks(mask_row: np.ndarray) -> set[tuple[int, ...]]:
+    """The legal set of one mask row as rank multisets (``()`` for pass)."""
+    return {
+        tuple(int(r) for r in np.repeat(np.arange(15), COST[a])) for a in np.flatnonzero(mask_row)
+    }
+
+
+def full_deal(dealer: int, **given: str) -> list[str]:
+    """A 54-card deal for ``dealer`` in which seat ``s`` holds the cards ``given[f"s{s}"]``;
+    the other cards fill the hands up to their sizes, lowest card ids first, in seat order."""
+    sizes = engine.deal_sizes(dealer)
+    hands = [parse_cards(given.get(f"s{s}", "")) for s in range(4)]
+    used = {c for h in hands for c in h}
+    rest = [c for c in range(54) if c not in used]
+    for s in range(4):
+        assert len(hands[s]) <= sizes[s], f"seat {s} is dealt only {sizes[s]} cards"
+        while len(hands[s]) < sizes[s]:
+            hands[s].append(rest.pop(0))
+    return [" ".join(CARD_NAMES[c] for c in sorted(h)) for h in hands]
+
+
+def position(
+    hands: list[str],
+    to_act: int,
+    rules: Rules | None = None,
+    *,
+    table: str = "",
+    table_seat: int | None = None,
+    place: dict[int, int] | None = None,
+    passed: tuple[int, ...] = (),
+    scores=None,
+    target=None,
+) -> engine.State:
+    """One game in the middle of a hand (hand 2 of its match, no exchange, no start duty).
+
+    ``hands``: the 4 seats' cards now (``""`` for a seat that is out); the other cards count
+    as played, by the seat that was dealt them. ``table``: the play to beat as a rank string
+    (``""`` for an empty table), made by ``table_seat`` (default: the seat before ``to_act``).
+    ``place``: finishing places of seats that are out (default: in seat order).
+    """
+    rules = rules or Rules()
+    deal = full_deal(0, **{f"s{s}": h for s, h in enumerate(hands)})
+    state = engine.deal_from(deal, 0, rules)
+    now = np.array([[c in parse_cards(h) for c in range(54)] for h in hands], bool)
+    dealt = engine.parse_deal(deal)[0]
+    played = ((dealt & ~now).astype(np.int8) @ _CARD_TO_RANK).astype(np.int8)
+    out = [s for s in range(4) if not hands[s]]
+    place = place if place is not None else {s: i for i, s in enumerate(out)}
+    places = np.full((1, 4), -1, np.int8)
+    for s, p in place.items():
+        places[0, s] = p
+    if table:
+        table_id = action(table)
+        seat = (to_act - 1) % 4 if table_seat is None else table_seat
+    else:
+        table_id, seat = 0, -1
+    state = state.replace(
+        cards=now[None],
+        played=played[None],
+        to_act=np.array([to_act], np.int8),
+        table=np.array([table_id], np.int16),
+        table_seat=np.array([seat], np.int8),
+        passed=np.array([[s in passed for s in range(4)]]),
+        place=places,
+        n_out=np.array([len(place)], np.int8),
+        start_duty=np.zeros(1, bool),
+        hand_no=np.ones(1, np.int16),
+    )
+    if scores is not None:
+        state = state.replace(scores=np.array([scores], np.int16))
+    if target is not None:
+        state = state.replace(target=np.array([target], np.int16))
+    return state
+
+
+def play(state: engine.State, *moves: str) -> engine.State:
+    """Step a one-game state through rank-level moves, checking each is legal."""
+    for move in moves:
+        a = action(move)
+        mask = engine.legal_action_mask(state)[0]
+        assert mask[a], f"{move!r} is not legal for seat {int(state.to_act[0])}"
+        state = engine.step(state, np.array([a]))
+    return state
+
+
+def legal(state: engine.State) -> set[tuple[int, ...]]:
+    """The legal set of the one game in ``state``."""
+    return mask_ranks(engine.legal_action_mask(state)[0])
+
+
+_CARD_TO_RANK = np.zeros((54, 15), np.int8)
+_CARD_TO_RANK[np.arange(54), [min(c // 4, 13) if c < 53 else 14 for c in range(54)]] = 1
