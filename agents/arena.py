@@ -35,6 +35,7 @@ import dataclasses
 import itertools
 import json
 import math
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -407,10 +408,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--rules",
-        nargs="*",
+        action="append",
         default=[],
-        metavar="FLAG=VALUE",
-        help="variant flags, e.g. sticky_pass=true",
+        metavar="FLAG=VALUE[,...]",
+        help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
     )
     parser.add_argument(
         "--lanes", type=int, default=None, help="parallel deal sequences (default: hands/60)"
@@ -431,8 +432,15 @@ def run_command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from murlan_env.play import parse_rules
+    from murlan_env.rules import RulesError
 
-    report = run_arena(args.bots, args.hands, args.seed, parse_rules(args.rules), args.lanes)
+    try:
+        rules = parse_rules(args.rules)
+        bots = [make_bot(spec) for spec in args.bots]
+    except (ValueError, RulesError, FileNotFoundError) as err:
+        print(f"murlan arena: error: {err}", file=sys.stderr)
+        return 2
+    report = run_arena(bots, args.hands, args.seed, rules, args.lanes)
     if args.json == "-":
         print(json.dumps(report, indent=2))
     else:

@@ -420,7 +420,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="one bot spec for all three, or three comma-separated (rule,greedy,search:100)",
     )
     parser.add_argument(
-        "--rules", nargs="*", default=[], metavar="FLAG=VALUE", help="e.g. sticky_pass=true"
+        "--rules",
+        action="append",
+        default=[],
+        metavar="FLAG=VALUE[,...]",
+        help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
     )
     parser.add_argument("--record", default=None, metavar="FILE", help="save the match record here")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
@@ -432,13 +436,19 @@ def run_command(args: argparse.Namespace) -> int:
     specs = [s for s in args.bots.replace(" ", ",").split(",") if s]
     if len(specs) == 1:
         specs *= 3
-    if len(specs) != 3:
-        raise SystemExit(f"--bots takes one spec or three, got {len(specs)}")
+    try:
+        if len(specs) != 3:
+            raise ValueError(f"--bots takes one spec or three, got {len(specs)}")
+        bots = [make_bot(s) for s in specs]
+        rules = parse_rules(args.rules)
+    except (ValueError, RulesError, FileNotFoundError) as err:
+        print(f"murlan play: error: {err}", file=sys.stderr)
+        return 2
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     game = TerminalGame(
-        [make_bot(s) for s in specs],
+        bots,
         seat=args.seat,
-        rules=parse_rules(args.rules),
+        rules=rules,
         seed=seed,
         read=_read_line,
         write=lambda text: print(text, flush=True),

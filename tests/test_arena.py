@@ -146,6 +146,11 @@ def test_murlan_cli_has_the_arena(capsys):
     report = json.loads(capsys.readouterr().out)
     assert [row["bot"] for row in report["bots"]] == ["random", "rule"]
     np.testing.assert_allclose(sum(r["points_per_hand"] for r in report["bots"]), 3.0)
+    # Bad bot specs and rule flags are usage errors (exit 2) with the reason on stderr.
+    assert main(["arena", "random", "wizard", "--hands", "2"]) == 2
+    assert "unknown bot 'wizard'" in capsys.readouterr().err
+    assert main(["arena", "random", "rule", "--rules", "sticky_pass=often"]) == 2
+    assert "sticky_pass" in capsys.readouterr().err
 
 
 def test_exported_bundles_play_in_the_arena(tmp_path):

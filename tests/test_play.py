@@ -167,6 +167,17 @@ def test_murlan_play_end_to_end_from_stdin(tmp_path):
     assert [h["points"] is not None for h in record["hands"]] == [True, True]
 
 
+def test_bad_options_are_usage_errors(capsys):
+    from murlan_env.cli import main
+
+    assert main(["play", "--bots", "rule,greedy"]) == 2
+    assert "one spec or three" in capsys.readouterr().err
+    assert main(["play", "--bots", "wizard"]) == 2
+    assert "unknown bot 'wizard'" in capsys.readouterr().err
+    assert main(["play", "--rules", "tie_rule=never"]) == 2
+    assert "tie_rule" in capsys.readouterr().err
+
+
 def test_parse_rules():
     assert parse_rules(["sticky_pass=true", "tie_rule=leader"]) == Rules(
         sticky_pass=True, tie_rule="leader"
