@@ -60,8 +60,9 @@ class State:
     """B games; every array is batch-first. Seats are absolute (0-3), not egocentric."""
 
     rules: Rules  # variant flags shared by the whole batch
-    cards: np.ndarray  # (B, 4, 54) bool, cards each seat holds now
+    card_bits: np.ndarray  # (B, 4) uint64, cards each seat holds now: bit c set for card id c
     counts: np.ndarray  # (B, 4, 15) int8, cards each seat holds per rank
+    n_left: np.ndarray  # (B, 4) int8, number of cards each seat holds
     played: np.ndarray  # (B, 4, 15) int8, cards each seat has played this hand, per rank
     deal: np.ndarray  # (B, 4, 54) bool, this hand's deal before any exchange
     phase: np.ndarray  # (B,) int8, Phase
@@ -84,11 +85,21 @@ class State:
     ex_first_gives: np.ndarray  # (B,) int8, card id the 1st player gave back, -1 if not yet
     last_seat: np.ndarray  # (B,) int8, seat of the most recent decision, -1 at a hand's start
     last_action: np.ndarray  # (B,) int16, action of the most recent decision, -1 at a hand's start
-    last_cards: np.ndarray  # (B, 54) bool, concrete cards of the most recent decision
+    last_bits: np.ndarray  # (B,) uint64, concrete cards of the most recent decision, as bits
 
     @property
     def batch_size(self) -> int:
         return self.phase.shape[0]
+
+    @property
+    def cards(self) -> np.ndarray:
+        """(B, 4, 54) bool: cards each seat holds now."""
+        return bits_to_cards(self.card_bits)
+
+    @property
+    def last_cards(self) -> np.ndarray:
+        """(B, 54) bool: concrete cards of the most recent decision (a play or a give-back)."""
+        return bits_to_cards(self.last_bits)
 
     @property
     def done(self) -> np.ndarray:
@@ -101,6 +112,14 @@ class State:
         return self.phase >= Phase.HAND_OVER
 
     def replace(self, **changes) -> State:
+        """A copy with some fields changed; ``cards``/``last_cards`` may be given as bool masks."""
+        if "cards" in changes:
+            cards = np.asarray(changes.pop("cards"), dtype=bool)
+            changes["card_bits"] = cards_to_bits(cards)
+            changes.setdefault("counts", (cards.astype(np.int8) @ CARD_TO_RANK).astype(np.int8))
+            changes.setdefault("n_left", cards.sum(-1).astype(np.int8))
+        if "last_cards" in changes:
+            changes["last_bits"] = cards_to_bits(np.asarray(changes.pop("last_cards"), bool))
         return dataclasses.replace(self, **changes)
 
     def index(self, games) -> State:
@@ -122,6 +141,31 @@ def stack_states(states: Sequence[State]) -> State:
         if f.name != "rules":
             fields[f.name] = np.concatenate([getattr(s, f.name) for s in states])
     return State(**fields)
+
+
+def replace_games(state: State, games, sub: State) -> State:
+    """``state`` with the given games (index array or bool mask) replaced by those of ``sub``."""
+    fields = {}
+    for f in dataclasses.fields(State):
+        if f.name != "rules":
+            value = getattr(state, f.name).copy()
+            value[games] = getattr(sub, f.name)
+            fields[f.name] = value
+    return dataclasses.replace(state, **fields)
+
+
+def cards_to_bits(cards: np.ndarray) -> np.ndarray:
+    """(..., 54) bool card masks -> (...) uint64 card sets (bit c for card id c)."""
+    packed = np.packbits(cards, axis=-1, bitorder="little")  # (..., 7)
+    padded = np.zeros((*packed.shape[:-1], 8), np.uint8)
+    padded[..., :7] = packed
+    return padded.view("<u8")[..., 0].astype(np.uint64)
+
+
+def bits_to_cards(bits: np.ndarray) -> np.ndarray:
+    """(...) uint64 card sets -> (..., 54) bool card masks."""
+    as_bytes = np.ascontiguousarray(bits, dtype="<u8")[..., None].view(np.uint8)
+    return np.unpackbits(as_bytes, axis=-1, count=N_CARDS, bitorder="little").astype(bool)
 
 
 # --------------------------------------------------------------------------- dealing
@@ -220,8 +264,9 @@ def _new_matches(deal, dealer, rules, *, hand_no_override=None, start=True) -> S
     i8 = lambda v, shape=(batch,): np.full(shape, v, np.int8)  # noqa: E731
     state = State(
         rules=rules,
-        cards=deal.copy(),
+        card_bits=cards_to_bits(deal),
         counts=(deal.astype(np.int8) @ CARD_TO_RANK).astype(np.int8),
+        n_left=deal.sum(2).astype(np.int8),
         played=np.zeros((batch, N_SEATS, N_RANKS), np.int8),
         deal=deal.copy(),
         phase=i8(Phase.PLAY),
@@ -246,7 +291,7 @@ def _new_matches(deal, dealer, rules, *, hand_no_override=None, start=True) -> S
         ex_first_gives=i8(-1),
         last_seat=i8(-1),
         last_action=np.full(batch, -1, np.int16),
-        last_cards=np.zeros((batch, N_CARDS), bool),
+        last_bits=np.zeros(batch, np.uint64),
     )
     if start:
         none = np.full(batch, -1, np.int8)
@@ -304,7 +349,7 @@ def _start_hand(state: State, games: np.ndarray, deal, first, last) -> State:
     s["points"][g] = 0
     s["last_seat"][g] = -1
     s["last_action"][g] = -1
-    s["last_cards"][g] = False
+    s["last_bits"][g] = 0
     s["ex_last"][g] = -1
     s["ex_first"][g] = -1
     s["ex_last_gives"][g] = -1
@@ -333,8 +378,9 @@ def _start_hand(state: State, games: np.ndarray, deal, first, last) -> State:
             s["phase"][g[choose]] = Phase.EXCHANGE
             leader[choose] = first[choose]
             cards[rows] = ls
-    s["cards"][g] = cards
+    s["card_bits"][g] = cards_to_bits(cards)
     s["counts"][g] = (cards.astype(np.int8) @ CARD_TO_RANK).astype(np.int8)
+    s["n_left"][g] = cards.sum(2)
     s["to_act"][g] = leader
     return State(**s)
 
@@ -461,27 +507,78 @@ def _give_back_mask(state: State, games: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- stepping
 
 
-def choose_cards(state: State, actions: np.ndarray) -> np.ndarray:
-    """(B, 54) bool: the concrete cards the engine plays for each game's rank-level action.
+# Card sets are uint64 bit sets; the 52 suited cards form 13 nibbles, one per rank, suits
+# S H D C from the low bit. Taking "the first k suits" of a rank is then a few bit operations
+# on a whole batch at once.
+_U64 = np.uint64
+_SUITED = _U64((1 << 52) - 1)
+_NIBBLE_NOT_BIT0 = _U64(int("E" * 13, 16))
+_NIBBLE_HIGH2 = _U64(int("C" * 13, 16))
+_NIBBLE_BIT3 = _U64(int("8" * 13, 16))
+_CARD_BIT = (np.uint64(1) << np.arange(N_CARDS, dtype=np.uint64)).astype(np.uint64)
 
-    Suits are taken in the order S H D C, except that the start card goes first while the
+
+def _need_masks(cost: np.ndarray) -> np.ndarray:
+    """(A, 4) uint64: for each action and k, the nibbles of the suited ranks needing > k cards."""
+    out = np.zeros((cost.shape[0], 4), np.uint64)
+    for k in range(4):
+        for rank in range(13):
+            out[:, k] |= np.where(cost[:, rank] > k, _U64(0xF << (4 * rank)), _U64(0))
+    return out
+
+
+_NEED_MASK = _need_masks(COST)
+# The same when the start card (a 3) is already taken for the opening play: one 3 fewer.
+_NEED_MASK_AFTER_START = _need_masks(COST - (COST[:, :1] > 0) * np.eye(N_RANKS, dtype=np.int8)[0])
+_JOKER_BITS = np.where(COST[:, 13] > 0, _CARD_BIT[52], _U64(0)) | np.where(
+    COST[:, 14] > 0, _CARD_BIT[53], _U64(0)
+)
+_MAX_PER_RANK = COST.max(1)
+
+
+def _lowest_per_nibble(bits: np.ndarray) -> np.ndarray:
+    """The lowest set bit of every nibble of each uint64."""
+    below = (
+        ((bits << _U64(1)) & _NIBBLE_NOT_BIT0)
+        | ((bits << _U64(2)) & _NIBBLE_HIGH2)
+        | ((bits << _U64(3)) & _NIBBLE_BIT3)
+    )
+    # A bit is the lowest of its nibble when no lower bit of the same nibble is set.
+    below |= (below << _U64(1)) & _NIBBLE_NOT_BIT0
+    below |= (below << _U64(2)) & _NIBBLE_HIGH2
+    return bits & ~below
+
+
+def _take_bits(hand: np.ndarray, actions: np.ndarray, start_duty: np.ndarray, start_card: int):
+    """(n,) uint64: the cards a rank-level play takes from each hand (uint64 sets).
+
+    Suits go in the order S H D C, except that the start card goes first while the
     start-card duty holds, so the opening play contains it.
     """
+    taken = hand & _JOKER_BITS[actions]
+    rest = hand & _SUITED
+    need = _NEED_MASK[actions]
+    start_bit = _CARD_BIT[start_card]
+    forced = start_duty & (COST[actions, 0] > 0) & ((hand & start_bit) != 0)
+    if forced.any():
+        taken |= np.where(forced, start_bit, _U64(0))
+        rest &= np.where(forced, ~start_bit, ~_U64(0))
+        need = np.where(forced[:, None], _NEED_MASK_AFTER_START[actions], need)
+    for k in range(int(_MAX_PER_RANK[actions].max(initial=0))):
+        lowest = _lowest_per_nibble(rest)
+        chosen = lowest & need[:, k]
+        taken |= chosen
+        rest ^= chosen
+    return taken
+
+
+def choose_cards(state: State, actions: np.ndarray) -> np.ndarray:
+    """(B, 54) bool: the concrete cards the engine plays for each game's rank-level action."""
     rows = np.arange(state.batch_size)
-    hand = state.cards[rows, state.to_act]  # (B, 54)
-    need = COST[actions].copy()  # (B, 15)
-    start = state.rules.start_card_id
-    forced = state.start_duty & (need[:, 0] > 0) & hand[:, start]
-    hand = hand.copy()
-    hand[forced, start] = False
-    need[forced, 0] -= 1
-    suited = hand[:, :52].reshape(-1, 13, 4)
-    taken = suited & (np.cumsum(suited, axis=2) <= need[:, :13, None])
-    out = np.empty_like(hand)
-    out[:, :52] = taken.reshape(-1, 52)
-    out[:, 52:] = hand[:, 52:] & (need[:, 13:] > 0)
-    out[forced, start] = True
-    return out
+    actions = np.asarray(actions, dtype=np.intp)
+    hand = state.card_bits[rows, state.to_act]
+    bits = _take_bits(hand, actions, state.start_duty, state.rules.start_card_id)
+    return bits_to_cards(np.where(actions == PASS, _U64(0), bits))
 
 
 def step(state: State, actions, cards: np.ndarray | None = None) -> State:
@@ -492,110 +589,141 @@ def step(state: State, actions, cards: np.ndarray | None = None) -> State:
     each play, (B, 54) bool, as records do; by default the engine picks them (choose_cards).
     The caller is trusted: illegal actions are not checked here.
     """
-    actions = np.asarray(actions, dtype=np.int16).reshape(-1)
+    actions = np.asarray(actions, dtype=np.intp).reshape(-1)
     if actions.shape[0] != state.batch_size:
         raise ValueError(f"expected {state.batch_size} actions, got {actions.shape[0]}")
+    card_bits = None if cards is None else cards_to_bits(np.asarray(cards, dtype=bool))
     playing = state.phase == Phase.PLAY
     exchanging = state.phase == Phase.EXCHANGE
     if exchanging.any():
-        state = _step_exchange(state, exchanging, actions, cards)
+        state = _step_exchange(state, exchanging, actions, card_bits)
     if playing.any():
-        state = _step_play(state, playing, actions, cards)
+        state = _step_play(state, playing, actions, card_bits)
     return state
 
 
-def _step_exchange(state: State, games, actions, cards) -> State:
+def _step_exchange(state: State, games, actions, card_bits) -> State:
     g = np.flatnonzero(games)
     first, last = state.to_act[g], state.ex_last[g]
-    hand = state.cards[g, first].copy()
-    hand[np.arange(len(g)), state.ex_last_gives[g]] = False
-    if cards is None:
-        back = _first_card_of_rank(hand, (actions[g] - 1).astype(np.int8))
+    if card_bits is None:
+        hand = state.card_bits[g, first] & ~_CARD_BIT[state.ex_last_gives[g]]
+        rank = (actions[g] - 1).astype(np.intp)
+        suits = (hand >> (_U64(4) * rank.astype(np.uint64))) & _U64(0xF)
+        back = (rank * 4 + _FIRST_SUIT[suits.astype(np.intp)]).astype(np.int8)
     else:
-        back = np.argmax(cards[g], axis=1).astype(np.int8)
-    new_cards = state.cards.copy()
-    new_cards[g, first, back] = False
-    new_cards[g, last, back] = True
+        back = np.argmax(bits_to_cards(card_bits[g]), axis=1).astype(np.int8)
+    bit = _CARD_BIT[back]
+    card_bits = state.card_bits.copy()
+    card_bits[g, first] &= ~bit
+    card_bits[g, last] |= bit
     counts = state.counts.copy()
     counts[g, first, CARD_RANK[back]] -= 1
     counts[g, last, CARD_RANK[back]] += 1
-    gives = state.ex_first_gives.copy()
+    n_left = state.n_left.copy()
+    n_left[g, first] -= 1
+    n_left[g, last] += 1
+    gives, phase, to_act = state.ex_first_gives.copy(), state.phase.copy(), state.to_act.copy()
     gives[g] = back
-    phase, to_act = state.phase.copy(), state.to_act.copy()
     phase[g] = Phase.PLAY
     to_act[g] = last
-    last_seat, last_action, last_cards = (
-        state.last_seat.copy(),
-        state.last_action.copy(),
-        state.last_cards.copy(),
-    )
+    last_seat, last_action = state.last_seat.copy(), state.last_action.copy()
+    last_bits = state.last_bits.copy()
     last_seat[g] = first
     last_action[g] = actions[g]
-    last_cards[g] = False
-    last_cards[g, back] = True
-    return state.replace(
-        cards=new_cards,
+    last_bits[g] = bit
+    return dataclasses.replace(
+        state,
+        card_bits=card_bits,
         counts=counts,
+        n_left=n_left,
         ex_first_gives=gives,
         phase=phase,
         to_act=to_act,
         last_seat=last_seat,
         last_action=last_action,
-        last_cards=last_cards,
+        last_bits=last_bits,
     )
 
 
-def _next_seat(after: np.ndarray, eligible: np.ndarray) -> np.ndarray:
-    """(B,) the first seat after ``after`` (in seat order, wrapping round) that is eligible."""
-    order = (after[:, None].astype(np.int64) + np.arange(1, N_SEATS + 1)) % N_SEATS
-    rows = np.arange(after.shape[0])[:, None]
-    k = np.argmax(eligible[rows, order], axis=1)
-    return order[rows[:, 0], k].astype(np.int8)
+def _seat_bits(flags: np.ndarray) -> np.ndarray:
+    """(B, 4) bool -> (B,) uint8 with bit s set for seat s."""
+    return np.packbits(flags, axis=1, bitorder="little")[:, 0]
 
 
-def _step_play(state: State, games, actions, cards) -> State:
+def _next_seat_table() -> np.ndarray:
+    """(4, 16) int8: the first seat after ``s`` (wrapping round) in a 4-bit seat set, -1 if none."""
+    table = np.full((N_SEATS, 16), -1, np.int8)
+    for after in range(N_SEATS):
+        for seats in range(16):
+            for k in range(1, N_SEATS + 1):
+                if seats >> ((after + k) % N_SEATS) & 1:
+                    table[after, seats] = (after + k) % N_SEATS
+                    break
+    return table
+
+
+_NEXT_SEAT = _next_seat_table()
+# Lowest set bit of a nibble: the first suit (S H D C) held of a rank.
+_FIRST_SUIT = np.array([-1, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0], np.intp)
+_POPCOUNT4 = np.array([bin(i).count("1") for i in range(16)], np.int8)
+_SEAT_BIT = np.array([1, 2, 4, 8, 0], np.uint8)  # index -1 (no seat) -> no bit
+
+
+def _step_play(state: State, games, actions, card_bits) -> State:
     rules = state.rules
-    batch = state.batch_size
-    rows = np.arange(batch)
+    rows = np.arange(state.batch_size)
     seat = state.to_act
-    acts = np.where(games, actions, PASS).astype(np.int16)
-    is_play = games & (acts != PASS)
-    is_pass = games & (acts == PASS)
+    acts = np.where(games, actions, PASS)
+    is_play = acts != PASS
+    is_pass = games & ~is_play
 
-    taken = choose_cards(state, acts) if cards is None else cards.astype(bool)
-    taken &= is_play[:, None]
-    need = COST[acts] * is_play[:, None].astype(np.int8)  # (B, 15)
+    hand = state.card_bits[rows, seat]
+    if card_bits is None:
+        taken = _take_bits(hand, acts, state.start_duty, rules.start_card_id)
+    else:
+        taken = card_bits
+    taken = np.where(is_play, taken, _U64(0))
+    need = COST[acts]  # (B, 15); zero for passes
 
-    new_cards = state.cards.copy()
-    new_cards[rows, seat] &= ~taken
+    new_bits = state.card_bits.copy()
+    new_bits[rows, seat] = hand & ~taken
     counts = state.counts.copy()
     counts[rows, seat] -= need
     played = state.played.copy()
     played[rows, seat] += need
+    n_left = state.n_left.copy()
+    n_left[rows, seat] -= LENGTH[acts]
 
-    holders = counts.sum(2) > 0  # (B, 4)
-    place, n_out = state.place.copy(), state.n_out.copy()
+    holders = n_left > 0  # (B, 4)
+    holder_bits = _seat_bits(holders)
+    place, n_out = state.place, state.n_out
     went_out = is_play & ~holders[rows, seat]
-    place[went_out, seat[went_out]] = n_out[went_out]
-    n_out = n_out + went_out
+    if went_out.any():
+        place, n_out = place.copy(), n_out + went_out
+        place[went_out, seat[went_out]] = state.n_out[went_out]
 
     table = np.where(is_play, acts, state.table).astype(np.int16)
     table_seat = np.where(is_play, seat, state.table_seat).astype(np.int8)
     passed = state.passed.copy()
-    passed[is_pass, seat[is_pass]] = True
+    passed[rows[is_pass], seat[is_pass]] = True
     if not rules.sticky_pass:
-        passed[is_play] = False
+        passed &= ~is_play[:, None]
+    passed_bits = _seat_bits(passed)
     start_duty = state.start_duty & ~is_play
 
     # Hand end: only one seat still holds cards; it takes the last place.
-    hand_end = games & (holders.sum(1) <= 1)
-    phase = state.phase.copy()
-    points, scores = state.points.copy(), state.scores.copy()
-    target, winners = state.target.copy(), state.winners.copy()
+    hand_end = games & (_POPCOUNT4[holder_bits] <= 1)
+    phase, points, scores = state.phase, state.points, state.scores
+    target, winners = state.target, state.winners
     if hand_end.any():
         e = np.flatnonzero(hand_end)
+        phase, points, scores = phase.copy(), points.copy(), scores.copy()
+        target, winners = target.copy(), winners.copy()
+        if not went_out.any():
+            place = place.copy()
         rest = holders[e] & (place[e] < 0)
         place[e] = np.where(rest, n_out[e, None], place[e])
+        n_out = n_out.copy()
         n_out[e] = N_SEATS
         points[e] = POINTS_BY_PLACE[place[e]]
         scores[e] += points[e]
@@ -604,25 +732,24 @@ def _step_play(state: State, games, actions, cards) -> State:
         phase[e] = np.where(w.any(1), Phase.MATCH_OVER, Phase.HAND_OVER)
 
     # Trick end: every other seat still holding cards has passed since the play to beat.
-    others = holders & (np.arange(N_SEATS)[None, :] != table_seat[:, None])
-    trick_end = games & ~hand_end & (table != PASS) & ~(others & ~passed).any(1)
-    eligible = holders if not rules.sticky_pass else holders & ~passed
-    to_act = np.where(games, _next_seat(seat, eligible), state.to_act).astype(np.int8)
+    others = holder_bits & ~_SEAT_BIT[table_seat]
+    trick_end = games & ~hand_end & (table != PASS) & ((others & ~passed_bits) == 0)
+    eligible = holder_bits if not rules.sticky_pass else holder_bits & ~passed_bits
+    to_act = np.where(games, _NEXT_SEAT[seat, eligible], seat).astype(np.int8)
     if trick_end.any():
         e = np.flatnonzero(trick_end)
         owner = table_seat[e]
-        owner_holds = holders[e, owner]
-        to_act[e] = np.where(owner_holds, owner, _next_seat(owner, holders[e]))
+        # The player who made the last play leads; if out, the next seat holding cards.
+        to_act[e] = np.where(holders[e, owner], owner, _NEXT_SEAT[owner, holder_bits[e]])
         table[e] = PASS
         table_seat[e] = -1
         passed[e] = False
 
-    last_seat = np.where(games, seat, state.last_seat).astype(np.int8)
-    last_action = np.where(games, acts, state.last_action).astype(np.int16)
-    last_cards = np.where(games[:, None], taken, state.last_cards)
-    return state.replace(
-        cards=new_cards,
+    return dataclasses.replace(
+        state,
+        card_bits=new_bits,
         counts=counts,
+        n_left=n_left,
         played=played,
         phase=phase,
         to_act=to_act,
@@ -636,9 +763,9 @@ def _step_play(state: State, games, actions, cards) -> State:
         target=target,
         winners=winners,
         points=points,
-        last_seat=last_seat,
-        last_action=last_action,
-        last_cards=last_cards,
+        last_seat=np.where(games, seat, state.last_seat).astype(np.int8),
+        last_action=np.where(games, acts, state.last_action).astype(np.int16),
+        last_bits=np.where(games, taken, state.last_bits),
     )
 
 
@@ -668,7 +795,14 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
     Draws one uniform number per game and takes the legal action at that position among the
     game's legal actions, so the choice is exactly uniform.
     """
-    mask_t = np.asarray(mask, dtype=bool).T  # (A, B), contiguous for engine masks
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape[0] < 64:
+        # Small batches: one cumulative count per game row is cheapest.
+        n_legal = mask.sum(1)
+        pick = (rng.random(mask.shape[0]) * n_legal).astype(np.int64)
+        action = np.argmax(np.cumsum(mask, axis=1) > pick[:, None], axis=1)
+        return np.where(n_legal > 0, action, PASS).astype(np.int16)
+    mask_t = mask.T  # (A, B), contiguous for engine masks
     if not mask_t.flags.c_contiguous:
         mask_t = np.ascontiguousarray(mask_t)
     as_int = mask_t.view(np.uint8)
@@ -687,7 +821,7 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
 
 def holders(state: State) -> np.ndarray:
     """(B, 4) bool: seats still holding cards."""
-    return state.counts.sum(2) > 0
+    return state.n_left > 0
 
 
 __all__ = [
@@ -769,7 +903,7 @@ def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
     put("played", _thermo(played))
     unseen = (RANK_SIZE_I8 - my_counts - state.played.sum(1)).astype(np.int8)
     put("unseen", _thermo(unseen))
-    put("cards_left", state.counts.sum(2)[r2, slots] / 14.0)
+    put("cards_left", state.n_left[r2, slots] / 14.0)
     table = np.zeros((batch, N_ACTIONS), np.float32)
     table[rows, state.table] = 1.0
     table[:, PASS] = 0.0
