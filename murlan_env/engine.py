@@ -853,12 +853,12 @@ OBS_PIECES: tuple[tuple[str, int, str], ...] = (
     ("my_hand", 60, "my cards: 15 ranks x 4 thermometer bits"),
     ("played", 240, "cards each seat slot has played this hand: 4 x (15 x 4)"),
     ("unseen", 60, "cards neither in my hand nor played (held by the others): 15 x 4"),
-    ("cards_left", 4, "cards each seat slot holds, / 14"),
+    ("cards_left", 4, "cards each seat slot holds, / 15 (15: a 1st player mid-exchange)"),
     ("table_action", N_ACTIONS, "one-hot action id of the play to beat (all 0: empty table)"),
     ("table_seat", 4, "one-hot seat slot that made the play to beat"),
     ("passed", 4, "seat slots that passed since the play to beat (sticky: since the trick began)"),
     ("places", 16, "finishing place (1st-4th, one-hot) of each seat slot, 0 while playing"),
-    ("scores", 4, "match score of each seat slot, / 51"),
+    ("scores", 4, "match score of each seat slot, / 60, capped at 1"),
     ("target", 4, "one-hot current target: 21, 31, 41, 51"),
     ("phase", 2, "one-hot: play, exchange (choosing the card to give back)"),
     ("start_duty", 1, "1 when my play must contain the start card"),
@@ -872,6 +872,9 @@ for _name, _size, _ in OBS_PIECES:
     OBS_SLICES[_name] = slice(_offset, _offset + _size)
     _offset += _size
 
+# Scores are scaled by 60 (above the 54 a "raise" match can reach) and capped there, so every
+# observation entry lies in [0, 1] under every tie rule.
+SCORE_SCALE = 60
 # (15, 4) thresholds: thermometer bit k of rank r is set when count >= k + 1.
 _THERMO = np.arange(1, 5, dtype=np.int8)
 
@@ -903,7 +906,7 @@ def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
     put("played", _thermo(played))
     unseen = (RANK_SIZE_I8 - my_counts - state.played.sum(1)).astype(np.int8)
     put("unseen", _thermo(unseen))
-    put("cards_left", state.n_left[r2, slots] / 14.0)
+    put("cards_left", state.n_left[r2, slots] / 15.0)
     table = np.zeros((batch, N_ACTIONS), np.float32)
     table[rows, state.table] = 1.0
     table[:, PASS] = 0.0
@@ -912,7 +915,7 @@ def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
     put("passed", state.passed[r2, slots])
     places = state.place[r2, slots][:, :, None] == np.arange(N_SEATS)
     put("places", places)
-    put("scores", state.scores[r2, slots] / float(MAX_TARGET))
+    put("scores", np.minimum(state.scores[r2, slots], SCORE_SCALE) / float(SCORE_SCALE))
     put("target", state.target[:, None] == np.array(TARGETS))
     put("phase", state.phase[:, None] == np.array([Phase.PLAY, Phase.EXCHANGE]))
     put("start_duty", state.start_duty & (state.to_act == me))

@@ -25,10 +25,7 @@ Observation
 ``{"observation": Box(0, high, (543,), float32), "action_mask": Box(0, 1, (109,), int8)}``.
 The observation is ``engine.observe`` from the observing seat's point of view (egocentric:
 seat slot 0 is the observer, then the next seats in turn order); it holds only what that seat
-may know. Every entry lies in [0, 1] except two (``observation_high(rules)`` gives the
-bounds): ``cards_left`` (count / 14) reaches 15/14 while an exchange's 1st player holds the
-card just received, and ``scores`` (score / 51) reaches 53/51 at the end of a match; with
-``tie_rule="leader"`` scores have no bound (a tie at the top plays on), so theirs is ``inf``.
+may know. Every entry lies in [0, 1].
 The layout (``engine.OBS_PIECES``; ``observation_table()`` regenerates this table):
 
     piece        entries  size  meaning
@@ -36,14 +33,14 @@ The layout (``engine.OBS_PIECES``; ``observation_table()`` regenerates this tabl
     my_hand      0-59       60  my cards: 15 ranks x 4 thermometer bits
     played       60-299    240  cards each seat slot has played this hand: 4 x (15 x 4)
     unseen       300-359    60  cards neither in my hand nor played (held by the others): 15 x 4
-    cards_left   360-363     4  cards each seat slot holds, / 14
+    cards_left   360-363     4  cards each seat slot holds, / 15 (15: a 1st player mid-exchange)
     table_action 364-472   109  one-hot action id of the play to beat (all 0: empty table)
     table_seat   473-476     4  one-hot seat slot that made the play to beat
     passed       477-480     4  seat slots that passed since the play to beat (sticky: since the
                                 trick began)
     places       481-496    16  finishing place (1st-4th, one-hot) of each seat slot, 0 while
                                 playing
-    scores       497-500     4  match score of each seat slot, / 51
+    scores       497-500     4  match score of each seat slot, / 60, capped at 1
     target       501-504     4  one-hot current target: 21, 31, 41, 51
     phase        505-506     2  one-hot: play, exchange (choosing the card to give back)
     start_duty   507         1  1 when my play must contain the start card
@@ -129,23 +126,10 @@ REWARD_MODES = ("hand", "match")
 EPISODE_MODES = ("match", "hand")
 RENDER_MODES = ["ansi", "human"]
 
-# Highest match score while the "raise" rule is in force: a match goes on only while every
-# score is below the target (at most 50), and a hand adds at most 3.
-MAX_SCORE_RAISE = engine.MAX_TARGET - 1 + 3
-
-
 def observation_high(rules: Rules) -> np.ndarray:
-    """(OBS_SIZE,) float32 upper bound of each observation entry under ``rules``.
-
-    1 everywhere except cards_left (count / 14), which reaches 15/14 while an exchange's 1st
-    player holds the card just received, and scores (score / 51), which reach 53/51 at the end
-    of a match and have no bound under tie_rule="leader" (a tie at the top plays on).
-    """
-    high = np.ones(OBS_SIZE, np.float32)
-    high[engine.OBS_SLICES["cards_left"]] = np.float32(15 / 14)
-    scores = np.inf if rules.tie_rule == "leader" else MAX_SCORE_RAISE / engine.MAX_TARGET
-    high[engine.OBS_SLICES["scores"]] = np.float32(scores)
-    return high
+    """(OBS_SIZE,) float32 upper bound of each observation entry: 1 under every rule set."""
+    del rules  # the engine scales every piece into [0, 1]
+    return np.ones(OBS_SIZE, np.float32)
 
 
 def observation_table(width: int = 96) -> str:
