@@ -169,6 +169,7 @@ def test_presets_match_their_config_dataclasses():
         assert cfg.total_steps > 0, preset
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.trace: a cheap check
 @pytest.mark.parametrize("trainer", [ppo, dmc])
 def test_load_policy_round_trip(tmp_path, trainer):
     _run(tmp_path, trainer, "rt", total_steps=_tiny(trainer)["total_steps"] // 2)
