@@ -236,6 +236,19 @@ def test_four_equal_bots_share_points_equally():
     assert np.allclose(points, 1.5)
 
 
+def test_mean_ci_is_a_normal_interval_of_the_mean():
+    mean, low, high = mean_ci(np.array([1.0, 2.0, 3.0, 4.0]))
+    half = 1.96 * np.std([1, 2, 3, 4], ddof=1) / 2
+    assert (mean, low, high) == pytest.approx((2.5, 2.5 - half, 2.5 + half))
+
+
+def test_play_hands_rejects_a_bad_setup():
+    with pytest.raises(ValueError):
+        play_hands([RandomBot()] * 3, 1)
+    with pytest.raises(ValueError):
+        play_hands([RandomBot()] * 4, 1, hands_per_deal=7)
+
+
 # --------------------------------------------------------------------------- strength
 
 
