@@ -342,9 +342,9 @@ def report_table(report: dict[str, Any]):
             f"murlan arena: {report['boards']} deals, {report['hands_played']} hands, "
             f"{report['matches_finished']} matches, seed {report['seed']}"
         ),
-        caption="par: 1.5 points/hand, 25% wins; rating = mu - 3 sigma (openskill)",
+        caption="par: 1.5 points/hand, 25% wins; rating: openskill mu - 3 sigma",
     )
-    for col in ("bot", "pts/hand", "95% CI", "wins", "95% CI", "matches", "rating", "mu±sigma"):
+    for col in ("bot", "pts/hand", "95% CI", "wins", "95% CI", "matches", "rating"):
         table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
     for row in sorted(report["bots"], key=lambda r: -r["rating"]):
         lo, hi = row["points_ci95"]
@@ -358,7 +358,6 @@ def report_table(report: dict[str, Any]):
             f"{wlo:.0%}-{whi:.0%}" if has_matches else "-",
             str(row["matches"]),
             f"{row['rating']:.1f}",
-            f"{row['rating_mu']:.1f}±{row['rating_sigma']:.1f}",
         )
     return table
 
