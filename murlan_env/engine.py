@@ -55,6 +55,10 @@ class Phase(enum.IntEnum):
     MATCH_OVER = 3  # the match has been won or drawn
 
 
+# Plain-int twins of the phases for hot paths (enum attribute lookups cost microseconds).
+_PLAY, _EXCHANGE, _HAND_OVER, _MATCH_OVER = (int(p) for p in Phase)
+
+
 @dataclasses.dataclass(frozen=True)
 class State:
     """B games; every array is batch-first. Seats are absolute (0-3), not egocentric."""
@@ -104,12 +108,12 @@ class State:
     @property
     def done(self) -> np.ndarray:
         """(B,) bool: matches that are over."""
-        return self.phase == Phase.MATCH_OVER
+        return self.phase == _MATCH_OVER
 
     @property
     def hand_over(self) -> np.ndarray:
         """(B,) bool: the current hand has finished (the match may be over too)."""
-        return self.phase >= Phase.HAND_OVER
+        return self.phase >= _HAND_OVER
 
     def replace(self, **changes) -> State:
         """A copy with some fields changed; ``cards``/``last_cards`` may be given as bool masks."""
@@ -307,7 +311,7 @@ def next_hand(state: State, rng: np.random.Generator | None = None, hands=None) 
     automatic parts happen here, and the previous 1st player's choice, when there is one, is the
     next decision (Phase.EXCHANGE). Other games are returned unchanged.
     """
-    moving = state.phase == Phase.HAND_OVER
+    moving = state.phase == _HAND_OVER
     if not moving.any():
         return state
     dealer = np.where(moving, (state.dealer + 1) % N_SEATS, state.dealer).astype(np.int8)
@@ -340,7 +344,7 @@ def _start_hand(state: State, games: np.ndarray, deal, first, last) -> State:
     cards = deal.copy()
     s["deal"][g] = deal
     s["played"][g] = 0
-    s["phase"][g] = Phase.PLAY
+    s["phase"][g] = _PLAY
     s["table"][g] = PASS
     s["table_seat"][g] = -1
     s["passed"][g] = False
@@ -375,7 +379,7 @@ def _start_hand(state: State, games: np.ndarray, deal, first, last) -> State:
             chosen = fs >= 0
             s["ex_first_gives"][g[rows]] = fs
             choose = rows[~chosen]
-            s["phase"][g[choose]] = Phase.EXCHANGE
+            s["phase"][g[choose]] = _EXCHANGE
             leader[choose] = first[choose]
             cards[rows] = ls
     s["card_bits"][g] = cards_to_bits(cards)
@@ -475,10 +479,10 @@ def legal_action_mask(state: State) -> np.ndarray:
         must = COST[:, state.rules.start_card_id // 4] > 0
         mask_t[:, state.start_duty] &= must[:, None]
     mask = mask_t.T
-    exchanging = state.phase == Phase.EXCHANGE
+    exchanging = state.phase == _EXCHANGE
     if exchanging.any():
         mask[exchanging] = _give_back_mask(state, exchanging)
-    mask[state.phase >= Phase.HAND_OVER] = False
+    mask[state.phase >= _HAND_OVER] = False
     return mask
 
 
@@ -593,8 +597,8 @@ def step(state: State, actions, cards: np.ndarray | None = None) -> State:
     if actions.shape[0] != state.batch_size:
         raise ValueError(f"expected {state.batch_size} actions, got {actions.shape[0]}")
     card_bits = None if cards is None else cards_to_bits(np.asarray(cards, dtype=bool))
-    playing = state.phase == Phase.PLAY
-    exchanging = state.phase == Phase.EXCHANGE
+    playing = state.phase == _PLAY
+    exchanging = state.phase == _EXCHANGE
     if exchanging.any():
         state = _step_exchange(state, exchanging, actions, card_bits)
     if playing.any():
@@ -624,7 +628,7 @@ def _step_exchange(state: State, games, actions, card_bits) -> State:
     n_left[g, last] += 1
     gives, phase, to_act = state.ex_first_gives.copy(), state.phase.copy(), state.to_act.copy()
     gives[g] = back
-    phase[g] = Phase.PLAY
+    phase[g] = _PLAY
     to_act[g] = last
     last_seat, last_action = state.last_seat.copy(), state.last_action.copy()
     last_bits = state.last_bits.copy()
@@ -729,7 +733,7 @@ def _step_play(state: State, games, actions, card_bits) -> State:
         scores[e] += points[e]
         t, w = _match_result(scores[e], target[e], rules)
         target[e], winners[e] = t, w
-        phase[e] = np.where(w.any(1), Phase.MATCH_OVER, Phase.HAND_OVER)
+        phase[e] = np.where(w.any(1), _MATCH_OVER, _HAND_OVER)
 
     # Trick end: every other seat still holding cards has passed since the play to beat.
     others = holder_bits & ~_SEAT_BIT[table_seat]
@@ -875,13 +879,8 @@ for _name, _size, _ in OBS_PIECES:
 # Scores are scaled by 60 (above the 54 a "raise" match can reach) and capped there, so every
 # observation entry lies in [0, 1] under every tie rule.
 SCORE_SCALE = 60
-# (15, 4) thresholds: thermometer bit k of rank r is set when count >= k + 1.
-_THERMO = np.arange(1, 5, dtype=np.int8)
-
-
-def _thermo(counts: np.ndarray) -> np.ndarray:
-    """(..., 15) counts -> (..., 60) float32 thermometer code."""
-    return (counts[..., None] >= _THERMO).reshape(*counts.shape[:-1], 60).astype(np.float32)
+# (5, 4) float32: the thermometer code of a count 0-4 (bit k set when count >= k + 1).
+_THERMO_CODE = (np.arange(5)[:, None] >= np.arange(1, 5)).astype(np.float32)
 
 
 def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
@@ -900,35 +899,32 @@ def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
     def put(name, value):
         out[:, OBS_SLICES[name]] = value.reshape(batch, -1)
 
+    # my_hand, played (4 slots) and unseen are adjacent pieces: one thermometer lookup.
     my_counts = state.counts[rows, me]
-    put("my_hand", _thermo(my_counts))
-    played = state.played[r2, slots]  # (B, 4, 15)
-    put("played", _thermo(played))
-    unseen = (RANK_SIZE_I8 - my_counts - state.played.sum(1)).astype(np.int8)
-    put("unseen", _thermo(unseen))
+    unseen = RANK_SIZE_I8 - my_counts - state.played.sum(1, dtype=np.int8)
+    counts = np.concatenate([my_counts[:, None], state.played[r2, slots], unseen[:, None]], 1)
+    out[:, : OBS_SLICES["unseen"].stop] = _THERMO_CODE[counts].reshape(batch, -1)
     put("cards_left", state.n_left[r2, slots] / 15.0)
-    table = np.zeros((batch, N_ACTIONS), np.float32)
-    table[rows, state.table] = 1.0
-    table[:, PASS] = 0.0
-    put("table_action", table)
-    put("table_seat", (slots == state.table_seat[:, None]).astype(np.float32))
+    on_table = state.table != PASS
+    out[rows[on_table], OBS_SLICES["table_action"].start + state.table[on_table]] = 1.0
+    put("table_seat", slots == state.table_seat[:, None])
     put("passed", state.passed[r2, slots])
-    places = state.place[r2, slots][:, :, None] == np.arange(N_SEATS)
-    put("places", places)
+    put("places", state.place[r2, slots][:, :, None] == np.arange(N_SEATS))
     put("scores", np.minimum(state.scores[r2, slots], SCORE_SCALE) / float(SCORE_SCALE))
     put("target", state.target[:, None] == np.array(TARGETS))
-    put("phase", state.phase[:, None] == np.array([Phase.PLAY, Phase.EXCHANGE]))
+    put("phase", state.phase[:, None] == np.array([_PLAY, _EXCHANGE]))
     put("start_duty", state.start_duty & (state.to_act == me))
-    exchange = np.zeros((batch, 2, N_RANKS), np.float32)
-    got = (state.ex_first == me) & (state.ex_last_gives >= 0)
-    exchange[got, 0, CARD_RANK[state.ex_last_gives[got]]] = 1.0
-    gave = (state.ex_last == me) & (state.ex_last_gives >= 0)
-    exchange[gave, 1, CARD_RANK[state.ex_last_gives[gave]]] = 1.0
-    got_back = (state.ex_last == me) & (state.ex_first_gives >= 0)
-    exchange[got_back, 0, CARD_RANK[state.ex_first_gives[got_back]]] = 1.0
-    gave_back = (state.ex_first == me) & (state.ex_first_gives >= 0)
-    exchange[gave_back, 1, CARD_RANK[state.ex_first_gives[gave_back]]] = 1.0
-    put("exchange", exchange)
+    if (state.ex_last_gives >= 0).any():
+        exchange = np.zeros((batch, 2, N_RANKS), np.float32)
+        got = (state.ex_first == me) & (state.ex_last_gives >= 0)
+        exchange[got, 0, CARD_RANK[state.ex_last_gives[got]]] = 1.0
+        gave = (state.ex_last == me) & (state.ex_last_gives >= 0)
+        exchange[gave, 1, CARD_RANK[state.ex_last_gives[gave]]] = 1.0
+        got_back = (state.ex_last == me) & (state.ex_first_gives >= 0)
+        exchange[got_back, 0, CARD_RANK[state.ex_first_gives[got_back]]] = 1.0
+        gave_back = (state.ex_first == me) & (state.ex_first_gives >= 0)
+        exchange[gave_back, 1, CARD_RANK[state.ex_first_gives[gave_back]]] = 1.0
+        put("exchange", exchange)
     r = state.rules
     flags = [r.sticky_pass, r.joker_pair, r.straight_plus_one, r.tie_rule == "leader", r.no_exchange]
     out[:, OBS_SLICES["rules"]] = np.array(flags, np.float32)
