@@ -440,6 +440,7 @@ def _id_range(ids: np.ndarray) -> slice:
     return slice(int(ids[0]), int(ids[-1]) + 1)
 
 
+_STRAIGHT_IDS = _id_range(_STRAIGHTS)
 _SINGLES, _PAIRS, _TRIPLES, _QUADS = (
     _id_range(np.flatnonzero((KIND == k) & (np.arange(N_ACTIONS) != JOKER_PAIR)))
     for k in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD)
@@ -461,7 +462,7 @@ def affordable_actions(hands: np.ndarray) -> np.ndarray:
     run[0] = ladder[0]
     for p in range(1, len(_LADDER_RANKS)):
         np.multiply(run[p - 1] + 1, ladder[p], out=run[p])
-    np.greater_equal(run[_STRAIGHT_TOP], _STRAIGHT_LEN, out=out[_id_range(_STRAIGHTS)])
+    np.greater_equal(run[_STRAIGHT_TOP], _STRAIGHT_LEN, out=out[_STRAIGHT_IDS])
     np.logical_and(has[13], has[14], out=out[JOKER_PAIR])
     return out
 

@@ -83,6 +83,10 @@ class Result:
 
 # --------------------------------------------------------------------------- card helpers
 
+# Phases as plain ints for the per-step recorder (enum lookups cost microseconds each).
+_EXCHANGE, _HAND_OVER = int(Phase.EXCHANGE), int(Phase.HAND_OVER)
+assert int(Phase.PLAY) < _EXCHANGE < _HAND_OVER
+
 _POW2 = np.left_shift(np.uint64(1), np.arange(54, dtype=np.uint64))
 
 
@@ -180,9 +184,9 @@ class Recorder:
         changed = (
             (state.last_seat != prev.last_seat)
             | (state.last_action != prev.last_action)
-            | (state.last_cards != prev.last_cards).any(1)
+            | (state.last_bits != prev.last_bits)
         )
-        waiting = (prev.phase == Phase.PLAY) | (prev.phase == Phase.EXCHANGE)
+        waiting = prev.phase <= _EXCHANGE
         decided = waiting & same_hand & changed & (state.last_seat >= 0)
         if decided.any():
             g = np.flatnonzero(decided)
@@ -191,10 +195,10 @@ class Recorder:
             ev["hand"] = state.hand_no[g]
             ev["seat"] = state.last_seat[g]
             ev["action"] = state.last_action[g]
-            ev["exchange"] = prev.phase[g] == Phase.EXCHANGE
-            ev["cards"] = _bits(state.last_cards[g])
+            ev["exchange"] = prev.phase[g] == _EXCHANGE
+            ev["cards"] = state.last_bits[g]
             self._decisions.append(ev)
-            ended = decided & (state.phase >= Phase.HAND_OVER) & (prev.phase < Phase.HAND_OVER)
+            ended = decided & (state.phase >= _HAND_OVER) & (prev.phase < _HAND_OVER)
             if ended.any():
                 e = np.flatnonzero(ended)
                 end = np.zeros(len(e), _END)
