@@ -18,7 +18,7 @@ import pytest
 
 from murlan_env import engine
 from murlan_env.combos import COST
-from murlan_env.engine import Phase
+from murlan_env.engine import OBS_SLICES, Phase
 from murlan_env.rules import Rules
 from tests.reference import Match, rank_of
 
@@ -149,17 +149,21 @@ def sync_exchange(state: engine.State, i: int, ref: Match) -> None:
         assert int(state.ex_last[i]) == -1 and int(state.ex_last_gives[i]) == -1
 
 
-def check_same(state: engine.State, i: int, ref: Match) -> None:
-    """Everything observable about game i agrees between engine and reference."""
+def check_same(state: engine.State, i: int, ref: Match, cards: np.ndarray | None = None) -> None:
+    """Everything observable about game i agrees between engine and reference.
+
+    ``cards``: ``state.cards`` if already decoded (it is the same for every game of a step).
+    """
+    cards = state.cards if cards is None else cards
     phase = PHASE_NAMES[Phase(int(state.phase[i]))]
     assert phase == ref.phase, (phase, ref.phase)
     if phase in ("play", "exchange"):
         assert int(state.to_act[i]) == ref.to_act
     for s in range(4):
-        assert cards_of(state.cards[i, s]) == ref.hands[s], f"seat {s} hand"
+        assert cards_of(cards[i, s]) == ref.hands[s], f"seat {s} hand"
         played = np.bincount([rank_of(c) for c in ref.played[s]], minlength=15)
         assert (state.played[i, s] == played).all(), f"seat {s} played"
-    assert (state.counts[i] == state.cards[i].astype(np.int8) @ _CARD_TO_RANK).all()
+    assert (state.counts[i] == cards[i].astype(np.int8) @ _CARD_TO_RANK).all()
     assert list(state.place[i]) == ref.places()
     assert int(state.dealer[i]) == ref.dealer
     assert int(state.hand_no[i]) == ref.hand_no
@@ -171,6 +175,8 @@ def check_same(state: engine.State, i: int, ref: Match) -> None:
         assert table == (ref.table or ()), (table, ref.table)
         assert int(state.table_seat[i]) == ref.table_seat
         assert bool(state.start_duty[i]) == ref.start_duty
+        passed = ref.out_of_trick if ref.rules.sticky_pass else set(ref.passes_in_row)
+        assert set(np.flatnonzero(state.passed[i]).tolist()) == passed
     if phase in ("hand_over", "match_over"):
         assert list(state.points[i]) == ref.points
     if ref.exchange is not None:
@@ -181,6 +187,83 @@ def check_same(state: engine.State, i: int, ref: Match) -> None:
 
 _CARD_TO_RANK = np.zeros((54, 15), np.int8)
 _CARD_TO_RANK[np.arange(54), [rank_of(c) for c in range(54)]] = 1
+
+
+def _thermo(counts) -> np.ndarray:
+    """Thermometer code of counts per rank: bit k of a rank is set when it has > k cards."""
+    return (np.asarray(counts)[:, None] > np.arange(4)).astype(np.float32).ravel()
+
+
+def _one_hot(n: int, i: int | None) -> np.ndarray:
+    out = np.zeros(n, np.float32)
+    if i is not None:
+        out[i] = 1.0
+    return out
+
+
+def reference_observation(ref: Match, me: int) -> dict[str, np.ndarray]:
+    """The exact pieces of seat ``me``'s observation, from the reference match, following the
+    layout documented in ``engine.OBS_PIECES`` (slot k is the k-th seat after ``me``). The
+    scaled pieces (cards_left, scores) are left out: their scale is a choice, not a rule."""
+    slots = [(me + k) % 4 for k in range(4)]
+
+    def per_rank(cards):
+        return np.bincount([rank_of(c) for c in cards], minlength=15)
+
+    mine = per_rank(ref.hands[me])
+    played = [per_rank(ref.played[s]) for s in slots]
+    unseen = _PACK - mine - sum(played)
+    table = None if ref.table is None else _ACTION_OF_RANKS[ref.table]
+    if ref.rules.sticky_pass:
+        passed = ref.out_of_trick
+    else:
+        passed = set(ref.passes_in_row)
+    places = ref.places()
+    exchange = np.zeros((2, 15), np.float32)
+    ex = ref.exchange
+    if ex is not None and me in (ex["first"], ex["last"]):
+        got, gave = (
+            ("last_gives", "first_gives") if me == ex["first"] else ("first_gives", "last_gives")
+        )
+        for row, key in ((0, got), (1, gave)):
+            if ex[key] is not None:
+                exchange[row, rank_of(ex[key])] = 1.0
+    r = ref.rules
+    return {
+        "my_hand": _thermo(mine),
+        "played": np.concatenate([_thermo(p) for p in played]),
+        "unseen": _thermo(unseen),
+        "table_action": _one_hot(len(ACTION_RANKS), table),
+        "table_seat": _one_hot(4, slots.index(ref.table_seat) if ref.table_seat >= 0 else None),
+        "passed": np.array([s in passed for s in slots], np.float32),
+        "places": np.concatenate(
+            [_one_hot(4, places[s] if places[s] >= 0 else None) for s in slots]
+        ),
+        "target": _one_hot(4, (21, 31, 41, 51).index(ref.target)),
+        "phase": _one_hot(2, {"play": 0, "exchange": 1}.get(ref.phase)),
+        "start_duty": np.array([ref.start_duty and ref.to_act == me], np.float32),
+        "exchange": exchange.ravel(),
+        "rules": np.array(
+            [
+                r.sticky_pass,
+                r.joker_pair,
+                r.straight_plus_one,
+                r.tie_rule == "leader",
+                r.no_exchange,
+            ],
+            np.float32,
+        ),
+    }
+
+
+_PACK = np.array([4] * 13 + [1, 1])
+_ACTION_OF_RANKS = {ranks: a for a, ranks in enumerate(ACTION_RANKS)}
+
+
+def check_observation(obs_row: np.ndarray, ref: Match, me: int) -> None:
+    for name, want in reference_observation(ref, me).items():
+        got = obs_row[OBS_SLICES[name]]
+        assert np.array_equal(got, want), f"observation piece {name!r} of seat {me}"
 
 
 def pick_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -237,13 +320,16 @@ def play_and_compare(rules: Rules, seed: int, batch: int, late: bool, max_hands:
             break
         mask = engine.legal_action_mask(state)
         assert not mask[state.phase > Phase.EXCHANGE].any()
+        obs = engine.observe(state)
         for i in waiting:
             assert engine_legal(mask[i]) == refs[i].legal(), f"legal set of game {i}"
+            check_observation(obs[i], refs[i], refs[i].to_act)
         actions = pick_actions(mask, rng)
         cards = random_cards(state, actions, rng) if rng.random() < 0.3 else None
         before = state
         state = engine.step(state, actions, cards)
         decisions += len(waiting)
+        cards_now, last_cards = state.cards, state.last_cards
         for i in waiting:
             ref = refs[i]
             assert int(state.last_seat[i]) == ref.to_act
@@ -255,12 +341,12 @@ def play_and_compare(rules: Rules, seed: int, batch: int, late: bool, max_hands:
                     assert cards_of(cards[i]) == {given}
                 ref.act({given})
             else:
-                used = cards_of(state.last_cards[i])
+                used = cards_of(last_cards[i])
                 assert tuple(sorted(rank_of(c) for c in used)) == ACTION_RANKS[actions[i]]
                 if cards is not None:
                     assert used == cards_of(cards[i])
                 ref.act(used)
-            check_same(state, i, ref)
+            check_same(state, i, ref, cards_now)
         over = np.flatnonzero(state.phase == Phase.HAND_OVER)
         hands += int((state.phase[waiting] >= Phase.HAND_OVER).sum())
         if len(over):
@@ -279,8 +365,8 @@ def play_and_compare(rules: Rules, seed: int, batch: int, late: bool, max_hands:
 @pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
 def test_engine_matches_reference_late_match(rules):
     """Late-match positions: exchanges incl. rare cases, target rises, wins and draws."""
-    decisions, hands, ended = play_and_compare(rules, seed=11, batch=48, late=True, max_hands=40)
-    assert hands >= 48 and ended >= 24, (hands, ended)
+    decisions, hands, ended = play_and_compare(rules, seed=11, batch=40, late=True, max_hands=40)
+    assert hands >= 40 and ended >= 20, (hands, ended)
 
 
 @pytest.mark.parametrize("rules", RULE_SETS[:3], ids=RULE_IDS[:3])
