@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 from murlan_env import engine
+from murlan_env.bots import Bot
 from murlan_env.cards import N_CARDS, N_RANKS
 from murlan_env.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
 from murlan_env.engine import OBS_SLICES, TARGETS, Phase, State
@@ -52,6 +53,7 @@ def decode_observation(obs: np.ndarray) -> dict[str, np.ndarray]:
     """
     obs = np.asarray(obs, dtype=np.float32)
     batch = obs.shape[0]
+    cards_scale, score_scale = _observation_scales()
 
     def piece(name):
         return obs[:, OBS_SLICES[name]]
@@ -71,17 +73,35 @@ def decode_observation(obs: np.ndarray) -> dict[str, np.ndarray]:
         "my_hand": _thermo_counts(piece("my_hand")),
         "played": _thermo_counts(piece("played").reshape(batch, N_SEATS, 60)),
         "unseen": _thermo_counts(piece("unseen")),
-        "cards_left": (piece("cards_left") * 14).round().astype(np.int8),
+        "cards_left": (piece("cards_left") * cards_scale).round().astype(np.int8),
         "table": np.where(table_onehot.any(1), table_onehot.argmax(1), PASS).astype(np.int16),
         "table_slot": np.where(table_seat.any(1), table_seat.argmax(1), -1).astype(np.int8),
         "passed": piece("passed") > 0.5,
         "place": np.where(places.any(2), places.argmax(2), -1).astype(np.int8),
-        "scores": (piece("scores") * engine.MAX_TARGET).round().astype(np.int16),
+        "scores": (piece("scores") * score_scale).round().astype(np.int16),
         "target": np.array(TARGETS, np.int16)[piece("target").argmax(1)],
         "exchange_phase": piece("phase")[:, 1] > 0.5,
         "start_duty": piece("start_duty")[:, 0] > 0.5,
         "rules": rules,
     }
+
+
+@functools.lru_cache(maxsize=1)
+def _observation_scales() -> tuple[float, float]:
+    """(cards_left, scores) scale factors of ``engine.observe``, measured on a known state.
+
+    Reading them off the engine rather than copying its constants keeps this decoder right
+    if the observation is rescaled.
+    """
+    state = engine.init(np.random.default_rng(0), 1)
+    state = state.replace(scores=np.array([[1, 2, 3, 4]], np.int16))
+    obs = engine.observe(state)[0]
+    me = int(state.to_act[0])
+    held = int(state.counts[0, me].sum())
+    return (
+        held / float(obs[OBS_SLICES["cards_left"]][0]),
+        (me + 1) / float(obs[OBS_SLICES["scores"]][0]),
+    )
 
 
 def sample_hidden_hands(obs: np.ndarray, rng: np.random.Generator, n_worlds: int) -> np.ndarray:
@@ -282,6 +302,8 @@ class SearchBot:
         time_limit: float | None = None,
         min_worlds: int = 4,
         epsilon: float = 0.0,
+        prior: Bot | None = None,
+        margin: float = 0.0,
         name: str | None = None,
     ) -> None:
         if rollouts < 1:
@@ -290,6 +312,8 @@ class SearchBot:
         self.time_limit = time_limit
         self.min_worlds = min_worlds
         self.epsilon = epsilon
+        self.prior = prior
+        self.margin = margin
         self.name = name or (f"search:{time_limit}s" if time_limit else f"search:{rollouts}")
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -298,6 +322,8 @@ class SearchBot:
         # Default: the first legal action; this is the whole answer for forced moves
         # and for the exchange give-back (single ids in rank order: the lowest card).
         actions = np.argmax(mask, axis=1).astype(np.int64)
+        if self.prior is not None:
+            actions = np.asarray(self.prior.act(obs, mask, rng), np.int64)
         exchanging = decode_observation(obs)["exchange_phase"]
         decide = np.flatnonzero((n_legal > 1) & ~exchanging)
         if decide.size == 0:
@@ -315,7 +341,12 @@ class SearchBot:
         mean = np.where(mask[decide], totals / np.maximum(seen, 1)[:, None], -np.inf)
         # Ties go to the move the rule of thumb likes best (cheapest, pass last).
         tie_break = np.where(np.isfinite(_PRIORITY), _PRIORITY, 200.0) * 1e-6
-        actions[decide] = np.argmax(mean - tie_break, axis=1)
+        best = np.argmax(mean - tie_break, axis=1)
+        if self.prior is not None:
+            # Keep the prior's move unless the search finds one better by more than margin.
+            prior_value = mean[np.arange(decide.size), actions[decide]]
+            best = np.where(mean.max(1) > prior_value + self.margin, best, actions[decide])
+        actions[decide] = best
         return actions
 
     def _evaluate(self, obs, mask, rng, per_game):
