@@ -291,8 +291,11 @@ class SearchBot:
     round), which makes play depend on the machine's speed, so arenas use ``rollouts``.
     ``epsilon``: share of random moves in rollouts (0: rollouts are a deterministic function
     of the sampled world, which makes the comparison between candidates sharper).
-    The previous 1st player's give-back in an exchange is not searched (the observation does
-    not say who receives it): the bot gives back its lowest eligible card.
+    ``prior``: an optional bot whose move is kept unless the search values another move
+    more than ``margin`` points higher (with the rule bot as prior and margin 1, measured level
+    with the rule bot alone). The previous 1st player's give-back in an exchange is not
+    searched (the observation does not say who receives it): the bot gives back its lowest
+    eligible card (or the prior's choice).
     """
 
     def __init__(

@@ -173,6 +173,33 @@ def test_search_gives_back_the_lowest_eligible_card_in_an_exchange():
         assert (action != PASS).all()
 
 
+def test_a_prior_keeps_its_moves_unless_search_finds_better():
+    from murlan_env.bots import RuleBot
+
+    state = _positions(12, Rules(), n_games=8)[9]
+    obs, mask = engine.observe(state), engine.legal_action_mask(state)
+    prior = RuleBot().act(obs, mask, np.random.default_rng(0))
+    # A margin above any possible gain (3 points) leaves the prior's moves untouched.
+    kept = SearchBot(rollouts=16, prior=RuleBot(), margin=3.0).act(
+        obs, mask, np.random.default_rng(0)
+    )
+    np.testing.assert_array_equal(kept, prior)
+
+    # With a negative margin the search's own moves always win.
+    class FirstLegal:
+        name = "first-legal"
+
+        def act(self, obs, mask, rng):
+            return mask.argmax(1)
+
+    free = SearchBot(rollouts=16, prior=FirstLegal(), margin=-1.0)
+    plain = SearchBot(rollouts=16)
+    np.testing.assert_array_equal(
+        free.act(obs, mask, np.random.default_rng(0)),
+        plain.act(obs, mask, np.random.default_rng(0)),
+    )
+
+
 def test_search_time_budget_plays_legal_moves():
     state = _positions(11, Rules(), n_games=4)[3]
     mask = engine.legal_action_mask(state)
