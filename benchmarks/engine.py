@@ -95,8 +95,8 @@ def engine_runner(batch_size: int, seed: int, rules: Rules | None = None) -> Run
 
 def aec_runner(seed: int) -> Runner:
     """Random legal play on the PettingZoo AEC env, reset whenever every agent is done."""
-    # Import the factory from the submodule: importing murlan_env.env rebinds the package
-    # attribute murlan_env.env from the function to the module.
+    # The factory behind murlan_env.env(), taken from its module so the row does not depend on
+    # what the package attribute is bound to once the submodule has been imported.
     if importlib.util.find_spec("murlan_env.env") is None:
         raise Skip("murlan_env/env.py does not exist yet")
     from murlan_env.env import env as make_env
