@@ -1,9 +1,10 @@
 """Differential test: the batched engine against the scalar reference (tests/reference.py).
 
 Random matches are played through both, with the same deals and the same concrete cards. At
-every decision the seat to act, the phase and the legal set (as rank multisets) must agree;
-after every step the hands, played cards, table, places and exchange must agree; at every hand
-end the points, scores, target and winners. Both full matches (from ``engine.init``) and late-
+every decision the seat to act, the phase, the legal set (as rank multisets) and the exact
+pieces of the acting seat's observation must agree; after every step the hands, played cards,
+table, passes, places and exchange must agree; at every hand end the points, scores, target
+and winners. Both full matches (from ``engine.init``) and late-
 match positions (``deal_from`` with scores near the target, deals biased toward the rare
 exchange cases) are played, under several combinations of variant flags.
 
@@ -377,7 +378,7 @@ def test_engine_matches_reference_full_match(rules):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
 def test_engine_matches_reference_many(rules, seed):
     """Thousands of matches: each (rules, seed) plays 128 late-match and 64 full matches."""
