@@ -474,17 +474,29 @@ def legal_action_mask(state: State) -> np.ndarray:
     """
     rows = np.arange(state.batch_size)
     hands = state.counts[rows, state.to_act]  # (B, 15)
-    mask_t = affordable_actions(hands)
-    mask_t &= _BEATS_T[state.rules][:, state.table]
-    if state.start_duty.any():
-        must = COST[:, state.rules.start_card_id // 4] > 0
-        mask_t[:, state.start_duty] &= must[:, None]
-    mask = mask_t.T
+    must = _MUST_HOLD_START[state.rules.start_card_id // 4]
+    if state.batch_size < _FEATURE_MAJOR_FROM:
+        # Few games: one broadcast comparison beats the row-wise passes below.
+        mask = (hands[:, None, :] >= COST).all(-1) & beats_table(state.rules)[state.table]
+        if state.start_duty.any():
+            mask[state.start_duty] &= must
+    else:
+        mask_t = affordable_actions(hands)
+        mask_t &= _BEATS_T[state.rules][:, state.table]
+        if state.start_duty.any():
+            mask_t[:, state.start_duty] &= must[:, None]
+        mask = mask_t.T
     exchanging = state.phase == _EXCHANGE
     if exchanging.any():
         mask[exchanging] = _give_back_mask(state, exchanging)
     mask[state.phase >= _HAND_OVER] = False
     return mask
+
+
+# Batch size from which masks are computed feature-major (see affordable_actions).
+_FEATURE_MAJOR_FROM = 32
+# (15, A) bool: the actions that use a card of each rank (the start-card duty keeps those of its rank).
+_MUST_HOLD_START = (COST > 0).T.copy()
 
 
 class _BeatsByRules(dict):
