@@ -1,0 +1,62 @@
+"""The engine computes some things two ways for speed; both ways must always agree.
+
+Legal masks are computed feature-major for large batches and by one broadcast comparison for
+small ones; cards are taken with bit operations and exposed as bool masks.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from murlan_env import engine
+from murlan_env.cards import RANK_SIZE
+from murlan_env.combos import COST
+from murlan_env.rules import Rules
+
+hand_counts = st.lists(
+    st.tuples(*[st.integers(0, int(n)) for n in RANK_SIZE]), min_size=1, max_size=70
+)
+
+
+@given(hand_counts)
+@settings(max_examples=200, deadline=None)
+def test_affordable_actions_match_the_definition(hands):
+    """An action is affordable when the hand holds at least its cost in every rank."""
+    counts = np.array(hands, np.int8)
+    expected = (counts[:, None, :] >= COST[None]).all(-1)
+    np.testing.assert_array_equal(engine.affordable_actions(counts).T, expected)
+
+
+def test_small_and_large_batches_give_the_same_masks_through_whole_matches():
+    rules = Rules(joker_pair=True, start_card="3C")
+    rng = np.random.default_rng(11)
+    state = engine.init(rng, 48, rules)
+    assert state.batch_size >= engine._FEATURE_MAJOR_FROM
+    while not state.done.all():
+        large = engine.legal_action_mask(state)
+        for start in range(0, 48, 8):
+            small = engine.legal_action_mask(state.index(slice(start, start + 8)))
+            np.testing.assert_array_equal(small, large[start : start + 8])
+        state = engine.step(state, engine.random_legal_actions(large, rng))
+        state = engine.next_hand(state, rng)
+
+
+def test_card_bit_sets_round_trip():
+    rng = np.random.default_rng(0)
+    cards = rng.random((50, 4, 54)) < 0.5
+    np.testing.assert_array_equal(engine.bits_to_cards(engine.cards_to_bits(cards)), cards)
+    state = engine.init(rng, 5)
+    np.testing.assert_array_equal(state.replace(cards=state.cards).card_bits, state.card_bits)
+
+
+def test_random_legal_actions_are_legal_and_uniform_at_both_batch_sizes():
+    rng = np.random.default_rng(3)
+    for batch in (8, 40_000):
+        mask = np.zeros((batch, engine.N_ACTIONS), bool)
+        mask[:, [0, 5, 60, 108]] = True
+        picks = engine.random_legal_actions(mask, rng)
+        assert mask[np.arange(batch), picks].all()
+        if batch > 1000:
+            share = np.bincount(picks, minlength=engine.N_ACTIONS)[[0, 5, 60, 108]] / batch
+            np.testing.assert_allclose(share, 0.25, atol=0.01)
+    assert (engine.random_legal_actions(np.zeros((3, engine.N_ACTIONS), bool), rng) == 0).all()
