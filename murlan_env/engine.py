@@ -664,7 +664,10 @@ def _step_exchange(state: State, games, actions, card_bits) -> State:
 
 def _seat_bits(flags: np.ndarray) -> np.ndarray:
     """(B, 4) bool -> (B,) uint8 with bit s set for seat s."""
-    return np.packbits(flags, axis=1, bitorder="little")[:, 0]
+    # The 4 flag bytes as one little-endian word: multiplying by 0x01020408 gathers byte s
+    # into bit 24 + s, so no per-seat loop or packbits call is needed.
+    words = np.ascontiguousarray(flags, dtype=bool).view("<u4")[:, 0]
+    return ((words * np.uint32(0x01020408)) >> np.uint32(24)).astype(np.uint8)
 
 
 def _next_seat_table() -> np.ndarray:
@@ -892,8 +895,9 @@ for _name, _size, _ in OBS_PIECES:
 # Scores are scaled by 60 (above the 54 a "raise" match can reach) and capped there, so every
 # observation entry lies in [0, 1] under every tie rule.
 SCORE_SCALE = 60
-# (5, 4) float32: the thermometer code of a count 0-4 (bit k set when count >= k + 1).
-_THERMO_CODE = (np.arange(5)[:, None] >= np.arange(1, 5)).astype(np.float32)
+# (5,) complex128: the thermometer code of a count 0-4 (bit k set when count >= k + 1) as
+# 4 float32 packed into one 16-byte item, so coding a count is a single gather.
+_THERMO_CODE = (np.arange(5)[:, None] >= np.arange(1, 5)).astype(np.float32).view(np.complex128)[:, 0]
 
 
 def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
@@ -916,7 +920,7 @@ def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
     my_counts = state.counts[rows, me]
     unseen = RANK_SIZE_I8 - my_counts - state.played.sum(1, dtype=np.int8)
     counts = np.concatenate([my_counts[:, None], state.played[r2, slots], unseen[:, None]], 1)
-    out[:, : OBS_SLICES["unseen"].stop] = _THERMO_CODE[counts].reshape(batch, -1)
+    out[:, : OBS_SLICES["unseen"].stop] = _THERMO_CODE[counts].view(np.float32).reshape(batch, -1)
     put("cards_left", state.n_left[r2, slots] / 15.0)
     on_table = state.table != PASS
     out[rows[on_table], OBS_SLICES["table_action"].start + state.table[on_table]] = 1.0
