@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.networks import policy_scores
 from agents.rollout import resolve_bot
 from murlan_env import engine
 from murlan_env.engine import N_SEATS, Phase
@@ -84,7 +85,9 @@ def evaluate(
             theirs = playing & ~mine
             actions = np.zeros(b, np.int64)
             if mine.any():
-                scores = policy(torch.from_numpy(obs[mine]), torch.from_numpy(mask[mine]))
+                scores = policy_scores(
+                    policy, torch.from_numpy(obs[mine]), torch.from_numpy(mask[mine])
+                )
                 actions[mine] = scores.argmax(-1).numpy()
             if theirs.any():
                 actions[theirs] = bot.act(obs[theirs], mask[theirs], rng)

@@ -82,6 +82,12 @@ def _init_linear(layer: nn.Linear, gain: float) -> nn.Linear:
     return layer
 
 
+def policy_scores(policy: nn.Module, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``policy(obs, mask)``, through a faster equivalent where the module has one."""
+    fast = getattr(policy, "legal_scores", None)
+    return fast(obs, mask) if fast is not None else policy(obs, mask)
+
+
 class ActorCritic(nn.Module):
     """PPO's network: a shared trunk, one logit per action and a value (for the seat to act)."""
 
@@ -141,6 +147,20 @@ class QNetwork(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked Q-values (B, A): the export contract."""
         return masked_logits(self.q_values(obs), mask)
+
+    def legal_scores(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """The same as ``forward``, scoring only the legal pairs (a handful of 109 per state).
+
+        Much faster for rollouts and evaluation; ``forward`` stays free of data-dependent
+        shapes for export.
+        """
+        s = self.state_proj(self.trunk(obs))
+        a = self.action_proj(self.features)
+        rows, cols = mask.nonzero(as_tuple=True)
+        q = self.head(s[rows] + a[cols]).squeeze(-1)
+        out = torch.full(mask.shape, torch.finfo(q.dtype).min, dtype=q.dtype, device=q.device)
+        out[rows, cols] = q
+        return out
 
 
 def make_spec(algorithm: str, hidden: list[int], pair_hidden: int = 128) -> dict[str, Any]:

@@ -29,7 +29,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from agents.networks import build_network, masked_logits
+from agents.networks import build_network, masked_logits, policy_scores
 from murlan_env import engine
 from murlan_env.engine import N_SEATS, Phase
 from murlan_env.rules import Rules
@@ -201,7 +201,7 @@ class SelfPlay:
             out["logp"][rows] = logp.squeeze(1).numpy()
             out["value"][rows] = value.numpy()
         else:
-            q = self.net(o, m)
+            q = policy_scores(self.net, o, m)
             acts = q.argmax(-1).numpy()
             explore = self.rng.random(len(rows)) < self.s.epsilon
             if explore.any():
@@ -210,8 +210,10 @@ class SelfPlay:
 
     def _opponent_act(self, obs, mask, actions, rows_snap, rows_bot, bot_of_game):
         if len(rows_snap):
-            scores = self.opponent_net(
-                torch.from_numpy(obs[rows_snap]), torch.from_numpy(mask[rows_snap])
+            scores = policy_scores(
+                self.opponent_net,
+                torch.from_numpy(obs[rows_snap]),
+                torch.from_numpy(mask[rows_snap]),
             )
             if self.s.algorithm == "ppo":
                 actions[rows_snap] = sample_from_logits(scores, self.rng)
@@ -335,8 +337,14 @@ class SelfPlay:
                 axis=1,
             )
         adv = gae_advantages(
-            buf["seat"], buf["learner"], buf["value"], buf["ended"], buf["reward"], next_v,
-            s.gamma, s.gae_lambda,
+            buf["seat"],
+            buf["learner"],
+            buf["value"],
+            buf["ended"],
+            buf["reward"],
+            next_v,
+            s.gamma,
+            s.gae_lambda,
         )
         sel = buf["learner"]
         return {
@@ -352,12 +360,17 @@ class SelfPlay:
     def _mc_returns(self, buf) -> dict[str, np.ndarray]:
         keys = ("obs", "action", "seat", "learner", "ended", "reward")
         new = {k: buf[k] for k in keys}
+        new["obs"] = new["obs"].astype(np.float16)  # the carry can be large: half the memory
         new["emitted"] = np.zeros(buf["action"].shape, bool)
         if self.carry is not None:
             new = {k: np.concatenate([self.carry[k], new[k]]) for k in new}
         ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
         sel = new["learner"] & has & ~new["emitted"]
-        out = {"obs": new["obs"][sel], "action": new["action"][sel], "return": ret[sel]}
+        out = {
+            "obs": new["obs"][sel].astype(np.float32),
+            "action": new["action"][sel],
+            "return": ret[sel],
+        }
         new["emitted"] |= has
         keep = max(0, len(new["seat"]) - self.s.carry_steps)
         self.carry = {k: v[keep:] for k, v in new.items()}

@@ -188,6 +188,8 @@ def test_load_policy_round_trip(tmp_path, trainer):
     assert (scores[~mask] == torch.finfo(torch.float32).min).all()
     for k, v in ckpt["model"].items():
         torch.testing.assert_close(policy.state_dict()[k], v)
+    if hasattr(policy, "legal_scores"):  # DMC's sparse path used by rollouts and evaluation
+        torch.testing.assert_close(policy.legal_scores(obs, mask), scores)
     traced = torch.jit.trace(policy, (obs, mask))  # no data-dependent control flow
     torch.testing.assert_close(traced(obs, mask), scores)
 
