@@ -121,18 +121,6 @@ def _first_dealer(seed: int, lane: int, match: int) -> int:
     return int(np.random.default_rng([seed, lane, match, 1 << 20]).integers(0, 4))
 
 
-def _splice(state: State, games: np.ndarray, sub: State) -> State:
-    """``state`` with the given games replaced by the games of ``sub`` (same order)."""
-    fields = {}
-    for f in dataclasses.fields(State):
-        if f.name == "rules":
-            continue
-        value = getattr(state, f.name).copy()
-        value[games] = getattr(sub, f.name)
-        fields[f.name] = value
-    return state.replace(**fields)
-
-
 # --------------------------------------------------------------------------- running
 
 
@@ -220,7 +208,7 @@ def play_tournament(
         if over.size:
             match_no[over] += 1
             hand_in_match[over] = 0
-            state = _splice(state, over, new_matches(over))
+            state = engine.replace_games(state, over, new_matches(over))
         if next_in_match.size:
             hand_in_match[next_in_match] += 1
             sub = state.index(next_in_match)
@@ -231,7 +219,7 @@ def play_tournament(
                     for g, d in zip(next_in_match, dealers, strict=True)
                 ]
             )
-            state = _splice(state, next_in_match, engine.next_hand(sub, hands=deals))
+            state = engine.replace_games(state, next_in_match, engine.next_hand(sub, hands=deals))
     return seats, log
 
 
