@@ -12,7 +12,23 @@ from collections.abc import Iterable
 
 import numpy as np
 
-RANKS: tuple[str, ...] = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "BJ", "RJ")
+RANKS: tuple[str, ...] = (
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+    "T",
+    "J",
+    "Q",
+    "K",
+    "A",
+    "2",
+    "BJ",
+    "RJ",
+)
 SUITS: tuple[str, ...] = ("S", "H", "D", "C")
 N_RANKS = 15
 N_SUITED_RANKS = 13
@@ -52,7 +68,8 @@ def parse_card(text: str) -> int:
         return _CARD_ID[name]
     except KeyError:
         raise CardError(
-            f"unknown card {text!r}: write rank then suit, e.g. 3S, TD, AH, 2C, or BJ / RJ for the jokers"
+            f"unknown card {text!r}: write rank then suit, e.g. 3S, TD, AH, 2C, "
+            "or BJ / RJ for the jokers"
         ) from None
 
 

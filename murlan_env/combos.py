@@ -111,7 +111,7 @@ def action_of_counts(counts: np.ndarray) -> int | None:
     return _ID_BY_COST.get(counts.tobytes())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def beats_table(rules: Rules) -> np.ndarray:
     """(A, A) bool: ``[prev, new]`` is True when ``new`` may be played on ``prev``.
 

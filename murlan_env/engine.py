@@ -215,7 +215,8 @@ def check_deal(hands: np.ndarray, dealer: np.ndarray) -> None:
         expected = deal_sizes(int(d))
         if list(sizes) != expected:
             raise ValueError(
-                f"game {game}: dealer {int(d)} deals {expected} cards to seats 0-3, got {list(sizes)}"
+                f"game {game}: dealer {int(d)} deals {expected} cards to seats 0-3, "
+                f"got {list(sizes)}"
             )
 
 
@@ -252,7 +253,9 @@ def deal_from(
         raise ValueError("a later hand (hand_no >= 1) needs previous=(first, last)")
     state = _new_matches(deal, dealer, rules, hand_no_override=hand_no, start=False)
     if scores is not None:
-        state = state.replace(scores=np.broadcast_to(np.asarray(scores, np.int16), (batch, 4)).copy())
+        state = state.replace(
+            scores=np.broadcast_to(np.asarray(scores, np.int16), (batch, 4)).copy()
+        )
     if target is not None:
         state = state.replace(target=np.broadcast_to(np.asarray(target, np.int16), (batch,)).copy())
     first = np.full(batch, -1, np.int8)
@@ -407,7 +410,9 @@ def _exchange_automatic(cards: np.ndarray, first: np.ndarray, last: np.ndarray):
     rows = np.arange(n)
     cards = cards.copy()
     last_hand = cards[rows, last]
-    top_rank = (N_RANKS - 1 - np.argmax((last_hand @ CARD_TO_RANK)[:, ::-1] > 0, axis=1)).astype(np.int8)
+    top_rank = (N_RANKS - 1 - np.argmax((last_hand @ CARD_TO_RANK)[:, ::-1] > 0, axis=1)).astype(
+        np.int8
+    )
     given = _first_card_of_rank(last_hand, top_rank)
     cards[rows, last, given] = False
     cards[rows, first, given] = True
@@ -495,7 +500,7 @@ def legal_action_mask(state: State) -> np.ndarray:
 
 # Batch size from which masks are computed feature-major (see affordable_actions).
 _FEATURE_MAJOR_FROM = 32
-# (15, A) bool: the actions that use a card of each rank (the start-card duty keeps those of its rank).
+# (15, A) bool: the actions using a card of each rank (the start-card duty keeps those of its rank).
 _MUST_HOLD_START = (COST > 0).T.copy()
 
 
@@ -883,7 +888,11 @@ OBS_PIECES: tuple[tuple[str, int, str], ...] = (
     ("phase", 2, "one-hot: play, exchange (choosing the card to give back)"),
     ("start_duty", 1, "1 when my play must contain the start card"),
     ("exchange", 30, "rank I received, rank I gave in this hand's exchange: 2 x 15 one-hot"),
-    ("rules", 5, "variant flags: sticky_pass, joker_pair, straight_plus_one, tie_rule=leader, no_exchange"),
+    (
+        "rules",
+        5,
+        "variant flags: sticky_pass, joker_pair, straight_plus_one, tie_rule=leader, no_exchange",
+    ),
 )
 OBS_SIZE = sum(size for _, size, _ in OBS_PIECES)
 OBS_SLICES: dict[str, slice] = {}
@@ -897,7 +906,9 @@ for _name, _size, _ in OBS_PIECES:
 SCORE_SCALE = 60
 # (5,) complex128: the thermometer code of a count 0-4 (bit k set when count >= k + 1) as
 # 4 float32 packed into one 16-byte item, so coding a count is a single gather.
-_THERMO_CODE = (np.arange(5)[:, None] >= np.arange(1, 5)).astype(np.float32).view(np.complex128)[:, 0]
+_THERMO_CODE = (
+    (np.arange(5)[:, None] >= np.arange(1, 5)).astype(np.float32).view(np.complex128)[:, 0]
+)
 
 
 def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
@@ -943,7 +954,13 @@ def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
         exchange[gave_back, 1, CARD_RANK[state.ex_first_gives[gave_back]]] = 1.0
         put("exchange", exchange)
     r = state.rules
-    flags = [r.sticky_pass, r.joker_pair, r.straight_plus_one, r.tie_rule == "leader", r.no_exchange]
+    flags = [
+        r.sticky_pass,
+        r.joker_pair,
+        r.straight_plus_one,
+        r.tie_rule == "leader",
+        r.no_exchange,
+    ]
     out[:, OBS_SLICES["rules"]] = np.array(flags, np.float32)
     return out
 

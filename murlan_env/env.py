@@ -126,6 +126,7 @@ REWARD_MODES = ("hand", "match")
 EPISODE_MODES = ("match", "hand")
 RENDER_MODES = ["ansi", "human"]
 
+
 def observation_high(rules: Rules) -> np.ndarray:
     """(OBS_SIZE,) float32 upper bound of each observation entry: 1 under every rule set."""
     del rules  # the engine scales every piece into [0, 1]

@@ -43,9 +43,7 @@ class Rules:
             allowed = _CHOICES[field.name]
             # bool is a subclass of int: insist on the exact type so 1 is not taken for True.
             if not any(type(value) is type(a) and value == a for a in allowed):
-                raise RulesError(
-                    f"rule {field.name!r} takes one of {list(allowed)}, got {value!r}"
-                )
+                raise RulesError(f"rule {field.name!r} takes one of {list(allowed)}, got {value!r}")
 
     @classmethod
     def from_dict(cls, flags: Mapping[str, Any] | None) -> Rules:

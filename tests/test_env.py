@@ -295,7 +295,9 @@ def test_observations_stay_in_the_unit_box_through_whole_matches():
         while not state.done.all():
             obs = engine.observe(state)
             assert obs.min() >= 0 and obs.max() <= 1
-            state = engine.step(state, engine.random_legal_actions(engine.legal_action_mask(state), rng))
+            state = engine.step(
+                state, engine.random_legal_actions(engine.legal_action_mask(state), rng)
+            )
             state = engine.next_hand(state, rng)
 
 
