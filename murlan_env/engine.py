@@ -135,18 +135,6 @@ class State:
         return State(**fields)
 
 
-def stack_states(states: Sequence[State]) -> State:
-    """One batch from several states with the same rules."""
-    rules = states[0].rules
-    if any(s.rules != rules for s in states):
-        raise ValueError("cannot stack states with different rules")
-    fields = {"rules": rules}
-    for f in dataclasses.fields(State):
-        if f.name != "rules":
-            fields[f.name] = np.concatenate([getattr(s, f.name) for s in states])
-    return State(**fields)
-
-
 def replace_games(state: State, games, sub: State) -> State:
     """``state`` with the given games (index array or bool mask) replaced by those of ``sub``."""
     fields = {}
