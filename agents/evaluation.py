@@ -375,6 +375,9 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
             t0 = time.perf_counter()
             losses = learner.update(batch)
             t_update = time.perf_counter() - t0
+            it = counters["iteration"] + 1
+            if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
+                snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
             if not async_rollout and more:
                 submit()
             st = batch["stats"]
@@ -399,8 +402,6 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
                 step,
             )
             run.scalars("losses", losses, step)
-            if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
-                snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
             if cfg.eval_every and it % cfg.eval_every == 0 and step < cfg.total_steps:
                 results = run.evaluate(learner.net, step)
             if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:

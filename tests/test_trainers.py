@@ -9,10 +9,20 @@ import torch
 
 import train
 from agents import dmc, ppo
-from agents.networks import checkpoint_path, load_policy
-from agents.rollout import gae_advantages, mc_returns
+from agents.networks import build_network, checkpoint_path, load_policy, make_spec
+from agents.rollout import RolloutSettings, SelfPlay, gae_advantages, mc_returns
 from murlan_env import engine
 from murlan_env.engine import N_SEATS, OBS_SIZE
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Tiny batches: a second intra-op thread only adds contention on shared cores."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
 
 TINY = dict(
     total_steps=2 * 16 * 24,
@@ -97,15 +107,49 @@ def _tiny(trainer) -> dict:
     return TINY if trainer is ppo else {**TINY, **DMC_TINY}
 
 
+@pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
+def test_rollout_against_snapshots_and_bots(algorithm):
+    """Half the games vs a snapshot, a quarter vs greedy: only learner decisions come back."""
+    spec = make_spec(algorithm, [32])
+    settings = RolloutSettings(
+        algorithm=algorithm,
+        spec=spec,
+        num_envs=8,
+        num_steps=150,
+        snapshot_share=0.5,
+        bot_share=0.25,
+        bots=("greedy",),
+    )
+    selfplay = SelfPlay(settings, seed=3)
+    weights = build_network(spec).state_dict()
+    out = selfplay.collect(weights, [build_network(spec).state_dict()])
+    st = out["stats"]
+    assert st["decisions"] == 8 * 150
+    # self-play games give all their decisions, opponent games about a quarter of theirs
+    assert 0.3 * st["decisions"] < st["learner_decisions"] < 0.8 * st["decisions"]
+    assert 0.0 <= st["points_vs_snapshot"] <= 3.0 and 0.0 <= st["points_vs_bots"] <= 3.0
+    if algorithm == "ppo":
+        assert len(out["action"]) == st["learner_decisions"]
+        assert np.isfinite(out["advantage"]).all()
+    assert out["obs"].shape[1] == OBS_SIZE
+
+
 def _run(tmp_path, trainer, name, **over):
     cfg = trainer.PPOConfig if trainer is ppo else trainer.DMCConfig
     cfg = cfg(**{**_tiny(trainer), "runs_dir": str(tmp_path), "name": name, **over})
     return trainer.train(cfg)
 
 
-@pytest.mark.parametrize("trainer", [ppo, dmc])
-def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer):
-    out = _run(tmp_path, trainer, "smoke")
+OPPONENT_POOL = dict(snapshot_share=0.25, snapshot_every=1, bot_share=0.25, bots=["greedy"])
+
+
+@pytest.mark.parametrize(
+    "trainer, extra",
+    [(ppo, {}), (dmc, {}), (ppo, {"reward": "match", **OPPONENT_POOL}), (dmc, OPPONENT_POOL)],
+    ids=["ppo", "dmc", "ppo-match-pool", "dmc-pool"],
+)
+def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra):
+    out = _run(tmp_path, trainer, "smoke", **extra)
     run_dir = tmp_path / "smoke"
     assert out["counters"]["step"] >= _tiny(trainer)["total_steps"]
     assert out["counters"]["iteration"] == 2
@@ -117,6 +161,7 @@ def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer):
     ckpt = torch.load(checkpoint_path(run_dir), weights_only=False)
     assert ckpt["counters"] == out["counters"]
     assert ckpt["config"]["algorithm"] == ckpt["spec"]["algorithm"]
+    assert len(ckpt["snapshots"]) == (2 if extra else 0)
 
 
 @pytest.mark.parametrize("trainer", [ppo, dmc])
