@@ -68,7 +68,7 @@ class State:
     counts: np.ndarray  # (B, 4, 15) int8, cards each seat holds per rank
     n_left: np.ndarray  # (B, 4) int8, number of cards each seat holds
     played: np.ndarray  # (B, 4, 15) int8, cards each seat has played this hand, per rank
-    deal: np.ndarray  # (B, 4, 54) bool, this hand's deal before any exchange
+    deal_bits: np.ndarray  # (B, 4) uint64, this hand's deal before any exchange, as bits
     phase: np.ndarray  # (B,) int8, Phase
     to_act: np.ndarray  # (B,) int8, seat whose decision it is (meaningless once over)
     table: np.ndarray  # (B,) int16, action id of the play to beat, PASS when the table is empty
@@ -101,6 +101,11 @@ class State:
         return bits_to_cards(self.card_bits)
 
     @property
+    def deal(self) -> np.ndarray:
+        """(B, 4, 54) bool: this hand's deal, before any exchange."""
+        return bits_to_cards(self.deal_bits)
+
+    @property
     def last_cards(self) -> np.ndarray:
         """(B, 54) bool: concrete cards of the most recent decision (a play or a give-back)."""
         return bits_to_cards(self.last_bits)
@@ -122,6 +127,8 @@ class State:
             changes["card_bits"] = cards_to_bits(cards)
             changes.setdefault("counts", (cards.astype(np.int8) @ CARD_TO_RANK).astype(np.int8))
             changes.setdefault("n_left", cards.sum(-1).astype(np.int8))
+        if "deal" in changes:
+            changes["deal_bits"] = cards_to_bits(np.asarray(changes.pop("deal"), bool))
         if "last_cards" in changes:
             changes["last_bits"] = cards_to_bits(np.asarray(changes.pop("last_cards"), bool))
         return dataclasses.replace(self, **changes)
@@ -251,7 +258,7 @@ def deal_from(
     if previous is not None:
         prev = np.broadcast_to(np.asarray(previous, dtype=np.int8), (batch, 2))
         first[:], last[:] = prev[:, 0], prev[:, 1]
-    return _start_hand(state, np.ones(batch, bool), deal, first, last)
+    return _start_hand(state, np.arange(batch), deal, first, last)
 
 
 def _new_matches(deal, dealer, rules, *, hand_no_override=None, start=True) -> State:
@@ -263,7 +270,7 @@ def _new_matches(deal, dealer, rules, *, hand_no_override=None, start=True) -> S
         counts=(deal.astype(np.int8) @ CARD_TO_RANK).astype(np.int8),
         n_left=deal.sum(2).astype(np.int8),
         played=np.zeros((batch, N_SEATS, N_RANKS), np.int8),
-        deal=deal.copy(),
+        deal_bits=cards_to_bits(deal),
         phase=i8(Phase.PLAY),
         to_act=i8(0),
         table=np.zeros(batch, np.int16),
@@ -290,7 +297,7 @@ def _new_matches(deal, dealer, rules, *, hand_no_override=None, start=True) -> S
     )
     if start:
         none = np.full(batch, -1, np.int8)
-        state = _start_hand(state, np.ones(batch, bool), deal, none, none)
+        state = _start_hand(state, np.arange(batch), deal, none, none)
     return state
 
 
@@ -309,31 +316,37 @@ def next_hand(state: State, rng: np.random.Generator | None = None, hands=None) 
     if hands is None:
         if rng is None:
             raise ValueError("next_hand needs an rng or explicit hands")
-        deal = np.zeros((state.batch_size, N_SEATS, N_CARDS), bool)
-        deal[moving] = random_deal(rng, dealer[moving])
+        deal = random_deal(rng, dealer[moving])
     else:
         deal = parse_deal(hands)
         if deal.shape[0] != state.batch_size:
             raise ValueError(f"expected {state.batch_size} deals, got {deal.shape[0]}")
-        check_deal(deal[moving], dealer[moving])
-    first = np.argmax(state.place == 0, axis=1).astype(np.int8)
-    last = np.argmax(state.place == 3, axis=1).astype(np.int8)
-    state = state.replace(dealer=dealer, hand_no=state.hand_no + moving)
-    return _start_hand(state, moving, deal, first, last)
+        deal = deal[moving]
+        check_deal(deal, dealer[moving])
+    g = np.flatnonzero(moving)
+    first = np.argmax(state.place[g] == 0, axis=1).astype(np.int8)
+    last = np.argmax(state.place[g] == 3, axis=1).astype(np.int8)
+    state = dataclasses.replace(state, dealer=dealer, hand_no=state.hand_no + moving)
+    return _start_hand(state, g, deal, first, last)
 
 
-def _start_hand(state: State, games: np.ndarray, deal, first, last) -> State:
-    """Reset the hand-level fields of ``games`` to the start of a hand dealt as ``deal``.
+# Fields that a new match or the next hand leaves as they are.
+_MATCH_FIELDS = frozenset({"rules", "hand_no", "dealer", "scores", "target", "winners"})
 
-    ``first``/``last`` are the previous hand's 1st and last seats (-1 for hand 1 of a match).
+
+def _start_hand(state: State, g: np.ndarray, deal, first, last) -> State:
+    """Reset the hand-level fields of games ``g`` (indices) to the start of a hand.
+
+    ``deal`` (n, 4, 54) bool is their new deal; ``first``/``last`` (n,) are the previous
+    hand's 1st and last seats (-1 for hand 1 of a match).
     """
-    s = {f.name: getattr(state, f.name) for f in dataclasses.fields(State)}
-    s = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+    s = {}
+    for f in dataclasses.fields(State):
+        value = getattr(state, f.name)
+        s[f.name] = value if f.name in _MATCH_FIELDS else value.copy()
     rules = state.rules
-    g = np.flatnonzero(games)
-    deal = deal[g]
     cards = deal.copy()
-    s["deal"][g] = deal
+    s["deal_bits"][g] = cards_to_bits(deal)
     s["played"][g] = 0
     s["phase"][g] = _PLAY
     s["table"][g] = PASS
@@ -350,7 +363,6 @@ def _start_hand(state: State, games: np.ndarray, deal, first, last) -> State:
     s["ex_last_gives"][g] = -1
     s["ex_first_gives"][g] = -1
 
-    first, last = first[g], last[g]
     opening = s["hand_no"][g] == 0
     start_card = rules.start_card_id
     holder = np.argmax(deal[:, :, start_card], axis=1).astype(np.int8)
@@ -475,7 +487,9 @@ def legal_action_mask(state: State) -> np.ndarray:
             mask[state.start_duty] &= must
     else:
         mask_t = affordable_actions(hands)
-        mask_t &= _BEATS_T[state.rules][:, state.table]
+        # Gathering whole rows of the beats table, then ANDing through the transposed view,
+        # is faster than gathering its columns.
+        mask_t &= beats_table(state.rules)[state.table].T
         if state.start_duty.any():
             mask_t[:, state.start_duty] &= must[:, None]
         mask = mask_t.T
@@ -490,18 +504,6 @@ def legal_action_mask(state: State) -> np.ndarray:
 _FEATURE_MAJOR_FROM = 32
 # (15, A) bool: the actions using a card of each rank (the start-card duty keeps those of its rank).
 _MUST_HOLD_START = (COST > 0).T.copy()
-
-
-class _BeatsByRules(dict):
-    """Transposed beats tables, (new, prev), built once per Rules."""
-
-    def __missing__(self, rules: Rules) -> np.ndarray:
-        table = np.ascontiguousarray(beats_table(rules).T)
-        self[rules] = table
-        return table
-
-
-_BEATS_T = _BeatsByRules()
 
 
 def _give_back_mask(state: State, games: np.ndarray) -> np.ndarray:
