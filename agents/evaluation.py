@@ -154,7 +154,8 @@ class CommonConfig:
     bot_share: float = 0.0
     """Share of rollout games against rule-based bots (the learner takes one random seat)."""
     bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
-    """Bots for the bot share, by name; names not yet in murlan_env.bots are skipped."""
+    """Bots for the bot share, by name (repeat a name to weight it); names not yet in
+    murlan_env.bots are skipped."""
     snapshot_every: int = 20
     """Iterations between snapshots added to the opponent pool."""
     snapshot_pool: int = 8
