@@ -256,3 +256,17 @@ def test_ray_workers_on_a_local_instance(tmp_path):
         assert load_policy(tmp_path / "ray").spec["algorithm"] == "ppo"
     finally:
         ray.shutdown()
+
+
+def test_cli_runs_a_preset_with_overrides_then_resumes(tmp_path, capsys):
+    tiny = [
+        "num_envs=16", "num_steps=24", "hidden=[32]", "workers=local", "bot_share=0",
+        "eval_every=0", "final_eval_deals=4", "eval_hands=1", "eval_bots=[random]",
+        f"runs_dir={tmp_path}", "name=cli", "progress=false",
+    ]  # fmt: skip
+    assert train.main(["--config", "quick", "--seed", "7", "total_steps=384", *tiny]) == 0
+    assert "vs random" in capsys.readouterr().out
+    assert train.main(["--resume", str(tmp_path / "cli"), "total_steps=768"]) == 0
+    ckpt = torch.load(checkpoint_path(tmp_path / "cli"), weights_only=False)
+    assert ckpt["counters"] == {"step": 768, "iteration": 2}
+    assert ckpt["config"]["seed"] == 7 and ckpt["config"]["total_steps"] == 768
