@@ -133,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
             raw["device"] = args.device
         if args.ray_address:
             raw["workers"], raw["ray_address"] = "ray", args.ray_address
+        if not args.resume and not raw.get("name"):
+            import time
+
+            seed = raw.get("seed", 1)
+            raw["name"] = f"{Path(args.config).stem}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
         algorithm, cfg = build_config(raw)
     except ConfigError as e:
         print(f"train.py: config error: {e}", file=sys.stderr)

@@ -399,6 +399,9 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
                     "points_vs_snapshot": st["points_vs_snapshot"],
                     "points_vs_bots": st["points_vs_bots"],
                     "samples": len(batch["action"]),
+                    "return_mean": float(np.mean(batch["return"]))
+                    if len(batch["return"])
+                    else None,
                 },
                 step,
             )
