@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.evaluation import CommonConfig, resolve_device, seed_everything, train_loop
 from agents.networks import QNetwork, make_spec
 from agents.rollout import RolloutSettings
+from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
 
 
 @dataclasses.dataclass

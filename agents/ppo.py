@@ -17,9 +17,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.evaluation import CommonConfig, resolve_device, seed_everything, train_loop
 from agents.networks import ActorCritic, make_spec, masked_logits
 from agents.rollout import RolloutSettings
+from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
 
 
 @dataclasses.dataclass

@@ -82,7 +82,7 @@ class State:
     scores: np.ndarray  # (B, 4) int16, match totals after the finished hands
     target: np.ndarray  # (B,) int16, current target (21, 31, 41, 51)
     winners: np.ndarray  # (B, 4) bool, match winners (several on a draw), all False while on
-    points: np.ndarray  # (B, 4) int16, points of the last finished hand, 0 before any
+    points: np.ndarray  # (B, 4) int16, this hand's points once it is over, 0 while it is played
     ex_last: np.ndarray  # (B,) int8, this hand's exchange: previous last player, -1 if none
     ex_first: np.ndarray  # (B,) int8, this hand's exchange: previous 1st player, -1 if none
     ex_last_gives: np.ndarray  # (B,) int8, card id the last player gave, -1 if none

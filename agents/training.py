@@ -1,0 +1,318 @@
+"""What every trainer shares: the common config, seeding, the run directory and the loop.
+
+A run directory holds the resolved config, TensorBoard logs (``charts/``, ``losses/``,
+``eval/``), resumable checkpoints and the final evaluation; ``train_loop`` drives a trainer's
+learner through rollouts, updates, periodic evaluation (``agents.evaluation``) and checkpoints,
+with a progress bar.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.evaluation import EvalResult, evaluate
+from murlan_env.rules import Rules
+
+# ---------------------------------------------------------------------- run bookkeeping
+# The pieces every trainer shares: the common config fields, seeding, the run directory with
+# TensorBoard logs, checkpoints and the progress bar, and the evaluation hook.
+
+
+@dataclasses.dataclass
+class CommonConfig:
+    """Fields every trainer has; the trainers' config dataclasses extend it."""
+
+    name: str = ""
+    """Run name: the run directory is ``runs/<name>`` (default: ``<algorithm>-s<seed>-<time>``)."""
+    seed: int = 1
+    """Seeds Python, NumPy and torch, the rollouts and the learner."""
+    runs_dir: str = "runs"
+    """Parent directory of the run directories."""
+    total_steps: int = 1_000_000
+    """Training budget in engine decisions (all seats, all games)."""
+    num_envs: int = 512
+    """Matches stepped together by each rollout worker."""
+    num_steps: int = 32
+    """Engine steps per rollout (each worker returns num_envs * num_steps decisions)."""
+    reward: str = "hand"
+    """"hand": points of each hand minus 1.5 (dense, what the quick preset learns from);
+    "match": the zero-sum match result (+1 for the winner, -1/3 for the others)."""
+    rules: dict = dataclasses.field(default_factory=dict)
+    """Variant flags of RULES.md section 7 (``Rules.from_dict``); empty: the standard game."""
+    hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
+    """Widths of the observation trunk's layers."""
+    learning_rate: float = 3e-4
+    """Adam learning rate."""
+    snapshot_share: float = 0.0
+    """Share of rollout games against a frozen past snapshot of the learner."""
+    bot_share: float = 0.0
+    """Share of rollout games against rule-based bots (the learner takes one random seat)."""
+    bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
+    """Bots for the bot share, by name (repeat a name to weight it); names not yet in
+    murlan_env.bots are skipped."""
+    snapshot_every: int = 20
+    """Iterations between snapshots added to the opponent pool."""
+    snapshot_pool: int = 8
+    """Most recent snapshots kept in the opponent pool."""
+    workers: str = "local"
+    """Where rollouts run: "local" (this process), "process" (child processes: rollouts
+    overlap the update), or "ray" (Ray actors; set by --ray-address / RAY_ADDRESS)."""
+    num_workers: int = 1
+    """Rollout workers; each plays num_envs matches."""
+    ray_address: str = ""
+    """Ray cluster address for workers="ray" ("" starts a local Ray instance)."""
+    torch_threads: int = 1
+    """Intra-op threads of the learner (workers use one each)."""
+    device: str = "auto"
+    """Learner device: "cpu", "cuda" or "auto" (cuda when present). Rollouts run on the CPU."""
+    eval_every: int = 10
+    """Iterations between evaluations (0: only at the end)."""
+    eval_deals: int = 128
+    """Fixed deals per evaluation; each is played with the learner in all four seats."""
+    final_eval_deals: int = 0
+    """Deals of the evaluation at the end of training (0: eval_deals); more deals, tighter CI."""
+    eval_hands: int = 2
+    """Hands played per evaluation deal (hand 2 includes the exchange)."""
+    eval_bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
+    """Evaluation opponents by name; names not yet in murlan_env.bots are skipped."""
+    eval_seed: int = 1234
+    """Seed of the evaluation deals: keep it fixed so curves compare across runs."""
+    checkpoint_every: int = 50
+    """Iterations between resumable checkpoints (one is always written at the end)."""
+    progress: bool = True
+    """Show a progress bar."""
+
+
+def seed_everything(seed: int) -> np.random.Generator:
+    """Seed Python's, NumPy's and torch's generators; return the learner's numpy Generator."""
+    import random
+
+    random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002  third-party code may use the global rng
+    torch.manual_seed(seed)
+    return np.random.default_rng(seed)
+
+
+def resolve_device(device: str) -> torch.device:
+    """ "auto" -> cuda when available, else cpu."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class Run:
+    """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation."""
+
+    def __init__(self, cfg: CommonConfig, algorithm: str, resumed_step: int = 0) -> None:
+        import json
+        import time
+        from pathlib import Path
+
+        from torch.utils.tensorboard import SummaryWriter
+
+        if not cfg.name:
+            cfg.name = f"{algorithm}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        self.cfg = cfg
+        self.dir = Path(cfg.runs_dir) / cfg.name
+        self.dir.mkdir(parents=True, exist_ok=True)
+        resolved = {"algorithm": algorithm, **dataclasses.asdict(cfg)}
+        (self.dir / "config.json").write_text(json.dumps(resolved, indent=2) + "\n")
+        self.writer = SummaryWriter(str(self.dir))
+        self.latest_eval: dict[str, EvalResult] = {}
+        self.bar = None
+        if cfg.progress:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=cfg.total_steps,
+                initial=resumed_step,
+                unit="dec",
+                unit_scale=True,
+                dynamic_ncols=True,
+                desc=cfg.name,
+            )
+
+    def scalars(self, prefix: str, values: dict, step: int) -> None:
+        for k, v in values.items():
+            if v is not None and np.isfinite(v):
+                self.writer.add_scalar(f"{prefix}/{k}", float(v), step)
+
+    def progress(self, n: int, rate: float) -> None:
+        if self.bar is None:
+            return
+        post = {"dec/s": f"{rate:,.0f}"}
+        for name, r in self.latest_eval.items():
+            post[name] = f"{r.points_per_hand:.2f}±{r.ci95:.2f}"
+        self.bar.set_postfix(post, refresh=False)
+        self.bar.update(n)
+
+    def evaluate(
+        self, policy: nn.Module, step: int, n_deals: int | None = None
+    ) -> dict[str, EvalResult]:
+        """Evaluate vs every available eval bot; log under eval/<bot>/..."""
+        from agents.networks import build_network
+        from agents.rollout import available_bots
+
+        cfg = self.cfg
+        # Evaluate a CPU copy: the learner may sit on a GPU, the engine's arrays do not.
+        cpu_policy = build_network(policy.spec)
+        cpu_policy.load_state_dict(cpu_weights(policy))
+        cpu_policy.eval()
+        results = {}
+        for name in available_bots(cfg.eval_bots):
+            r = evaluate(
+                cpu_policy,
+                name,
+                seed=cfg.eval_seed,
+                n_deals=n_deals or cfg.eval_deals,
+                n_hands=cfg.eval_hands,
+                rules=Rules.from_dict(cfg.rules),
+            )
+            results[name] = r
+            self.scalars(
+                f"eval/{name}",
+                {"points_per_hand": r.points_per_hand, "win_rate": r.win_rate, "ci95": r.ci95},
+                step,
+            )
+        self.latest_eval = results
+        self.writer.flush()
+        return results
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        self.writer.close()
+
+
+def cpu_weights(net: nn.Module) -> dict:
+    """A CPU copy of the module's weights (workers never alias the learner's tensors)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
+
+
+def save_checkpoint(path, payload: dict) -> None:
+    """Write a checkpoint atomically (a crash never leaves a half-written file)."""
+    from pathlib import Path
+
+    path = Path(path)
+    tmp = path.with_suffix(".tmp")
+    torch.save(payload, tmp)
+    tmp.replace(path)
+
+
+def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = None) -> dict:
+    """The loop both trainers share: collect, update, log, snapshot, evaluate, checkpoint.
+
+    ``learner`` provides ``net`` (the policy module, on the learner device), ``settings()``
+    (RolloutSettings), ``update(batch) -> dict`` of losses, and ``state_dict()`` /
+    ``load_state_dict()`` for what it needs to resume (optimiser, ...).
+    Returns the final evaluation results and counters.
+    """
+    import time
+
+    from agents.networks import CHECKPOINT_NAME, checkpoint_path
+    from agents.rollout import make_workers, merge_batches
+
+    counters = {"step": 0, "iteration": 0}
+    snapshots: list[dict] = []
+    ckpt = None
+    if resume:
+        ckpt = torch.load(checkpoint_path(resume), map_location="cpu", weights_only=False)
+        learner.net.load_state_dict(ckpt["model"])
+        learner.load_state_dict(ckpt["learner"])
+        counters = ckpt["counters"]
+        snapshots = ckpt["snapshots"]
+        torch.set_rng_state(ckpt["rng"]["torch"])
+    run = Run(cfg, algorithm, resumed_step=counters["step"])
+    settings = learner.settings()
+    ray_address = cfg.ray_address or None
+    workers = make_workers(settings, cfg.workers, cfg.num_workers, cfg.seed * 1000, ray_address)
+    if ckpt is not None and ckpt["rng"]["workers"] is not None:
+        for w, st in zip(workers, ckpt["rng"]["workers"], strict=False):
+            w.set_state(st)
+
+    def save(in_flight: bool) -> None:
+        # A worker with a rollout in flight cannot report its state; it then restarts from
+        # its seed on resume (the learner's weights and counters are what matter).
+        worker_states = None if in_flight else [w.get_state() for w in workers]
+        save_checkpoint(
+            run.dir / CHECKPOINT_NAME,
+            {
+                "spec": learner.net.spec,
+                "model": cpu_weights(learner.net),
+                "learner": learner.state_dict(),
+                "counters": dict(counters),
+                "config": {"algorithm": algorithm, **dataclasses.asdict(cfg)},
+                "snapshots": snapshots,
+                "rng": {"torch": torch.get_rng_state(), "workers": worker_states},
+            },
+        )
+
+    async_rollout = cfg.workers != "local"
+    in_flight = False
+
+    def submit() -> None:
+        nonlocal in_flight
+        weights = cpu_weights(learner.net)
+        for w in workers:
+            w.submit(weights, snapshots)
+        in_flight = True
+
+    submit()
+    results: dict[str, EvalResult] = {}
+    t_last = time.perf_counter()
+    try:
+        while counters["step"] < cfg.total_steps:
+            batch = merge_batches([w.result() for w in workers])
+            in_flight = False
+            more = counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
+            if async_rollout and more:  # the next rollout runs while this batch trains
+                submit()
+            t0 = time.perf_counter()
+            losses = learner.update(batch)
+            t_update = time.perf_counter() - t0
+            it = counters["iteration"] + 1
+            if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
+                snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
+            if not async_rollout and more:
+                submit()
+            st = batch["stats"]
+            counters["step"] += st["decisions"]
+            counters["iteration"] += 1
+            it, step = counters["iteration"], counters["step"]
+            now = time.perf_counter()
+            rate = st["decisions"] / max(now - t_last, 1e-9)
+            t_last = now
+            run.scalars(
+                "charts",
+                {
+                    "decisions_per_s": rate,
+                    "rollout_decisions_per_s": st["decisions"] / max(st["seconds"], 1e-9),
+                    "engine_share": st["engine_seconds"] / max(st["seconds"], 1e-9),
+                    "update_seconds": t_update,
+                    "hand_length": st["hand_length"],
+                    "points_vs_snapshot": st["points_vs_snapshot"],
+                    "points_vs_bots": st["points_vs_bots"],
+                    "samples": len(batch["action"]),
+                    "return_mean": float(np.mean(batch["return"]))
+                    if len(batch["return"])
+                    else None,
+                },
+                step,
+            )
+            run.scalars("losses", losses, step)
+            if cfg.eval_every and it % cfg.eval_every == 0 and step < cfg.total_steps:
+                results = run.evaluate(learner.net, step)
+            if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
+                save(in_flight=in_flight and async_rollout)
+            run.progress(st["decisions"], rate)
+        results = run.evaluate(learner.net, counters["step"], cfg.final_eval_deals or None)
+        save(in_flight=False)
+    finally:
+        for w in workers:
+            w.close()
+        run.close()
+    return {"results": results, "counters": counters, "run_dir": str(run.dir)}
