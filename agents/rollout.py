@@ -85,15 +85,7 @@ def reset_games(state: engine.State, games: np.ndarray, rng: np.random.Generator
     idx = np.flatnonzero(games)
     if len(idx) == 0:
         return state
-    fresh = engine.init(rng, len(idx), state.rules)
-    fields = {}
-    for f in dataclasses.fields(engine.State):
-        if f.name == "rules":
-            continue
-        arr = getattr(state, f.name).copy()
-        arr[idx] = getattr(fresh, f.name)
-        fields[f.name] = arr
-    return state.replace(**fields)
+    return engine.replace_games(state, idx, engine.init(rng, len(idx), state.rules))
 
 
 def episode_rewards(state: engine.State, reward: str) -> tuple[np.ndarray, np.ndarray]:
