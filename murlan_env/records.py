@@ -165,6 +165,8 @@ class Recorder:
         self.rules = state.rules
         self.state = state
         self._decisions: list[np.ndarray] = []
+        self._decision_rows: list[tuple] = []  # from add_decision, not yet in _decisions
+        self._end_rows: list[tuple] = []  # from add_hand_end, not yet in _ends
         self._hands: list[np.ndarray] = [self._hand_events(state, np.ones(state.batch_size, bool))]
         self._ends: list[np.ndarray] = []
         self._cache: tuple | None = None
@@ -178,6 +180,7 @@ class Recorder:
         prev = self.state
         if state is prev:
             return
+        self._flush()
         if state.batch_size != prev.batch_size or state.rules != prev.rules:
             raise ValueError("Recorder.update needs the same batch of games and the same rules")
         same_hand = state.hand_no == prev.hand_no
@@ -213,6 +216,38 @@ class Recorder:
         self.state = state
         self._cache = None
 
+    def add_decision(
+        self, game: int, hand: int, seat: int, action: int, exchange: bool, cards: int
+    ) -> None:
+        """Log one decision directly, for drivers that step a game without building States.
+
+        ``cards`` is the int bit set of the cards played (or given back: ``exchange``). Such a
+        driver logs every decision and hand end itself, gives ``update`` only the states that
+        start a hand, and calls ``sync`` with the current state before ``record``.
+        """
+        self._decision_rows.append((game, hand, seat, action, exchange, cards))
+        self._cache = None
+
+    def add_hand_end(self, game: int, hand: int, place, points) -> None:
+        """Log the end of a hand (finishing places and points), as ``add_decision``."""
+        self._end_rows.append((game, hand, tuple(place), tuple(points)))
+        self._cache = None
+
+    def sync(self, state: State) -> None:
+        """Take ``state`` as the current state without logging anything from it."""
+        self._flush()
+        self.state = state
+        self._cache = None
+
+    def _flush(self) -> None:
+        """Move the directly logged rows into the event arrays, keeping their order."""
+        if self._decision_rows:
+            self._decisions.append(np.array(self._decision_rows, _DECISION))
+            self._decision_rows = []
+        if self._end_rows:
+            self._ends.append(np.array(self._end_rows, _END))
+            self._end_rows = []
+
     @staticmethod
     def _hand_events(state: State, games: np.ndarray) -> np.ndarray:
         g = np.flatnonzero(games)
@@ -230,6 +265,7 @@ class Recorder:
     def _grouped(self) -> tuple:
         """Events of each kind concatenated and stably sorted by game, with group bounds."""
         if self._cache is None:
+            self._flush()
             out = []
             for chunks, dtype in (
                 (self._hands, _HAND),
