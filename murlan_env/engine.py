@@ -2,7 +2,11 @@
 
 Everything about game flow lives here (RULES.md sections 3-6): dealing, the exchange, legal
 actions, tricks and passing, going out, points, targets and match results. Environments,
-records, bots and trainers all drive these functions; there is no other implementation.
+records, bots and trainers all drive these functions. The one companion is
+``murlan_env.game.Game``, these same functions specialised to a single game for the AEC env
+(a batch of one pays ~200 NumPy calls per decision here): it reuses this module's tables,
+hands dealing and hand ends back to it, and tests/test_game.py holds it to ``step``,
+``legal_action_mask`` and ``observe`` state for state on thousands of random matches.
 
 A ``State`` holds B independent games (each a match, hand after hand). ``step`` applies one
 action per game; ``next_hand`` deals the following hand of games whose hand is over. Games
