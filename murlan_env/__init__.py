@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 
 
 def env(**kwargs):
-    """The PettingZoo AEC environment wrapped in the standard wrappers (see murlan_env.env)."""
+    """The PettingZoo AEC environment in its order-enforcing wrapper (see murlan_env.env)."""
     from murlan_env.env import env as _env
 
     return _env(**kwargs)

@@ -4,7 +4,8 @@ Description
 -----------
 Four players shed their cards by beating the play on the table (RULES.md). A match runs
 hand after hand until a player wins (or a draw at the capped target). This module is a thin
-adapter: every rule lives in ``murlan_env.engine``; the env drives a batch of one game.
+adapter: every rule lives in ``murlan_env.engine``; the env steps one game through the
+engine's single-game fast path, ``murlan_env.game.Game``.
 
     >>> import murlan_env
     >>> env = murlan_env.env(sticky_pass=True, reward="match")
@@ -79,8 +80,11 @@ hand (hand 1 of a match, or the hand given to ``reset``). There is no truncation
 
 Arguments
 ---------
-``env(**kwargs)`` wraps ``raw_env(**kwargs)`` in ``AssertOutOfBoundsWrapper`` and
-``OrderEnforcingWrapper``. Keyword arguments:
+``env(**kwargs)`` wraps ``raw_env(**kwargs)`` in PettingZoo's ``OrderEnforcingWrapper``
+(errors for stepping, observing or rendering before ``reset``). It does not add
+``AssertOutOfBoundsWrapper``: the env itself rejects every illegal action, in the action space
+or not, with the ``ValueError`` above, and that wrapper's check would cost as much as the rest
+of a decision (see benchmarks/engine.py). Keyword arguments:
 
 - the variant flags of RULES.md section 7: ``sticky_pass``, ``joker_pair``,
   ``straight_plus_one``, ``tie_rule``, ``start_card``, ``no_exchange`` (see ``Rules``);
@@ -94,8 +98,8 @@ reproducible; without one the env's generator runs on. ``options={"deal": [4 car
 also give ``"hand_no"`` (>= 1), ``"previous": (first, last)`` and optionally ``"scores"`` and
 ``"target"`` (see ``engine.deal_from``). ``env.unwrapped.record()`` returns the
 ``murlan-record/1`` dict of everything played since the last reset; ``env.unwrapped.state``
-is the engine ``State`` (a batch of one). Being an attribute, it replaces PettingZoo's
-optional ``state()`` global-state method, which this env does not offer.
+is the engine ``State`` (a batch of one, built when read). Being an attribute, it replaces
+PettingZoo's optional ``state()`` global-state method, which this env does not offer.
 
 Version history
 ---------------
@@ -113,15 +117,18 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from murlan_env import engine
 from murlan_env.cards import CARD_NAMES, format_cards
 from murlan_env.combos import N_ACTIONS, describe
-from murlan_env.engine import N_SEATS, OBS_PIECES, OBS_SIZE, Phase
+from murlan_env.engine import _EXCHANGE, N_SEATS, OBS_PIECES, OBS_SIZE, Phase
+from murlan_env.game import Game
 from murlan_env.records import Recorder
 from murlan_env.rules import RULE_CHOICES, Rules
 
 AGENTS: tuple[str, ...] = tuple(f"player_{seat}" for seat in range(N_SEATS))
+SEAT_OF = {agent: seat for seat, agent in enumerate(AGENTS)}
 REWARD_MODES = ("hand", "match")
 EPISODE_MODES = ("match", "hand")
 RENDER_MODES = ["ansi", "human"]
@@ -198,6 +205,19 @@ def illegal_action_error(action: Any, mask: np.ndarray, who: str) -> ValueError:
     """The ValueError for an illegal action, naming the legal ones."""
     legal = ", ".join(f"{a} ({describe(a)})" for a in np.flatnonzero(mask))
     return ValueError(f"action {action!r} is not legal for {who}; legal actions: {legal}")
+
+
+def action_index(action: Any) -> int | None:
+    """``action`` as an action id, or None when it is not an integer in the action space.
+
+    Integers of any kind are accepted (Python, NumPy, 0-d integer arrays), as
+    ``Discrete.contains`` does; floats, strings and None are not.
+    """
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, int | np.integer) and 0 <= action < N_ACTIONS:
+        return int(action)
+    return None
 
 
 def start_state(rng: np.random.Generator, rules: Rules, options: dict | None) -> engine.State:
@@ -286,7 +306,8 @@ class MurlanAECEnv(AECEnv):
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
-        self.state: engine.State | None = None
+        self._game: Game | None = None
+        self._state: engine.State | None = None
         self._recorder: Recorder | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -300,15 +321,16 @@ class MurlanAECEnv(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
-        self._set_state(start_state(self._rng, self.rules, options))
-        self._recorder = Recorder(self.state)
+        state = start_state(self._rng, self.rules, options)
+        self._recorder = Recorder(state)
+        self._set_game(Game.from_state(state), state)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = AGENTS[int(self.state.to_act[0])]
+        self.agent_selection = AGENTS[self._game.to_act]
         if self.render_mode == "human":
             self.render()
 
@@ -317,55 +339,73 @@ class MurlanAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None or not (0 <= int(action) < N_ACTIONS) or not self._mask[int(action)]:
-            raise illegal_action_error(action, self._mask, agent)
+        mask = self._mask
+        index = action_index(action)
+        if index is None or not mask[index]:
+            raise illegal_action_error(action, mask, agent)
+        action = index
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
 
-        state = engine.step(self.state, np.array([int(action)]))
-        self._record(state)
-        over = state.hand_over
-        if over[0]:
-            ended_match = state.done
+        game = self._game
+        exchange = game.phase == _EXCHANGE
+        game.step(action)
+        self._state = None
+        self._recorder.add_decision(
+            0, game.hand_no, game.last_seat, action, exchange, game.last_bits
+        )
+        if game.hand_over:
+            self._recorder.add_hand_end(0, game.hand_no, game.place, game.points)
+            state = game.to_state()
             seat_rewards = (
-                hand_rewards(state, over)
+                hand_rewards(state, state.hand_over)
                 if self.reward_mode == "hand"
-                else match_rewards(state, ended_match)
+                else match_rewards(state, state.done)
             )[0]
             for seat, a in enumerate(AGENTS):
                 self.rewards[a] = float(seat_rewards[seat])
-            if ended_match[0] or self.episode_mode == "hand":
+            if game.done or self.episode_mode == "hand":
                 self.terminations = {a: True for a in self.agents}
+                self._set_game(game, state)
             else:
                 state = engine.next_hand(state, self._rng)
-                self._record(state)
-        self._set_state(state)
+                self._recorder.update(state)
+                self._set_game(Game.from_state(state), state)
+        else:
+            self._mask = game.legal_mask()
         if not self.terminations[agent]:
-            self.agent_selection = AGENTS[int(state.to_act[0])]
+            self.agent_selection = AGENTS[self._game.to_act]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = AGENTS.index(agent)
-        obs = engine.observe(self.state, np.array([seat]))[0]
-        acting = agent == self.agent_selection and not self.terminations.get(agent, True)
-        mask = self._mask if acting else np.zeros(N_ACTIONS, bool)
-        return {"observation": obs, "action_mask": mask.astype(np.int8)}
+        obs = self._game.observe(SEAT_OF[agent])
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
+            mask = self._mask.view(np.int8).copy()
+        else:
+            mask = np.zeros(N_ACTIONS, np.int8)
+        return {"observation": obs, "action_mask": mask}
 
-    def _set_state(self, state: engine.State) -> None:
-        self.state = state
-        self._mask = engine.legal_action_mask(state)[0]
+    @property
+    def state(self) -> engine.State | None:
+        """The engine State of the game (a batch of one), or None before ``reset``."""
+        if self._state is None and self._game is not None:
+            self._state = self._game.to_state()
+        return self._state
+
+    def _set_game(self, game: Game, state: engine.State) -> None:
+        self._game = game
+        self._state = state
+        self._mask = game.legal_mask()
 
     # ------------------------------------------------------------------ records, rendering
-
-    def _record(self, state: engine.State) -> None:
-        self._recorder.update(state)
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
         if self._recorder is None:
             raise RuntimeError("record() needs reset() first")
+        self._recorder.sync(self.state)
         return self._recorder.record(game=0)
 
     def render(self) -> str | None:
@@ -387,17 +427,29 @@ def raw_env(**kwargs: Any) -> MurlanAECEnv:
     return MurlanAECEnv(**kwargs)
 
 
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper, with ``last()`` handed to the env in one call.
+
+    The inherited ``last()`` runs on the wrapper and reaches each of the six attributes it
+    reads through ``__getattr__``; forwarding it whole gives the same result and the same
+    before-reset error, and halves the cost of a decision through the wrapper.
+    """
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
+
+
 def env(**kwargs: Any) -> AECEnv:
-    """murlan_v0 in the standard PettingZoo wrappers (out-of-bounds actions, call order)."""
-    wrapped = raw_env(**kwargs)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
-    return wrapped
+    """murlan_v0 in PettingZoo's order-enforcing wrapper (see the module docstring)."""
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 __all__ = [
     "AGENTS",
     "MurlanAECEnv",
+    "OrderEnforcing",
     "observation_high",
     "env",
     "hand_rewards",

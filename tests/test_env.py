@@ -164,6 +164,54 @@ def test_illegal_action_raises_naming_the_legal_ones_and_changes_nothing():
     assert env.agent_selection == "player_0"
 
 
+@pytest.mark.parametrize("action", [-1, 109, 10**6, 1.5, "3S"])
+def test_actions_outside_the_space_raise_value_error(action):
+    env = murlan_env.env()
+    env.reset(seed=0)
+    before = env.unwrapped.state
+    with pytest.raises((ValueError, TypeError)):
+        env.step(action)
+    assert env.unwrapped.state is before
+
+
+def test_order_is_enforced_before_reset():
+    env = murlan_env.env()
+    assert isinstance(env, env_module.OrderEnforcing)
+    for call in (env.last, lambda: env.step(0), lambda: env.observe("player_0")):
+        with pytest.raises(AssertionError, match="reset"):
+            call()
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = env.agent_selection
+    env.reset(seed=1)
+    obs, reward, terminated, truncated, info = env.last()
+    assert obs["action_mask"].any() and reward == 0.0 and not terminated
+
+
+def test_record_matches_one_written_from_the_batched_engine():
+    """The env's single-game stepping and direct logging give the Recorder's record."""
+    env = murlan_env.env(sticky_pass=True)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    state = env.unwrapped.state
+    rec = records.Recorder(state)
+    for _agent in env.agent_iter():
+        obs, _, terminated, _, _ = env.last()
+        if terminated:
+            env.step(None)
+            continue
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        hand_no = int(state.hand_no[0])
+        env.step(action)
+        state = engine.step(state, [action])
+        rec.update(state)
+        if int(env.unwrapped.state.hand_no[0]) != hand_no:  # the env dealt the next hand
+            state = env.unwrapped.state
+            rec.update(state)
+        assert env.unwrapped.state.card_bits.tolist() == state.card_bits.tolist()
+    assert env.unwrapped.record() == rec.record(0)
+    assert records.validate(rec.record(0)).valid
+
+
 # --------------------------------------------------------------------------- whole games
 
 
