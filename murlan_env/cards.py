@@ -113,4 +113,12 @@ def parse_hand(text: str) -> np.ndarray:
 
 def rank_counts(cards: np.ndarray) -> np.ndarray:
     """Cards per rank, (..., 15) int8, of (..., 54) bool card masks."""
-    return (cards.astype(np.int8) @ CARD_TO_RANK).astype(np.int8)
+    cards = np.asarray(cards, dtype=bool)
+    lead = cards.shape[:-1]
+    out = np.empty((*lead, N_RANKS), np.int8)
+    # The 4 suit flags of a rank read as one 32-bit word: multiplying by 0x01010101 adds its
+    # bytes into the top byte, some 10x faster than an integer matrix product.
+    suits = np.ascontiguousarray(cards[..., :52]).reshape(*lead, 13, 4).view(np.uint32)[..., 0]
+    out[..., :13] = (suits * np.uint32(0x01010101)) >> np.uint32(24)
+    out[..., 13:] = cards[..., 52:]
+    return out

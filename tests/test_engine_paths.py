@@ -60,3 +60,28 @@ def test_random_legal_actions_are_legal_and_uniform_at_both_batch_sizes():
             share = np.bincount(picks, minlength=engine.N_ACTIONS)[[0, 5, 60, 108]] / batch
             np.testing.assert_allclose(share, 0.25, atol=0.01)
     assert (engine.random_legal_actions(np.zeros((3, engine.N_ACTIONS), bool), rng) == 0).all()
+
+
+def test_a_finished_game_never_touches_its_neighbour():
+    """Games are stepped through flat (game, seat) indices; a finished game has no seat to
+    act (-1), which must not alias the previous game's last seat."""
+    rng = np.random.default_rng(5)
+    state = engine.init(rng, 2)
+    state = state.replace(
+        to_act=np.array([3, -1], np.int8),
+        phase=np.array([engine.Phase.PLAY, engine.Phase.HAND_OVER], np.int8),
+        start_duty=np.array([False, False]),
+    )
+    mask = engine.legal_action_mask(state)
+    assert not mask[1].any()
+    action = int(np.flatnonzero(mask[0])[-1])  # the highest legal play of seat 3
+    after = engine.step(state, np.array([action, 0]))
+    played = int(COST[action].sum())
+    assert after.n_left[0, 3] == state.n_left[0, 3] - played
+    np.testing.assert_array_equal(after.counts[0, 3], state.counts[0, 3] - COST[action])
+    assert after.card_bits[0, 3] != state.card_bits[0, 3]
+    for name in ("card_bits", "counts", "played", "n_left"):
+        np.testing.assert_array_equal(getattr(after, name)[1], getattr(state, name)[1])
+    np.testing.assert_array_equal(
+        engine.seat_rows(state.counts, state.to_act)[1], state.counts[1, 3]
+    )
