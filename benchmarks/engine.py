@@ -6,9 +6,12 @@ Rows (each measured for a fixed wall time, several times; the table shows median
   iteration is ``legal_action_mask``, ``random_legal_actions``, ``step``, then ``next_hand`` for
   games whose hand is over and a fresh ``init`` for matches that are over. A decision is one
   game waiting for a choice (play, pass or exchange give-back) in one step.
-- ``murlan AEC env``: the PettingZoo environment ``murlan_env.env()`` (batch of one), random
-  legal actions from ``action_mask``, reset when every agent is done. A decision is one
-  ``step`` with an action (not the ``None`` steps of finished agents).
+- ``murlan Game``: the engine's single-game fast path (``murlan_env.game.Game``) that the AEC
+  env steps: ``legal_mask``, a random legal action, ``step``, ``observe`` for the next seat;
+  the next hand (or a new match) comes from the batched engine, as in the env.
+- ``murlan AEC env``: the PettingZoo environment ``murlan_env.env()``, random legal actions
+  from ``action_mask``, reset when every agent is done. A decision is one ``step`` with an
+  action (not the ``None`` steps of finished agents).
 - ``OpenSpiel dou_dizhu``: the C++ game through pyspiel, random play; chance outcomes are
   sampled by their probabilities; a decision is one player action (bids included).
 - ``RLCard doudizhu``: ``rlcard.make("doudizhu")``, random legal actions, reset when over; a
@@ -125,6 +128,31 @@ def aec_runner(seed: int) -> Runner:
     return run
 
 
+def game_runner(seed: int) -> Runner:
+    """Random legal play on one ``Game``, observing each decision as the AEC env does."""
+    from murlan_env.game import Game
+
+    rng = np.random.default_rng(seed)
+    picker = random.Random(seed)
+    game = Game.from_state(engine.init(rng, 1))
+
+    def run() -> int:
+        nonlocal game
+        decisions = 0
+        for _ in range(64):
+            if game.done:
+                game = Game.from_state(engine.init(rng, 1))
+            elif game.hand_over:
+                game = Game.from_state(engine.next_hand(game.to_state(), rng))
+            game.observe(game.to_act)
+            legal = np.flatnonzero(game.legal_mask())
+            game.step(int(legal[picker.randrange(len(legal))]))
+            decisions += 1
+        return decisions
+
+    return run
+
+
 def openspiel_runner(seed: int) -> Runner:
     """Random play of OpenSpiel's dou_dizhu, one whole game per call."""
     try:
@@ -227,6 +255,7 @@ def pin_to_one_core(core: int | None) -> int | None:
 def build_rows(batch_sizes: tuple[int, ...]) -> list[Row]:
     rows = [Row(f"engine B={b}", lambda seed, b=b: engine_runner(b, seed)) for b in batch_sizes]
     rows += [
+        Row("murlan Game", game_runner),
         Row("murlan AEC env", aec_runner),
         Row("OpenSpiel dou_dizhu", openspiel_runner),
         Row("RLCard doudizhu", rlcard_runner),
