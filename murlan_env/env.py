@@ -4,8 +4,8 @@ Description
 -----------
 Four players shed their cards by beating the play on the table (RULES.md). A match runs
 hand after hand until a player wins (or a draw at the capped target). This module is a thin
-adapter: every rule lives in ``murlan_env.engine``; the env steps one game through the
-engine's single-game fast path, ``murlan_env.game.Game``.
+adapter: every rule lives in ``murlan_env.engine``; the env steps one game through
+``murlan_env.driver.GameDriver`` and the engine's single-game fast path, ``murlan_env.game``.
 
     >>> import murlan_env
     >>> env = murlan_env.env(sticky_pass=True, reward="match")
@@ -122,15 +122,17 @@ from pettingzoo.utils.env_logger import EnvLogger
 from murlan_env import engine
 from murlan_env.cards import CARD_NAMES, format_cards
 from murlan_env.combos import N_ACTIONS, describe
-from murlan_env.engine import _EXCHANGE, N_SEATS, OBS_PIECES, OBS_SIZE, Phase
-from murlan_env.game import Game
-from murlan_env.records import Recorder
+from murlan_env.driver import (
+    GameDriver,
+    check_modes,
+    hand_rewards,
+    match_rewards,
+)
+from murlan_env.engine import N_SEATS, OBS_PIECES, OBS_SIZE, Phase
 from murlan_env.rules import RULE_CHOICES, Rules
 
 AGENTS: tuple[str, ...] = tuple(f"player_{seat}" for seat in range(N_SEATS))
 SEAT_OF = {agent: seat for seat, agent in enumerate(AGENTS)}
-REWARD_MODES = ("hand", "match")
-EPISODE_MODES = ("match", "hand")
 RENDER_MODES = ["ansi", "human"]
 
 
@@ -166,39 +168,10 @@ def observation_space(rules: Rules) -> gymnasium.spaces.Dict:
     )
 
 
-# --------------------------------------------------------------------------- rewards
-
-
-def hand_rewards(state: engine.State, ended: np.ndarray) -> np.ndarray:
-    """(B, 4) float32: points - 1.5 for every seat of the games whose hand just ``ended``."""
-    return np.where(ended[:, None], state.points.astype(np.float32) - 1.5, 0.0).astype(np.float32)
-
-
-def match_rewards(state: engine.State, ended: np.ndarray) -> np.ndarray:
-    """(B, 4) float32 for the games whose match just ``ended``: winners share +1, others -1."""
-    winners = state.winners
-    k = winners.sum(1, keepdims=True)
-    # A four-way draw (possible in principle at the capped target) pays nothing.
-    split = ended[:, None] & (k > 0) & (k < N_SEATS)
-    win = 1.0 / np.maximum(k, 1)
-    lose = -1.0 / np.maximum(N_SEATS - k, 1)
-    return np.where(split, np.where(winners, win, lose), 0.0).astype(np.float32)
-
-
 def split_options(kwargs: dict[str, Any]) -> tuple[Rules, dict[str, Any]]:
     """Split env keyword arguments into the Rules and the rest (raising on unknown names)."""
     flags = {k: kwargs.pop(k) for k in list(kwargs) if k in RULE_CHOICES}
     return Rules.from_dict(flags), kwargs
-
-
-def check_modes(reward: str, episode: str) -> None:
-    """Raise ValueError on an unknown or inconsistent reward/episode choice."""
-    if reward not in REWARD_MODES:
-        raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-    if episode not in EPISODE_MODES:
-        raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
-    if reward == "match" and episode == "hand":
-        raise ValueError('reward="match" needs episode="match": a single hand has no match result')
 
 
 def illegal_action_error(action: Any, mask: np.ndarray, who: str) -> ValueError:
@@ -306,9 +279,7 @@ class MurlanAECEnv(AECEnv):
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
-        self._game: Game | None = None
-        self._state: engine.State | None = None
-        self._recorder: Recorder | None = None
+        self._driver: GameDriver | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -322,15 +293,14 @@ class MurlanAECEnv(AECEnv):
         if seed is not None or self._rng is None:
             self._rng = np.random.default_rng(seed)
         state = start_state(self._rng, self.rules, options)
-        self._recorder = Recorder(state)
-        self._set_game(Game.from_state(state), state)
+        self._driver = GameDriver(state, self._rng, self.reward_mode, self.episode_mode)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.agent_selection = AGENTS[self._game.to_act]
+        self.agent_selection = AGENTS[self._driver.to_act]
         if self.render_mode == "human":
             self.render()
 
@@ -339,50 +309,29 @@ class MurlanAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        mask = self._mask
+        driver = self._driver
         index = action_index(action)
-        if index is None or not mask[index]:
-            raise illegal_action_error(action, mask, agent)
-        action = index
+        if index is None or not driver.mask[index]:
+            raise illegal_action_error(action, driver.mask, agent)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-
-        game = self._game
-        exchange = game.phase == _EXCHANGE
-        game.step(action)
-        self._state = None
-        self._recorder.add_decision(
-            0, game.hand_no, game.last_seat, action, exchange, game.last_bits
-        )
-        if game.hand_over:
-            self._recorder.add_hand_end(0, game.hand_no, game.place, game.points)
-            state = game.to_state()
-            seat_rewards = (
-                hand_rewards(state, state.hand_over)
-                if self.reward_mode == "hand"
-                else match_rewards(state, state.done)
-            )[0]
+        seat_rewards = driver.play(index)
+        if seat_rewards is not None:
             for seat, a in enumerate(AGENTS):
                 self.rewards[a] = float(seat_rewards[seat])
-            if game.done or self.episode_mode == "hand":
+            if driver.over:
                 self.terminations = {a: True for a in self.agents}
-                self._set_game(game, state)
-            else:
-                state = engine.next_hand(state, self._rng)
-                self._recorder.update(state)
-                self._set_game(Game.from_state(state), state)
-        else:
-            self._mask = game.legal_mask()
         if not self.terminations[agent]:
-            self.agent_selection = AGENTS[self._game.to_act]
+            self.agent_selection = AGENTS[driver.to_act]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        obs = self._game.observe(SEAT_OF[agent])
+        driver = self._driver
+        obs = driver.observe(SEAT_OF[agent])
         if agent == self.agent_selection and not self.terminations.get(agent, True):
-            mask = self._mask.view(np.int8).copy()
+            mask = driver.mask.view(np.int8).copy()
         else:
             mask = np.zeros(N_ACTIONS, np.int8)
         return {"observation": obs, "action_mask": mask}
@@ -390,23 +339,15 @@ class MurlanAECEnv(AECEnv):
     @property
     def state(self) -> engine.State | None:
         """The engine State of the game (a batch of one), or None before ``reset``."""
-        if self._state is None and self._game is not None:
-            self._state = self._game.to_state()
-        return self._state
-
-    def _set_game(self, game: Game, state: engine.State) -> None:
-        self._game = game
-        self._state = state
-        self._mask = game.legal_mask()
+        return None if self._driver is None else self._driver.state
 
     # ------------------------------------------------------------------ records, rendering
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
-        if self._recorder is None:
+        if self._driver is None:
             raise RuntimeError("record() needs reset() first")
-        self._recorder.sync(self.state)
-        return self._recorder.record(game=0)
+        return self._driver.record()
 
     def render(self) -> str | None:
         if self.render_mode is None:

@@ -8,7 +8,8 @@ which. The other seats are played by ``opponents``: one object with the ``Bot`` 
 (``act(obs, mask, rng) -> actions``, see ``murlan_env.bots``) for all three, or a sequence of
 three, played by the seats after the learner in turn order; the default is ``RandomBot``.
 Bots act between the learner's turns inside ``step``, so every observation the learner gets
-is its own turn to decide (or the end).
+is its own turn to decide (or the end). The game is stepped by ``murlan_env.driver.GameDriver``,
+as in the AEC env.
 
 - Observation: the same as the AEC env (``murlan_env.env``): ``{"observation": (543,) float32,
   "action_mask": (109,) int8}`` from the learner's seat. The mask is in the observation (not
@@ -65,20 +66,18 @@ import numpy as np
 from murlan_env import engine
 from murlan_env.bots import Bot, RandomBot
 from murlan_env.combos import N_ACTIONS
+from murlan_env.driver import GameDriver, check_modes, hand_rewards, match_rewards
 from murlan_env.engine import N_SEATS, OBS_SIZE, State
 from murlan_env.env import (
     RENDER_MODES,
-    check_modes,
-    hand_rewards,
+    action_index,
     illegal_action_error,
-    match_rewards,
     observation_high,
     observation_space,
     render_text,
     split_options,
     start_state,
 )
-from murlan_env.records import Recorder
 
 ENV_ID = "Murlan-v0"
 
@@ -132,8 +131,7 @@ class MurlanGymEnv(gymnasium.Env):
         self.observation_space = observation_space(self.rules)
         self.action_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.seat = 0 if seat is None else seat
-        self.state: State | None = None
-        self._recorder: Recorder | None = None
+        self._driver: GameDriver | None = None
         self._over = False
 
     def reset(
@@ -143,27 +141,33 @@ class MurlanGymEnv(gymnasium.Env):
         options = dict(options or {})
         seat = options.pop("seat", self.fixed_seat)
         self.seat = int(self.np_random.integers(N_SEATS)) if seat is None else int(seat)
-        self.state = start_state(self.np_random, self.rules, options)
-        self._recorder = Recorder(self.state)
+        state = start_state(self.np_random, self.rules, options)
+        self._driver = GameDriver(state, self.np_random, self.reward_mode, self.episode_mode)
         self._over = False
         self._play_bots()
         if self.render_mode == "human":
             self.render()
         return self._observation(), {"seat": self.seat}
 
+    @property
+    def state(self) -> State | None:
+        """The engine State of the game (a batch of one), or None before ``reset``."""
+        return None if self._driver is None else self._driver.state
+
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
-        if self.state is None:
+        if self._driver is None:
             raise RuntimeError("call reset() before step()")
         if self._over:
             raise RuntimeError("the episode is over: call reset()")
-        mask = engine.legal_action_mask(self.state)[0]
-        if not (0 <= int(action) < N_ACTIONS) or not mask[int(action)]:
+        mask = self._driver.mask
+        index = action_index(action)
+        if index is None or not mask[index]:
             if self.illegal == "raise":
                 raise illegal_action_error(action, mask, f"seat {self.seat}")
             self._over = True
-            info = {"seat": self.seat, "illegal_action": int(action)}
+            info = {"seat": self.seat, "illegal_action": action}
             return self._observation(), self.illegal_reward, True, False, info
-        reward = self._apply(int(action))
+        reward = self._apply(index)
         reward += self._play_bots()
         if self.render_mode == "human":
             self.render()
@@ -171,49 +175,38 @@ class MurlanGymEnv(gymnasium.Env):
 
     def _apply(self, action: int) -> float:
         """Play one decision of the seat to act; returns the learner's reward for it."""
-        state = engine.step(self.state, np.array([action]))
-        self._recorder.update(state)
-        reward = 0.0
-        if state.hand_over[0]:
-            if self.reward_mode == "hand":
-                reward = float(hand_rewards(state, state.hand_over)[0, self.seat])
-            else:
-                reward = float(match_rewards(state, state.done)[0, self.seat])
-            if state.done[0] or self.episode_mode == "hand":
-                self._over = True
-            else:
-                state = engine.next_hand(state, self.np_random)
-                self._recorder.update(state)
-        self.state = state
-        return reward
+        rewards = self._driver.play(action)
+        self._over = self._driver.over
+        return 0.0 if rewards is None else float(rewards[self.seat])
 
     def _play_bots(self) -> float:
         """Let the bots act until it is the learner's turn or the episode is over."""
         reward = 0.0
-        while not self._over and int(self.state.to_act[0]) != self.seat:
-            to_act = int(self.state.to_act[0])
+        driver = self._driver
+        while not self._over and driver.to_act != self.seat:
+            to_act = driver.to_act
             bot = self.opponents[(to_act - self.seat) % N_SEATS - 1]
-            obs = engine.observe(self.state)
-            mask = engine.legal_action_mask(self.state)
+            obs = driver.observe(to_act)[None]
+            mask = driver.mask[None]
             action = int(np.asarray(bot.act(obs, mask, self.np_random)).reshape(-1)[0])
-            if not mask[0, action]:
+            if not 0 <= action < N_ACTIONS or not mask[0, action]:
                 raise illegal_action_error(action, mask[0], f"bot {bot.name!r} at seat {to_act}")
             reward += self._apply(action)
         return reward
 
     def _observation(self) -> dict[str, np.ndarray]:
-        obs = engine.observe(self.state, np.array([self.seat]))[0]
+        obs = self._driver.observe(self.seat)
         if self._over:
             mask = np.zeros(N_ACTIONS, np.int8)
         else:
-            mask = engine.legal_action_mask(self.state)[0].astype(np.int8)
+            mask = self._driver.mask.view(np.int8).copy()
         return {"observation": obs, "action_mask": mask}
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
-        if self._recorder is None:
+        if self._driver is None:
             raise RuntimeError("record() needs reset() first")
-        return self._recorder.record(game=0)
+        return self._driver.record()
 
     def render(self) -> str | None:
         if self.render_mode is None:
