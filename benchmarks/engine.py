@@ -12,6 +12,9 @@ Rows (each measured for a fixed wall time, several times; the table shows median
 - ``murlan AEC env``: the PettingZoo environment ``murlan_env.env()``, random legal actions
   from ``action_mask``, reset when every agent is done. A decision is one ``step`` with an
   action (not the ``None`` steps of finished agents).
+- ``Murlan-v0 (learner steps)``: the Gymnasium single-agent env ``Murlan-v0``, random legal
+  actions for the learner against three ``RandomBot`` opponents, reset when the episode ends.
+  Here a decision is one learner ``step``; the three bot decisions inside it are not counted.
 - ``OpenSpiel dou_dizhu``: the C++ game through pyspiel, random play; chance outcomes are
   sampled by their probabilities; a decision is one player action (bids included).
 - ``RLCard doudizhu``: ``rlcard.make("doudizhu")``, random legal actions, reset when over; a
@@ -153,6 +156,26 @@ def game_runner(seed: int) -> Runner:
     return run
 
 
+def gym_runner(seed: int) -> Runner:
+    """Random legal learner steps on Murlan-v0 against three random bots."""
+    from murlan_env.gym_env import MurlanGymEnv
+
+    env = MurlanGymEnv()
+    picker = random.Random(seed)
+    obs, _ = env.reset(seed=seed)
+
+    def run() -> int:
+        nonlocal obs
+        for _ in range(16):
+            legal = np.flatnonzero(obs["action_mask"])
+            obs, _, terminated, _, _ = env.step(int(legal[picker.randrange(len(legal))]))
+            if terminated:
+                obs, _ = env.reset()
+        return 16
+
+    return run
+
+
 def openspiel_runner(seed: int) -> Runner:
     """Random play of OpenSpiel's dou_dizhu, one whole game per call."""
     try:
@@ -257,6 +280,7 @@ def build_rows(batch_sizes: tuple[int, ...]) -> list[Row]:
     rows += [
         Row("murlan Game", game_runner),
         Row("murlan AEC env", aec_runner),
+        Row("Murlan-v0 (learner steps)", gym_runner),
         Row("OpenSpiel dou_dizhu", openspiel_runner),
         Row("RLCard doudizhu", rlcard_runner),
     ]

@@ -368,18 +368,46 @@ def raw_env(**kwargs: Any) -> MurlanAECEnv:
     return MurlanAECEnv(**kwargs)
 
 
-class OrderEnforcing(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's OrderEnforcingWrapper, with ``last()`` handed to the env in one call.
+def _forwarded(name: str) -> property:
+    """A read-only attribute of the wrapped env, an AttributeError before ``reset``."""
 
-    The inherited ``last()`` runs on the wrapper and reaches each of the six attributes it
-    reads through ``__getattr__``; forwarding it whole gives the same result and the same
-    before-reset error, and halves the cost of a decision through the wrapper.
+    def get(self):
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    return property(get, doc=f"The wrapped env's ``{name}``.")
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper, with its hot paths forwarded directly.
+
+    The inherited ``last()`` runs on the wrapper and reaches each attribute it reads through
+    two ``__getattr__`` levels, which cost as much as the rest of a decision. Here ``last``
+    and ``step`` go straight to the env and the attributes read at every decision are plain
+    properties, with the same checks and errors as the base class.
     """
+
+    agents = _forwarded("agents")
+    agent_selection = _forwarded("agent_selection")
+    rewards = _forwarded("rewards")
+    terminations = _forwarded("terminations")
+    truncations = _forwarded("truncations")
+    infos = _forwarded("infos")
 
     def last(self, observe: bool = True):
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self.env.last(observe)
+
+    def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        self._has_updated = True
+        if not self.env.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self.env.step(action)
 
 
 def env(**kwargs: Any) -> AECEnv:
