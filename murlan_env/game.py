@@ -81,10 +81,13 @@ _BYTE_BITS = _BYTE_BITS.astype(bool)
 _MASK_BYTES = (N_ACTIONS + 7) // 8
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _mask_of(actions: int) -> np.ndarray:
-    """(A,) bool mask of a Python-int action set."""
+    """(A,) bool mask of a Python-int action set (read-only: legal sets recur, so cached)."""
     as_bytes = np.frombuffer(actions.to_bytes(_MASK_BYTES, "little"), np.uint8)
-    return _BYTE_BITS.take(as_bytes, axis=0).reshape(-1)[:N_ACTIONS]
+    mask = _BYTE_BITS.take(as_bytes, axis=0).reshape(-1)[:N_ACTIONS]
+    mask.setflags(write=False)
+    return mask
 
 
 # Seat slots seen from each seat: _SLOTS[me][k] is the seat k places after ``me``.
@@ -158,6 +161,8 @@ class Game:
         "_start_bit",
         "_obs_base",
         "_obs_counts",
+        "_left8",
+        "_afford",
     )
 
     # ------------------------------------------------------------------ conversion
@@ -201,6 +206,9 @@ class Game:
         g._start_bit = 1 << rules.start_card_id
         g._obs_base = g._observation_bases()
         g._obs_counts = np.empty(6 * N_RANKS, np.intp)  # observe's scratch space
+        # The cards_left piece of each seat at s and s + 4, so any seat's view is one slice.
+        g._left8 = np.array([_CARDS_LEFT_CODE[n] for n in g.n_left] * 2, np.float32)
+        g._afford = [None] * N_SEATS  # each seat's affordable actions, until its hand changes
         return g
 
     def to_state(self) -> State:
@@ -252,12 +260,16 @@ class Game:
         """(A,) bool: the legal actions of the seat to act (all False once the hand is over)."""
         phase = self.phase
         if phase == _PLAY:
-            actions = self._beats[self.table]
-            for afford, k in zip(_AFFORD, self.counts[self.to_act].tolist(), strict=True):
-                actions &= afford[k]
+            affordable = self._afford[self.to_act]
+            if affordable is None:
+                affordable = -1
+                for afford, k in zip(_AFFORD, self.counts[self.to_act].tolist(), strict=True):
+                    affordable &= afford[k]
+                self._afford[self.to_act] = affordable
+            actions = affordable & self._beats[self.table]
             if self.start_duty:
                 actions &= _MUST_HOLD_START
-            return _mask_of(actions)
+            return _mask_of(actions).copy()
         mask = np.zeros(N_ACTIONS, bool)
         if phase == _EXCHANGE:
             counts = self.counts[self.to_act].copy()
@@ -276,8 +288,8 @@ class Game:
         np.subtract(self.unseen_base, mine, out=counts[-N_RANKS:])
         _THERMO_CODE.take(counts, out=out[:_CARDS_END].view(np.complex128))
         slots = _SLOTS[me]
-        n_left, passed, place = self.n_left, self.passed, self.place
-        out[_CARDS_LEFT] = [_CARDS_LEFT_CODE[n_left[s]] for s in slots]
+        passed, place = self.passed, self.place
+        out[_CARDS_LEFT] = self._left8[me : me + N_SEATS]
         if self.n_out:
             at = _OBS["places"]
             for k, s in enumerate(slots):
@@ -345,6 +357,9 @@ class Game:
         self.counts[last, rank] += 1
         self.n_left[first] -= 1
         self.n_left[last] += 1
+        for seat in (first, last):
+            self._left8[seat::N_SEATS] = _CARDS_LEFT_CODE[self.n_left[seat]]
+            self._afford[seat] = None
         self.ex_first_gives = back
         self.phase = _PLAY
         self.to_act = last
@@ -362,6 +377,8 @@ class Game:
             self.played8[seat::N_SEATS] += cost
             self.unseen_base -= cost
             n_left[seat] -= _LENGTH[action]
+            self._left8[seat::N_SEATS] = _CARDS_LEFT_CODE[n_left[seat]]
+            self._afford[seat] = None
             if n_left[seat] == 0:
                 self.place[seat] = self.n_out
                 self.n_out += 1
