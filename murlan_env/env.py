@@ -80,8 +80,9 @@ hand (hand 1 of a match, or the hand given to ``reset``). There is no truncation
 
 Arguments
 ---------
-``env(**kwargs)`` wraps ``raw_env(**kwargs)`` in PettingZoo's ``OrderEnforcingWrapper``
-(errors for stepping, observing or rendering before ``reset``). It does not add
+``env(**kwargs)`` wraps ``raw_env(**kwargs)`` in ``OrderEnforcing``, PettingZoo's
+``OrderEnforcingWrapper`` with its per-decision paths forwarded directly (the same errors for
+stepping, observing or rendering before ``reset``). It does not add
 ``AssertOutOfBoundsWrapper``: the env itself rejects every illegal action, in the action space
 or not, with the ``ValueError`` above, and that wrapper's check would cost as much as the rest
 of a decision (see benchmarks/engine.py). Keyword arguments:
