@@ -589,19 +589,20 @@ _JOKER_BITS = np.where(COST[:, 13] > 0, _CARD_BIT[52], _U64(0)) | np.where(
     COST[:, 14] > 0, _CARD_BIT[53], _U64(0)
 )
 _MAX_PER_RANK = COST.max(1)
+# Feature-major copies, so each suit pass gathers one (B,) vector.
+_NEED_MASK_T = np.ascontiguousarray(_NEED_MASK.T)
+_NEED_MASK_AFTER_START_T = np.ascontiguousarray(_NEED_MASK_AFTER_START.T)
 
 
 def _lowest_per_nibble(bits: np.ndarray) -> np.ndarray:
     """The lowest set bit of every nibble of each uint64."""
-    below = (
-        ((bits << _U64(1)) & _NIBBLE_NOT_BIT0)
-        | ((bits << _U64(2)) & _NIBBLE_HIGH2)
-        | ((bits << _U64(3)) & _NIBBLE_BIT3)
-    )
-    # A bit is the lowest of its nibble when no lower bit of the same nibble is set.
-    below |= (below << _U64(1)) & _NIBBLE_NOT_BIT0
-    below |= (below << _U64(2)) & _NIBBLE_HIGH2
-    return bits & ~below
+    # A bit is the lowest of its nibble when no lower bit of the same nibble is set. Bit i of
+    # ``below`` gathers bits i-1, i-2 and i-3, each masked to stay inside its nibble.
+    below = (bits << _U64(1)) & _NIBBLE_NOT_BIT0
+    below |= (bits << _U64(2)) & _NIBBLE_HIGH2
+    below |= (bits << _U64(3)) & _NIBBLE_BIT3
+    np.invert(below, out=below)
+    return np.bitwise_and(bits, below, out=below)
 
 
 def _take_bits(hand: np.ndarray, actions: np.ndarray, start_duty: np.ndarray, start_card: int):
@@ -612,16 +613,19 @@ def _take_bits(hand: np.ndarray, actions: np.ndarray, start_duty: np.ndarray, st
     """
     taken = hand & _JOKER_BITS[actions]
     rest = hand & _SUITED
-    need = _NEED_MASK[actions]
+    rounds = int(_MAX_PER_RANK[actions].max(initial=0))  # most cards of one rank needed
     start_bit = _CARD_BIT[start_card]
     forced = start_duty & (COST[actions, 0] > 0) & ((hand & start_bit) != 0)
     if forced.any():
         taken |= np.where(forced, start_bit, _U64(0))
         rest &= np.where(forced, ~start_bit, ~_U64(0))
-        need = np.where(forced[:, None], _NEED_MASK_AFTER_START[actions], need)
-    for k in range(int(_MAX_PER_RANK[actions].max(initial=0))):
+        # (4, n): per suit pass k, the nibbles needing more than k cards, one 3 fewer if forced
+        need = np.where(forced, _NEED_MASK_AFTER_START_T[:, actions], _NEED_MASK_T[:, actions])
+    else:
+        need = None
+    for k in range(rounds):
         lowest = _lowest_per_nibble(rest)
-        chosen = lowest & need[:, k]
+        chosen = lowest & (_NEED_MASK_T[k].take(actions) if need is None else need[k])
         taken |= chosen
         rest ^= chosen
     return taken

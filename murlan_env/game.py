@@ -104,8 +104,6 @@ _THERMO_CODE = engine._THERMO_CODE
 def _lowest_per_nibble(bits: int) -> int:
     """The lowest set bit of every nibble (the first suit held of each rank)."""
     below = ((bits << 1) & _NOT_BIT0) | ((bits << 2) & _HIGH2) | ((bits << 3) & _BIT3)
-    below |= (below << 1) & _NOT_BIT0
-    below |= (below << 2) & _HIGH2
     return bits & ~below
 
 

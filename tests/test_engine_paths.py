@@ -85,3 +85,21 @@ def test_a_finished_game_never_touches_its_neighbour():
     np.testing.assert_array_equal(
         engine.seat_rows(state.counts, state.to_act)[1], state.counts[1, 3]
     )
+
+
+def test_lowest_per_nibble_on_every_nibble_value():
+    """The first suit held of each rank: checked on all 16 nibble values in every position."""
+    from murlan_env.game import _lowest_per_nibble as lowest_int
+
+    values = np.arange(1 << 16, dtype=np.uint64)  # four nibbles, all combinations
+    expected = np.zeros_like(values)
+    for shift in range(0, 16, 4):
+        nibble = (values >> np.uint64(shift)) & np.uint64(0xF)
+        low = nibble & (~nibble + np.uint64(1))  # lowest set bit (0 for an empty nibble)
+        expected |= (low & np.uint64(0xF)) << np.uint64(shift)
+    for shift in (0, 36):  # low ranks and high ranks of the 52-card field
+        shifted = values << np.uint64(shift)
+        np.testing.assert_array_equal(
+            engine._lowest_per_nibble(shifted), expected << np.uint64(shift)
+        )
+    assert [lowest_int(int(v)) for v in values[::97]] == [int(e) for e in expected[::97]]
