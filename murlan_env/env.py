@@ -112,6 +112,7 @@ from __future__ import annotations
 import sys
 import textwrap
 import types
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -246,6 +247,24 @@ def render_text(state: engine.State, game: int = 0) -> str:
     return "\n".join(lines)
 
 
+def record_of(driver: GameDriver | None) -> dict:
+    """``record()`` of the single-game envs: the driver's record, an error before reset."""
+    if driver is None:
+        raise RuntimeError("record() needs reset() first")
+    return driver.record()
+
+
+def present(render_mode: str | None, text: Callable[[], str]) -> str | None:
+    """``render()`` of the single-game envs: the text for "ansi", printed for "human"."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
+        return None
+    if render_mode == "human":
+        print(text() + "\n")
+        return None
+    return text()
+
+
 # --------------------------------------------------------------------------- the env
 
 
@@ -346,19 +365,10 @@ class MurlanAECEnv(AECEnv):
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
-        if self._driver is None:
-            raise RuntimeError("record() needs reset() first")
-        return self._driver.record()
+        return record_of(self._driver)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
-            return None
-        text = render_text(self.state)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return present(self.render_mode, lambda: render_text(self.state))
 
     def close(self) -> None:
         pass

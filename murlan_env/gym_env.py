@@ -74,6 +74,8 @@ from murlan_env.env import (
     illegal_action_error,
     observation_high,
     observation_space,
+    present,
+    record_of,
     render_text,
     split_options,
     start_state,
@@ -204,19 +206,12 @@ class MurlanGymEnv(gymnasium.Env):
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
-        if self._driver is None:
-            raise RuntimeError("record() needs reset() first")
-        return self._driver.record()
+        return record_of(self._driver)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
-            return None
-        text = render_text(self.state) + f"\nlearner: player_{self.seat}"
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return present(
+            self.render_mode, lambda: render_text(self.state) + f"\nlearner: player_{self.seat}"
+        )
 
 
 if ENV_ID not in gymnasium.registry:
