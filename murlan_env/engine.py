@@ -989,16 +989,20 @@ def observe(state: State, seats: np.ndarray | None = None) -> np.ndarray:
         gave_back = (state.ex_first == me) & (state.ex_first_gives >= 0)
         exchange[gave_back, 1, CARD_RANK[state.ex_first_gives[gave_back]]] = 1.0
         put("exchange", exchange)
-    r = state.rules
-    flags = [
-        r.sticky_pass,
-        r.joker_pair,
-        r.straight_plus_one,
-        r.tie_rule == "leader",
-        r.no_exchange,
-    ]
-    out[:, OBS_SLICES["rules"]] = np.array(flags, np.float32)
+    out[:, OBS_SLICES["rules"]] = rule_flags(state.rules)
     return out
+
+
+def rule_flags(rules: Rules) -> np.ndarray:
+    """(5,) float32: the ``rules`` piece of the observation (see OBS_PIECES)."""
+    flags = [
+        rules.sticky_pass,
+        rules.joker_pair,
+        rules.straight_plus_one,
+        rules.tie_rule == "leader",
+        rules.no_exchange,
+    ]
+    return np.array(flags, np.float32)
 
 
 RANK_SIZE_I8 = CARD_TO_RANK.sum(0).astype(np.int8)

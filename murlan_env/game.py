@@ -59,7 +59,7 @@ _NEXT_SEAT = engine._NEXT_SEAT.tolist()
 _FIRST_SUIT = engine._FIRST_SUIT.tolist()
 _CARD_RANK = [int(r) for r in CARD_RANK]
 _POINTS = [int(p) for p in POINTS_BY_PLACE]
-_SUITED = (1 << 52) - 1
+_SUITED = int(engine._SUITED)
 _NOT_BIT0 = int(engine._NIBBLE_NOT_BIT0)
 _HIGH2 = int(engine._NIBBLE_HIGH2)
 _BIT3 = int(engine._NIBBLE_BIT3)
@@ -433,14 +433,7 @@ def _beats_sets(rules: Rules) -> tuple[int, ...]:
 def _rules_piece(rules: Rules) -> np.ndarray:
     """(OBS_SIZE,) float32 zeros with the rule-flag piece filled in."""
     out = np.zeros(OBS_SIZE, np.float32)
-    flags = [
-        rules.sticky_pass,
-        rules.joker_pair,
-        rules.straight_plus_one,
-        rules.tie_rule == "leader",
-        rules.no_exchange,
-    ]
-    out[OBS_SLICES["rules"]] = np.array(flags, np.float32)
+    out[OBS_SLICES["rules"]] = engine.rule_flags(rules)
     out.setflags(write=False)
     return out
 
