@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from murlan_env import engine
+from murlan_env.combos import N_ACTIONS
 from murlan_env.engine import _EXCHANGE, N_SEATS, State
 from murlan_env.game import Game
 from murlan_env.records import Recorder
@@ -83,6 +84,12 @@ class GameDriver:
     def observe(self, seat: int) -> np.ndarray:
         """(OBS_SIZE,) float32 observation from ``seat``."""
         return self.game.observe(seat)
+
+    def env_observation(self, seat: int, acting: bool) -> dict[str, np.ndarray]:
+        """The envs' ``{"observation", "action_mask"}`` from ``seat``: the mask is the legal
+        actions (int8) when ``acting``, else all 0."""
+        mask = self.mask.view(np.int8).copy() if acting else np.zeros(N_ACTIONS, np.int8)
+        return {"observation": self.game.observe(seat), "action_mask": mask}
 
     def play(self, action: int) -> np.ndarray | None:
         """Apply a legal action of the seat to act (not checked here).

@@ -348,13 +348,8 @@ class MurlanAECEnv(AECEnv):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        driver = self._driver
-        obs = driver.observe(SEAT_OF[agent])
-        if agent == self.agent_selection and not self.terminations.get(agent, True):
-            mask = driver.mask.view(np.int8).copy()
-        else:
-            mask = np.zeros(N_ACTIONS, np.int8)
-        return {"observation": obs, "action_mask": mask}
+        acting = agent == self.agent_selection and not self.terminations.get(agent, True)
+        return self._driver.env_observation(SEAT_OF[agent], acting)
 
     @property
     def state(self) -> engine.State | None:

@@ -197,12 +197,7 @@ class MurlanGymEnv(gymnasium.Env):
         return reward
 
     def _observation(self) -> dict[str, np.ndarray]:
-        obs = self._driver.observe(self.seat)
-        if self._over:
-            mask = np.zeros(N_ACTIONS, np.int8)
-        else:
-            mask = self._driver.mask.view(np.int8).copy()
-        return {"observation": obs, "action_mask": mask}
+        return self._driver.env_observation(self.seat, acting=not self._over)
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
