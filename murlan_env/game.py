@@ -27,7 +27,7 @@ import functools
 
 import numpy as np
 
-from murlan_env import engine
+from murlan_env import engine, kernels
 from murlan_env.cards import CARD_RANK, N_RANKS
 from murlan_env.combos import COST, LENGTH, N_ACTIONS, PASS, beats_table
 from murlan_env.engine import (
@@ -49,20 +49,31 @@ from murlan_env.rules import Rules
 
 # Plain-Python copies of the engine's tables: indexing a list is some 10x cheaper than
 # indexing a NumPy array for one element.
-_NEED = [[int(x) for x in row] for row in engine._NEED_MASK]
-_NEED_AFTER_START = [[int(x) for x in row] for row in engine._NEED_MASK_AFTER_START]
-_JOKERS = [int(x) for x in engine._JOKER_BITS]
-_MAX_K = [int(x) for x in engine._MAX_PER_RANK]
+_JOKERS = [int(x) for x in kernels.JOKER_BITS]
+_MAX_K = [int(x) for x in COST.max(1)]
 _LENGTH = [int(x) for x in LENGTH]
 _USES_RANK0 = [bool(x) for x in COST[:, 0] > 0]
-_NEXT_SEAT = engine._NEXT_SEAT.tolist()
-_FIRST_SUIT = engine._FIRST_SUIT.tolist()
+_NEXT_SEAT = kernels.NEXT_SEAT.tolist()
+_FIRST_SUIT = kernels.FIRST_SUIT.tolist()
 _CARD_RANK = [int(r) for r in CARD_RANK]
 _POINTS = [int(p) for p in POINTS_BY_PLACE]
-_SUITED = int(engine._SUITED)
-_NOT_BIT0 = int(engine._NIBBLE_NOT_BIT0)
-_HIGH2 = int(engine._NIBBLE_HIGH2)
-_BIT3 = int(engine._NIBBLE_BIT3)
+_SUITED = int(kernels.SUITED)
+# Nibble masks (one nibble per suited rank) for taking the first suits of every rank at once.
+_NOT_BIT0 = int("E" * 13, 16)
+_HIGH2 = int("C" * 13, 16)
+_BIT3 = int("8" * 13, 16)
+
+
+def _need_masks(cost: np.ndarray) -> list[list[int]]:
+    """Per action and k = 0-3: the nibbles of the suited ranks it needs more than k cards of."""
+    return [
+        [sum(0xF << (4 * r) for r in range(13) if row[r] > k) for k in range(4)] for row in cost
+    ]
+
+
+_NEED = _need_masks(COST)
+# The same when the start card (a 3) is already taken for the opening play: one 3 fewer.
+_NEED_AFTER_START = _need_masks(COST - (COST[:, :1] > 0) * np.eye(N_RANKS, dtype=np.int8)[0])
 
 
 def _bit_set(flags) -> int:
@@ -74,7 +85,7 @@ def _bit_set(flags) -> int:
 # than the (A, 15) comparison of engine.legal_action_mask for one hand.
 # _AFFORD[r][k]: the actions that need at most k cards of rank r.
 _AFFORD = [[_bit_set(COST[:, r] <= k) for k in range(5)] for r in range(N_RANKS)]
-_MUST_HOLD_START = _bit_set(engine._MUST_HOLD_START[0])
+_MUST_HOLD_START = _bit_set(COST[:, 0] > 0)
 # (256, 8) bool: the bits of each byte, low bit first, to unpack an action set into a mask.
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
 _BYTE_BITS = _BYTE_BITS.astype(bool)
@@ -108,7 +119,7 @@ def _lowest_per_nibble(bits: int) -> int:
 
 
 def take_bits(hand: int, action: int, start_duty: bool, start_bit: int) -> int:
-    """The cards a rank-level play takes from ``hand`` (int bit sets), as engine._take_bits."""
+    """The cards a rank-level play takes from ``hand`` (int bit sets), as engine.take_bits."""
     taken = hand & _JOKERS[action]
     rest = hand & _SUITED
     need = _NEED[action]

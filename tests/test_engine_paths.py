@@ -1,16 +1,18 @@
-"""The engine computes some things two ways for speed; both ways must always agree.
+"""The engine's compiled bit-set loops (murlan_env/kernels.py) against plain definitions.
 
-Legal masks are computed feature-major for large batches and by one broadcast comparison for
-small ones; cards are taken with bit operations and exposed as bool masks.
+Legal masks are built from per-rank action sets, written as bool bytes in padded words that
+the random pick reads back; cards are bit sets exposed as bool masks. Each is checked here
+against the obvious NumPy statement of the same thing.
 """
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from murlan_env import engine
 from murlan_env.cards import RANK_SIZE
-from murlan_env.combos import COST
+from murlan_env.combos import COST, beats_table
 from murlan_env.rules import Rules
 
 hand_counts = st.lists(
@@ -18,20 +20,34 @@ hand_counts = st.lists(
 )
 
 
-@given(hand_counts)
+@given(hand_counts, st.data())
 @settings(max_examples=200, deadline=None)
-def test_affordable_actions_match_the_definition(hands):
-    """An action is affordable when the hand holds at least its cost in every rank."""
+def test_legal_masks_match_the_definition(hands, data):
+    """Legal = the hand can pay for the action, it beats the table, and under the start-card
+    duty it uses the start card's rank (as STYLE.md states it: broadcasting over the table)."""
+    rules = data.draw(st.sampled_from([Rules(), Rules(joker_pair=True, straight_plus_one=True)]))
     counts = np.array(hands, np.int8)
-    expected = (counts[:, None, :] >= COST[None]).all(-1)
-    np.testing.assert_array_equal(engine.affordable_actions(counts).T, expected)
+    n = len(counts)
+    table = np.array(
+        data.draw(st.lists(st.integers(0, engine.N_ACTIONS - 1), min_size=n, max_size=n)), np.int16
+    )
+    duty = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    state = engine.init(np.random.default_rng(0), n, rules)
+    state = state.replace(
+        counts=np.repeat(counts[:, None], 4, axis=1),
+        table=table,
+        start_duty=duty,
+        phase=np.zeros(n, np.int8),
+    )
+    expected = (counts[:, None, :] >= COST[None]).all(-1) & beats_table(rules)[table]
+    expected[duty] &= COST[:, 0] > 0
+    np.testing.assert_array_equal(engine.legal_action_mask(state), expected)
 
 
-def test_small_and_large_batches_give_the_same_masks_through_whole_matches():
+def test_a_games_mask_does_not_depend_on_its_batch():
     rules = Rules(joker_pair=True, start_card="3C")
     rng = np.random.default_rng(11)
     state = engine.init(rng, 48, rules)
-    assert state.batch_size >= engine._FEATURE_MAJOR_FROM
     while not state.done.all():
         large = engine.legal_action_mask(state)
         for start in range(0, 48, 8):
@@ -62,6 +78,30 @@ def test_random_legal_actions_are_legal_and_uniform_at_both_batch_sizes():
     assert (engine.random_legal_actions(np.zeros((3, engine.N_ACTIONS), bool), rng) == 0).all()
 
 
+def test_random_picks_read_engine_masks_and_copies_alike():
+    """An engine mask is read in place as words; any other bool array is copied into words
+    first. The same draws must pick the same actions either way."""
+    rng = np.random.default_rng(4)
+    state = engine.init(rng, 300, Rules(joker_pair=True))
+    for _ in range(40):
+        mask = engine.legal_action_mask(state)
+        assert engine._mask_words(mask) is mask.base  # read in place
+        picks = engine.random_legal_actions(mask, np.random.default_rng(7))
+        for other in (mask.copy(), np.asfortranarray(mask), mask[::-1][::-1]):
+            np.testing.assert_array_equal(
+                engine.random_legal_actions(other, np.random.default_rng(7)), picks
+            )
+        waiting = mask.any(1)
+        assert mask[waiting, picks[waiting]].all()
+        assert (picks[~waiting] == engine.PASS).all()
+        state = engine.step(state, picks, rng=rng)
+
+
+def test_random_legal_actions_rejects_a_mask_of_the_wrong_shape():
+    with pytest.raises(ValueError, match="mask"):
+        engine.random_legal_actions(np.ones((4, 50), bool), np.random.default_rng(0))
+
+
 def test_a_finished_game_never_touches_its_neighbour():
     """Games are stepped through flat (game, seat) indices; a finished game has no seat to
     act (-1), which must not alias the previous game's last seat."""
@@ -88,8 +128,9 @@ def test_a_finished_game_never_touches_its_neighbour():
 
 
 def test_lowest_per_nibble_on_every_nibble_value():
-    """The first suit held of each rank: checked on all 16 nibble values in every position."""
-    from murlan_env.game import _lowest_per_nibble as lowest_int
+    """The first suit held of each rank (Game's bit trick): all 16 nibble values in every
+    position of four nibbles, at the low and the high end of the 52-card field."""
+    from murlan_env.game import _lowest_per_nibble
 
     values = np.arange(1 << 16, dtype=np.uint64)  # four nibbles, all combinations
     expected = np.zeros_like(values)
@@ -97,9 +138,6 @@ def test_lowest_per_nibble_on_every_nibble_value():
         nibble = (values >> np.uint64(shift)) & np.uint64(0xF)
         low = nibble & (~nibble + np.uint64(1))  # lowest set bit (0 for an empty nibble)
         expected |= (low & np.uint64(0xF)) << np.uint64(shift)
-    for shift in (0, 36):  # low ranks and high ranks of the 52-card field
-        shifted = values << np.uint64(shift)
-        np.testing.assert_array_equal(
-            engine._lowest_per_nibble(shifted), expected << np.uint64(shift)
-        )
-    assert [lowest_int(int(v)) for v in values[::97]] == [int(e) for e in expected[::97]]
+    for shift in (0, 36):
+        got = [_lowest_per_nibble(int(v) << shift) for v in values]
+        assert got == [int(e) << shift for e in expected]

@@ -113,6 +113,6 @@ def test_take_bits_matches_engine_on_every_action():
     for duty in (False, True):
         for action in range(1, engine.N_ACTIONS):
             actions = np.full(len(hands), action)
-            want = engine._take_bits(hands, actions, np.full(len(hands), duty), start)
+            want = engine.take_bits(hands, actions, np.full(len(hands), duty), start)
             got = [take_bits(int(h), action, duty, 1 << start) for h in hands]
             assert got == [int(w) for w in want], (action, duty)
