@@ -2,15 +2,21 @@
 
 Everything about game flow lives here (RULES.md sections 3-6): dealing, the exchange, legal
 actions, tricks and passing, going out, points, targets and match results. Environments,
-records, bots and trainers all drive these functions. The one companion is
-``murlan_env.game.Game``, these same functions specialised to a single game for the AEC env
-(a batch of one pays ~200 NumPy calls per decision here): it reuses this module's tables,
-hands dealing and hand ends back to it, and tests/test_game.py holds it to ``step``,
-``legal_action_mask`` and ``observe`` state for state on thousands of random matches.
+records, bots and trainers all drive these functions. The per-game loops behind
+``legal_action_mask``, ``random_legal_actions``, ``step`` and the start of each hand are
+compiled (``murlan_env.kernels``, numba) and work on card and action bit sets; this module
+owns the ``State`` they read and the copies they write, so every function here stays pure.
+
+The one companion is ``murlan_env.game.Game``, these same functions specialised to a single
+game for the AEC env (a batch of one still pays some 20 array calls and copies per decision
+here): it reuses the kernels' tables, hands dealing and hand ends back to this module, and
+tests/test_game.py holds it to ``step``, ``legal_action_mask`` and ``observe`` state for
+state on thousands of random matches.
 
 A ``State`` holds B independent games (each a match, hand after hand). ``step`` applies one
-action per game; ``next_hand`` deals the following hand of games whose hand is over. Games
-that are not waiting for a decision ignore their action, so a batch can step as one.
+action per game; ``next_hand`` deals the following hand of games whose hand is over (or
+``step(..., rng=rng)`` does both at once). Games that are not waiting for a decision ignore
+their action, so a batch can step as one.
 """
 
 from __future__ import annotations
@@ -133,6 +139,14 @@ class State:
         if "last_cards" in changes:
             changes["last_bits"] = cards_to_bits(np.asarray(changes.pop("last_cards"), bool))
         return dataclasses.replace(self, **changes)
+
+    def _with(self, fields: dict[str, np.ndarray]) -> State:
+        """A copy with ``fields`` (State field names) changed, for the engine's own arrays:
+        it skips dataclasses.replace's per-field checks, some 15 us a call."""
+        new = object.__new__(State)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(fields)
+        return new
 
     def index(self, games) -> State:
         """The sub-batch of the given games (an index array, slice or bool mask)."""
@@ -326,7 +340,7 @@ def next_hand(state: State, rng: np.random.Generator | None = None, hands=None) 
         deal = cards_to_bits(deal)
     fields = {name: getattr(state, name).copy() for name in _START_HAND_FIELDS}
     _start_hands(fields, state.rules, g, deal)
-    return dataclasses.replace(state, **fields)
+    return state._with(fields)
 
 
 def _start_hand(state: State, g: np.ndarray, deal: np.ndarray, first, last) -> State:
@@ -335,7 +349,7 @@ def _start_hand(state: State, g: np.ndarray, deal: np.ndarray, first, last) -> S
     of a match)."""
     fields = {name: getattr(state, name).copy() for name in _START_HAND_FIELDS}
     _start_hands(fields, state.rules, g, deal, first, last)
-    return dataclasses.replace(state, **fields)
+    return state._with(fields)
 
 
 def _start_hands(fields: dict, rules: Rules, g, deal, first=None, last=None) -> None:
@@ -545,6 +559,10 @@ def step(
     actions = np.ascontiguousarray(np.asarray(actions).reshape(-1), dtype=np.intp)
     if actions.shape[0] != state.batch_size:
         raise ValueError(f"expected {state.batch_size} actions, got {actions.shape[0]}")
+    out_of_range = (actions < 0) | (actions >= N_ACTIONS)
+    if out_of_range.any() and (out_of_range & (state.phase < _HAND_OVER)).any():
+        game = int(np.flatnonzero(out_of_range & (state.phase < _HAND_OVER))[0])
+        raise ValueError(f"game {game}: action {actions[game]} is not an action id 0-{N_ACTIONS - 1}")
     given = _NO_CARDS if cards is None else cards_to_bits(np.asarray(cards, dtype=bool))
     fields = {}
     for name in _STEP_FIELDS:
@@ -567,7 +585,7 @@ def step(
                 if name not in _STEP_WRITES:
                     fields[name] = getattr(state, name).copy()
             _start_hands(fields, rules, g, deal)
-    return dataclasses.replace(state, **fields)
+    return state._with(fields)
 
 
 def _match_result(scores: np.ndarray, target: np.ndarray, rules: Rules):

@@ -159,7 +159,7 @@ def legal_masks(counts, to_act, phase, table, start_duty, ex_last_gives, beats, 
             w0 = beats[t, 0]
             w1 = beats[t, 1]
             for r in range(N_RANKS):
-                k = counts[b, seat, r]
+                k = min(counts[b, seat, r], 4)  # (4 at most in any valid state)
                 w0 &= AFFORD[r, k, 0]
                 w1 &= AFFORD[r, k, 1]
             if start_duty[b]:

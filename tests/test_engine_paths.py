@@ -5,6 +5,8 @@ the random pick reads back; cards are bit sets exposed as bool masks. Each is ch
 against the obvious NumPy statement of the same thing.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -141,3 +143,38 @@ def test_lowest_per_nibble_on_every_nibble_value():
     for shift in (0, 36):
         got = [_lowest_per_nibble(int(v) << shift) for v in values]
         assert got == [int(e) << shift for e in expected]
+
+
+def test_step_rejects_action_ids_outside_the_table_for_waiting_games_only():
+    """The compiled step indexes tables by action id: an id outside 0-108 is an error for a
+    game that waits for a decision, and ignored (like any action) for one that does not."""
+    state = engine.init(np.random.default_rng(2), 2)
+    state = state.replace(phase=np.array([engine.Phase.PLAY, engine.Phase.MATCH_OVER], np.int8))
+    for bad in (-1, engine.N_ACTIONS, 10**6):
+        with pytest.raises(ValueError, match="game 0: action"):
+            engine.step(state, np.array([bad, 0]))
+    legal = int(np.flatnonzero(engine.legal_action_mask(state)[0])[0])
+    after = engine.step(state, np.array([legal, -1]))
+    assert after.last_action[0] == legal
+    np.testing.assert_array_equal(after.card_bits[1], state.card_bits[1])
+
+
+def test_step_with_rng_deals_the_next_hand_as_next_hand_does():
+    """step(state, a, rng=rng) == next_hand(step(state, a), rng), field for field, through
+    exchanges, raised targets and finished matches (which stay finished)."""
+    for rules in (Rules(), Rules(sticky_pass=True, tie_rule="leader", start_card="3C")):
+        fused_rng, split_rng = np.random.default_rng(9), np.random.default_rng(9)
+        fused = split = engine.init(np.random.default_rng(1), 64, rules)
+        hands_dealt = 0
+        while not fused.done.all():
+            mask = engine.legal_action_mask(fused)
+            actions = engine.random_legal_actions(mask, np.random.default_rng(hands_dealt))
+            ended = engine.step(split, actions)
+            hands_dealt += int((ended.phase == engine.Phase.HAND_OVER).sum())
+            fused = engine.step(fused, actions, rng=fused_rng)
+            split = engine.next_hand(ended, split_rng)
+            for field in dataclasses.fields(engine.State):
+                np.testing.assert_array_equal(
+                    getattr(fused, field.name), getattr(split, field.name), err_msg=field.name
+                )
+        assert hands_dealt > 64  # every match went past its first hand
