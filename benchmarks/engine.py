@@ -5,7 +5,9 @@ Rows (each measured for a fixed wall time, several times; the table shows median
 - ``engine B=...``: the batched engine (``murlan_env.engine``) on B games at once. One loop
   iteration is ``legal_action_mask``, ``random_legal_actions``, ``step`` with ``rng`` (which
   deals the next hand of games whose hand ended, as ``next_hand`` does), then a fresh
-  ``init`` for matches that are over. A decision is one
+  ``init`` for matches that are over. The loop donates each state to the next step
+  (``donate=True``: arrays updated in place rather than copied), as a training loop that
+  keeps only the latest state can. A decision is one
   game waiting for a choice (play, pass or exchange give-back) in one step.
 - ``murlan Game``: the engine's single-game fast path (``murlan_env.game.Game``) that the AEC
   env steps: ``legal_mask``, a random legal action, ``step``, ``observe`` for the next seat;
@@ -94,10 +96,11 @@ def engine_runner(batch_size: int, seed: int, rules: Rules | None = None) -> Run
         mask = engine.legal_action_mask(state)
         actions = engine.random_legal_actions(mask, rng)
         decisions = int(np.count_nonzero(state.phase < hand_over))
-        state = engine.step(state, actions, rng=rng)  # and deal the next hands
+        state = engine.step(state, actions, rng=rng, donate=True)  # and deal the next hands
         over = np.flatnonzero(state.phase == match_over)
         if over.size:
-            state = engine.replace_games(state, over, engine.init(rng, over.size, rules))
+            fresh = engine.init(rng, over.size, rules)
+            state = engine.replace_games(state, over, fresh, donate=True)
         return decisions
 
     return run

@@ -88,8 +88,8 @@ TARGETS = (21, 31, 41, 51)  # RULES.md 6: the first target and its raises
 FIRST_TARGET, MAX_TARGET = TARGETS[0], TARGETS[-1]
 MATCH_OVER = 3
 
-_jit = numba.njit(cache=True, nogil=True)
-_inline = numba.njit(cache=True, inline="always")
+_jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+_inline = numba.njit(cache=True, inline="always", error_model="numpy")
 
 
 @numba.extending.intrinsic
