@@ -80,14 +80,6 @@ def available_bots(names) -> list[str]:
     return out
 
 
-def reset_games(state: engine.State, games: np.ndarray, rng: np.random.Generator) -> engine.State:
-    """``state`` with the matches in ``games`` (bool (B,)) replaced by new matches."""
-    idx = np.flatnonzero(games)
-    if len(idx) == 0:
-        return state
-    return engine.replace_games(state, idx, engine.init(rng, len(idx), state.rules))
-
-
 def episode_rewards(state: engine.State, reward: str) -> tuple[np.ndarray, np.ndarray]:
     """(B,) episode ended and (B, 4) zero-sum rewards, right after a step of a full batch."""
     if reward == "hand":
@@ -293,7 +285,7 @@ class SelfPlay:
                 over = state.phase == Phase.MATCH_OVER
                 stats["matches"] += int(over.sum())
                 state = engine.next_hand(state, rng)
-                state = reset_games(state, over, rng)
+                state = engine.new_matches(state, over, rng)
             t_engine += time.perf_counter() - t0
         self.state = state
         if s.algorithm == "ppo":

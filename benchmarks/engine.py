@@ -4,8 +4,8 @@ Rows (each measured for a fixed wall time, several times; the table shows median
 
 - ``engine B=...``: the batched engine (``murlan_env.engine``) on B games at once. One loop
   iteration is ``legal_action_mask``, ``random_legal_actions``, ``step`` with ``rng`` (which
-  deals the next hand of games whose hand ended, as ``next_hand`` does), then a fresh
-  ``init`` for matches that are over. The loop donates each state to the next step
+  deals the next hand of games whose hand ended, as ``next_hand`` does), then
+  ``new_matches`` for matches that are over. The loop donates each state to the next step
   (``donate=True``: arrays updated in place rather than copied), as a training loop that
   keeps only the latest state can. A decision is one
   game waiting for a choice (play, pass or exchange give-back) in one step.
@@ -99,8 +99,7 @@ def engine_runner(batch_size: int, seed: int, rules: Rules | None = None) -> Run
         state = engine.step(state, actions, rng=rng, donate=True)  # and deal the next hands
         over = np.flatnonzero(state.phase == match_over)
         if over.size:
-            fresh = engine.init(rng, over.size, rules)
-            state = engine.replace_games(state, over, fresh, donate=True)
+            state = engine.new_matches(state, over, rng, donate=True)
         return decisions
 
     return run

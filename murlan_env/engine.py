@@ -279,6 +279,30 @@ def init(rng: np.random.Generator, batch_size: int = 1, rules: Rules | None = No
     return _start_hand(state, np.arange(batch_size), _random_deal_bits(rng, dealer), none, none)
 
 
+def new_matches(state: State, games, rng: np.random.Generator, *, donate: bool = False) -> State:
+    """``state`` with ``games`` (indices or a (B,) bool mask) restarted as new matches.
+
+    Each gets hand 1 with a random dealer and deal, drawn exactly as ``init(rng, n)`` draws
+    them, so this equals ``replace_games(state, games, init(rng, n, state.rules))``.
+    ``donate``: ``state`` may be updated in place, as for ``step``.
+    """
+    games = np.asarray(games)
+    g = np.flatnonzero(games) if games.dtype == bool else games.astype(np.intp).reshape(-1)
+    if not g.size:
+        return state
+    dealer = rng.integers(0, N_SEATS, size=g.size).astype(np.int8)
+    deal = _random_deal_bits(rng, dealer)
+    fields = {name: _own(state, name, donate) for name in _START_HAND_FIELDS + _MATCH_ARRAYS}
+    fields["dealer"][g] = dealer
+    fields["hand_no"][g] = 0
+    fields["scores"][g] = 0
+    fields["target"][g] = TARGETS[0]
+    fields["winners"][g] = False
+    none = np.full(g.size, -1, np.int8)
+    _start_hands(fields, state.rules, g, deal, none, none)
+    return state._with(fields, donated=donate)
+
+
 def deal_from(
     hands,
     dealer=0,
@@ -414,6 +438,8 @@ def _start_hands(fields: dict, rules: Rules, g, deal, first=None, last=None) -> 
 
 
 _NO_SEATS = np.zeros(0, np.int8)
+# The match-level arrays besides those: a new match resets them.
+_MATCH_ARRAYS = ("scores", "target", "winners")
 # The State fields kernels.start_hands writes, in its argument order (dealer and hand_no only
 # when games advance to their next hand).
 _START_HAND_FIELDS = (
@@ -687,6 +713,7 @@ __all__ = [
     "deal_sizes",
     "init",
     "legal_action_mask",
+    "new_matches",
     "next_hand",
     "random_legal_actions",
     "step",

@@ -56,7 +56,6 @@ Version history
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -229,18 +228,6 @@ class VecStep(NamedTuple):
     scores: np.ndarray  # (B, 4) int16, match scores after this step (before any auto-reset)
 
 
-def _put(state: State, games: np.ndarray, part: State) -> State:
-    """``state`` with the games at indices ``games`` replaced by the sub-batch ``part``."""
-    fields = {}
-    for f in dataclasses.fields(State):
-        value = getattr(state, f.name)
-        if f.name != "rules":
-            value = value.copy()
-            value[games] = getattr(part, f.name)
-        fields[f.name] = value
-    return State(**fields)
-
-
 class MurlanVectorEnv:
     """B Murlan games stepped together, with auto-reset; see the module docstring."""
 
@@ -301,7 +288,7 @@ class MurlanVectorEnv:
         scores = state.scores.copy()
         if done.any():
             games = np.flatnonzero(done)
-            state = _put(state, games, engine.init(self.rng, len(games), self.rules))
+            state = engine.new_matches(state, games, self.rng)
         if (hand_done & ~done).any():
             state = engine.next_hand(state, self.rng)
         self.state = state

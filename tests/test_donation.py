@@ -105,3 +105,19 @@ def test_donating_a_parent_leaves_its_children_alone():
     values = snapshot(child)
     play(parent, np.random.default_rng(7), 300, True, rules)
     assert_state_equals(child, values, "child: ")
+
+
+def test_new_matches_equals_replacing_games_with_init():
+    """new_matches draws as init does; pure or donated, mask or indices, the same state."""
+    rules = Rules(joker_pair=True)
+    state = play(
+        engine.init(np.random.default_rng(8), 24, rules), np.random.default_rng(9), 80, False, rules
+    )
+    games = np.zeros(24, bool)
+    games[[1, 5, 6, 20]] = True
+    want = engine.replace_games(state, games, engine.init(np.random.default_rng(10), 4, rules))
+    for which, donate in ((games, False), (np.flatnonzero(games), False), (games, True)):
+        source = copy.deepcopy(state) if donate else state
+        got = engine.new_matches(source, which, np.random.default_rng(10), donate=donate)
+        assert_state_equals(got, snapshot(want), f"{donate}: ")
+    assert engine.new_matches(state, np.zeros(24, bool), np.random.default_rng(0)) is state
