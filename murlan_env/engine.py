@@ -56,10 +56,10 @@ GIVE_BACK_RANKS = np.arange(N_RANKS) <= 7
 class Phase(enum.IntEnum):
     """What a game is waiting for."""
 
-    PLAY = 0  # the seat to act plays a combination or passes
-    EXCHANGE = 1  # the previous 1st player chooses the card to give back
-    HAND_OVER = 2  # the hand is finished and the match goes on: call next_hand
-    MATCH_OVER = 3  # the match has been won or drawn
+    PLAY = kernels.PLAY  # the seat to act plays a combination or passes
+    EXCHANGE = kernels.EXCHANGE  # the previous 1st player chooses the card to give back
+    HAND_OVER = kernels.HAND_OVER  # the hand is finished and the match goes on: next_hand
+    MATCH_OVER = kernels.MATCH_OVER  # the match has been won or drawn
 
 
 # Plain-int twins of the phases for hot paths (enum attribute lookups cost microseconds).

@@ -1,23 +1,25 @@
 """Compiled per-game loops for the batched engine's hot path (numba).
 
 ``engine.legal_action_mask``, ``engine.random_legal_actions``, ``engine.step`` and the start
-of each hand in ``engine.next_hand`` spend their time here. NumPy over the batch cannot go
-below some 3.5 ms per step at B=4096: a step is dozens of calls on small arrays and strided
-reads of (B, 109) masks. One compiled pass per game, working on card and action sets as
-uint64 bit sets, does the same work in about a third of that (benchmarks/engine.py).
+of each hand (``init``, ``next_hand``, ``new_matches``) spend their time here. Written as
+NumPy over the batch, a B=4096 step of random play could not go below some 3.5 ms: dozens of
+calls on small arrays and strided reads of (B, 109) masks. One compiled pass per game, on
+card and action sets as uint64 bit sets, does it in about 0.5 ms (benchmarks/engine.py).
 
-Every kernel is a plain loop over games with no state of its own: the engine copies the
-arrays a step changes and passes them in to be updated, so ``engine`` stays a set of pure
-functions over ``State``. The rules themselves are checked against the slow scalar reference
-in tests/ (tests/test_differential.py) and against ``murlan_env.game.Game`` (tests/test_game.py).
+Every kernel is a plain loop over games with no state of its own: the engine passes in the
+arrays a call changes (copies, or the donated state's own) to be updated, so ``engine``
+stays a set of pure functions over ``State``. The rules themselves are checked against the
+slow scalar reference in tests/ (tests/test_differential.py) and against
+``murlan_env.game.Game`` (tests/test_game.py).
 
 Sets as bits:
 - cards: bit c for card id c; the 52 suited cards form 13 nibbles, one per rank, suits
   S H D C from the low bit; bits 52 and 53 are the jokers.
 - actions: two uint64 words, bit a of word a // 64 for action id a.
 
-Compiled code is cached on disk beside this file (``cache=True``), so only the first use
-after an install pays the compile, some seconds.
+Compiled code is cached on disk beside this file (``cache=True``; numba picks a user cache
+directory where that is not writable), so only the first use after an install pays the
+compile, about 15 s.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from murlan_env.combos import COST, LENGTH, N_ACTIONS, PASS
 
 N_SEATS = 4
 # Phase values (engine.Phase), as plain ints for compiled code.
-PLAY, EXCHANGE, HAND_OVER = 0, 1, 2
+PLAY, EXCHANGE, HAND_OVER, MATCH_OVER = 0, 1, 2, 3
 N_WORDS = 2  # uint64 words per action set
 assert N_ACTIONS <= 64 * N_WORDS
 POINTS_BY_PLACE = np.array([3, 2, 1, 0], dtype=np.int16)
@@ -86,7 +88,6 @@ RANK_LO = np.where(_uses.any(1), _uses.argmax(1), 0).astype(np.int64)
 RANK_HI = np.where(_uses.any(1), N_RANKS - _uses[:, ::-1].argmax(1), 0).astype(np.int64)
 TARGETS = (21, 31, 41, 51)  # RULES.md 6: the first target and its raises
 FIRST_TARGET, MAX_TARGET = TARGETS[0], TARGETS[-1]
-MATCH_OVER = 3
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 _inline = numba.njit(cache=True, inline="always", error_model="numpy")
