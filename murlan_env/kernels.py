@@ -302,8 +302,8 @@ def step_games(
 
     ``given`` (B,) uint64 holds the concrete cards of each play when the caller names them
     (records); when empty, the engine chooses them (``take_one``). A hand that ends gets its
-    places, points and scores, phase HAND_OVER and ``hand_end`` set; the match result is the
-    caller's (engine._match_result).
+    places, points, scores and match result (``match_result``), and the phase HAND_OVER or,
+    when the match has winners, MATCH_OVER.
     """
     has_given = given.shape[0] > 0
     for b in range(phase.shape[0]):
