@@ -48,7 +48,6 @@ from murlan_env.combos import (
 from murlan_env.kernels import N_SEATS, POINTS_BY_PLACE, TARGETS  # noqa: F401 (re-exported)
 from murlan_env.rules import Rules
 
-MAX_TARGET = TARGETS[-1]
 # Ranks a give-back may have: 3 to 10.
 GIVE_BACK_RANKS = np.arange(N_RANKS) <= 7
 
@@ -438,8 +437,6 @@ def _start_hands(fields: dict, rules: Rules, g, deal, first=None, last=None) -> 
 
 
 _NO_SEATS = np.zeros(0, np.int8)
-# The match-level arrays besides those: a new match resets them.
-_MATCH_ARRAYS = ("scores", "target", "winners")
 # The State fields kernels.start_hands writes, in its argument order (dealer and hand_no only
 # when games advance to their next hand).
 _START_HAND_FIELDS = (
@@ -467,6 +464,8 @@ _START_HAND_FIELDS = (
     "last_action",
     "last_bits",
 )
+# The match-level arrays _START_HAND_FIELDS leaves out: a new match resets them too.
+_MATCH_ARRAYS = ("scores", "target", "winners")
 
 
 # --------------------------------------------------------------------------- per-seat rows
