@@ -272,10 +272,9 @@ def check_deal(hands: np.ndarray, dealer: np.ndarray) -> None:
 
 def init(rng: np.random.Generator, batch_size: int = 1, rules: Rules | None = None) -> State:
     """B new matches at hand 1, each with a random dealer and a random deal."""
-    dealer = rng.integers(0, N_SEATS, size=batch_size).astype(np.int8)
-    state = _new_matches(batch_size, dealer, rules or Rules())
-    none = np.full(batch_size, -1, np.int8)
-    return _start_hand(state, np.arange(batch_size), _random_deal_bits(rng, dealer), none, none)
+    return new_matches(
+        _blank(batch_size, rules or Rules()), np.arange(batch_size), rng, donate=True
+    )
 
 
 def new_matches(state: State, games, rng: np.random.Generator, *, donate: bool = False) -> State:
@@ -292,14 +291,23 @@ def new_matches(state: State, games, rng: np.random.Generator, *, donate: bool =
     dealer = rng.integers(0, N_SEATS, size=g.size).astype(np.int8)
     deal = _random_deal_bits(rng, dealer)
     fields = {name: _own(state, name, donate) for name in _START_HAND_FIELDS + _MATCH_ARRAYS}
-    fields["dealer"][g] = dealer
-    fields["hand_no"][g] = 0
-    fields["scores"][g] = 0
-    fields["target"][g] = TARGETS[0]
-    fields["winners"][g] = False
-    none = np.full(g.size, -1, np.int8)
-    _start_hands(fields, state.rules, g, deal, none, none)
+    _start_matches(fields, state.rules, g, deal, dealer)
     return state._with(fields, donated=donate)
+
+
+def _start_matches(
+    fields, rules, g, deal, dealer, hand_no=0, scores=0, target=TARGETS[0], previous=None
+) -> None:
+    """Set, in place, games ``g`` of the arrays ``fields`` to a match with the given dealer,
+    hand number, scores and target, at the start of a hand dealt ``deal`` after a previous
+    hand whose (1st, last) seats were ``previous`` (n, 2) (none for hand 1)."""
+    fields["dealer"][g] = dealer
+    fields["hand_no"][g] = hand_no
+    fields["scores"][g] = scores
+    fields["target"][g] = target
+    fields["winners"][g] = False
+    seats = np.full((g.size, 2), -1, np.int8) if previous is None else previous
+    _start_hands(fields, rules, g, deal, seats[:, 0], seats[:, 1])
 
 
 def deal_from(
@@ -327,53 +335,57 @@ def deal_from(
     hand_no = np.broadcast_to(np.asarray(hand_no, dtype=np.int16), (batch,)).copy()
     if (hand_no > 0).any() and previous is None:
         raise ValueError("a later hand (hand_no >= 1) needs previous=(first, last)")
-    state = _new_matches(batch, dealer, rules, hand_no=hand_no)
-    if scores is not None:
-        state = state.replace(
-            scores=np.broadcast_to(np.asarray(scores, np.int16), (batch, 4)).copy()
-        )
-    if target is not None:
-        state = state.replace(target=np.broadcast_to(np.asarray(target, np.int16), (batch,)).copy())
-    first = np.full(batch, -1, np.int8)
-    last = np.full(batch, -1, np.int8)
-    if previous is not None:
-        prev = np.broadcast_to(np.asarray(previous, dtype=np.int8), (batch, 2))
-        first[:], last[:] = prev[:, 0], prev[:, 1]
-    return _start_hand(state, np.arange(batch), cards_to_bits(deal), first, last)
-
-
-def _new_matches(batch: int, dealer, rules: Rules, *, hand_no=None) -> State:
-    """B matches before their first deal: call _start_hand next."""
-    i8 = lambda v, shape=(batch,): np.full(shape, v, np.int8)  # noqa: E731
-    return State(
-        rules=rules,
-        card_bits=np.zeros((batch, N_SEATS), np.uint64),
-        counts=np.zeros((batch, N_SEATS, N_RANKS), np.int8),
-        n_left=np.zeros((batch, N_SEATS), np.int8),
-        played=np.zeros((batch, N_SEATS, N_RANKS), np.int8),
-        deal_bits=np.zeros((batch, N_SEATS), np.uint64),
-        phase=i8(Phase.PLAY),
-        to_act=i8(0),
-        table=np.zeros(batch, np.int16),
-        table_seat=i8(-1),
-        passed=np.zeros((batch, N_SEATS), bool),
-        place=i8(-1, (batch, N_SEATS)),
-        n_out=i8(0),
-        start_duty=np.zeros(batch, bool),
-        hand_no=np.zeros(batch, np.int16) if hand_no is None else hand_no.copy(),
-        dealer=dealer.astype(np.int8).copy(),
-        scores=np.zeros((batch, N_SEATS), np.int16),
-        target=np.full(batch, TARGETS[0], np.int16),
-        winners=np.zeros((batch, N_SEATS), bool),
-        points=np.zeros((batch, N_SEATS), np.int16),
-        ex_last=i8(-1),
-        ex_first=i8(-1),
-        ex_last_gives=i8(-1),
-        ex_first_gives=i8(-1),
-        last_seat=i8(-1),
-        last_action=np.full(batch, -1, np.int16),
-        last_bits=np.zeros(batch, np.uint64),
+    state = _blank(batch, rules)
+    fields = {name: getattr(state, name) for name in _START_HAND_FIELDS + _MATCH_ARRAYS}
+    _start_matches(
+        fields,
+        rules,
+        np.arange(batch),
+        cards_to_bits(deal),
+        dealer,
+        hand_no,
+        0 if scores is None else np.broadcast_to(np.asarray(scores, np.int16), (batch, 4)),
+        TARGETS[0] if target is None else np.broadcast_to(np.asarray(target, np.int16), (batch,)),
+        None if previous is None else np.broadcast_to(np.asarray(previous, np.int8), (batch, 2)),
     )
+    return state
+
+
+def _blank(batch: int, rules: Rules) -> State:
+    """B games with every array allocated (zeros) and owned, for _start_matches to fill."""
+    fields = {name: np.zeros((batch, *shape), dtype) for name, (shape, dtype) in _LAYOUT.items()}
+    return State(rules=rules, **fields)._with(fields, donated=True)
+
+
+# Each State array's shape after the batch axis, and its dtype (see the State fields).
+_LAYOUT = {
+    "card_bits": ((N_SEATS,), np.uint64),
+    "counts": ((N_SEATS, N_RANKS), np.int8),
+    "n_left": ((N_SEATS,), np.int8),
+    "played": ((N_SEATS, N_RANKS), np.int8),
+    "deal_bits": ((N_SEATS,), np.uint64),
+    "phase": ((), np.int8),
+    "to_act": ((), np.int8),
+    "table": ((), np.int16),
+    "table_seat": ((), np.int8),
+    "passed": ((N_SEATS,), bool),
+    "place": ((N_SEATS,), np.int8),
+    "n_out": ((), np.int8),
+    "start_duty": ((), bool),
+    "hand_no": ((), np.int16),
+    "dealer": ((), np.int8),
+    "scores": ((N_SEATS,), np.int16),
+    "target": ((), np.int16),
+    "winners": ((N_SEATS,), bool),
+    "points": ((N_SEATS,), np.int16),
+    "ex_last": ((), np.int8),
+    "ex_first": ((), np.int8),
+    "ex_last_gives": ((), np.int8),
+    "ex_first_gives": ((), np.int8),
+    "last_seat": ((), np.int8),
+    "last_action": ((), np.int16),
+    "last_bits": ((), np.uint64),
+}
 
 
 def next_hand(
@@ -406,15 +418,6 @@ def next_hand(
     fields = {name: _own(state, name, donate) for name in _START_HAND_FIELDS}
     _start_hands(fields, state.rules, g, deal)
     return state._with(fields, donated=donate)
-
-
-def _start_hand(state: State, g: np.ndarray, deal: np.ndarray, first, last) -> State:
-    """``state`` with games ``g`` (indices) at the start of a hand dealt ``deal`` (n, 4) uint64,
-    after a previous hand whose 1st and last seats were ``first``/``last`` (n,) (-1 for hand 1
-    of a match)."""
-    fields = {name: getattr(state, name).copy() for name in _START_HAND_FIELDS}
-    _start_hands(fields, state.rules, g, deal, first, last)
-    return state._with(fields, donated=True)  # a state under construction: nobody else has it
 
 
 def _start_hands(fields: dict, rules: Rules, g, deal, first=None, last=None) -> None:
@@ -633,9 +636,9 @@ def step(
     actions = np.ascontiguousarray(np.asarray(actions).reshape(-1), dtype=np.intp)
     if actions.shape[0] != state.batch_size:
         raise ValueError(f"expected {state.batch_size} actions, got {actions.shape[0]}")
-    out_of_range = (actions < 0) | (actions >= N_ACTIONS)
-    if out_of_range.any() and (out_of_range & (state.phase < _HAND_OVER)).any():
-        game = int(np.flatnonzero(out_of_range & (state.phase < _HAND_OVER))[0])
+    out_of_range = ((actions < 0) | (actions >= N_ACTIONS)) & (state.phase < _HAND_OVER)
+    if out_of_range.any():
+        game = int(np.flatnonzero(out_of_range)[0])
         raise ValueError(
             f"game {game}: action {actions[game]} is not an action id 0-{N_ACTIONS - 1}"
         )
