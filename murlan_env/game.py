@@ -31,7 +31,7 @@ import numpy as np
 
 from murlan_env import engine, kernels
 from murlan_env.cards import CARD_RANK, N_RANKS
-from murlan_env.combos import COST, LENGTH, N_ACTIONS, PASS, beats_table
+from murlan_env.combos import COST, LENGTH, N_ACTIONS, PASS
 from murlan_env.engine import (
     _EXCHANGE,
     _HAND_OVER,
@@ -78,16 +78,15 @@ _NEED = _need_masks(COST)
 _NEED_AFTER_START = _need_masks(COST - (COST[:, :1] > 0) * np.eye(N_RANKS, dtype=np.int8)[0])
 
 
-def _bit_set(flags) -> int:
-    """A (A,) bool array as a Python int: bit a set where flags[a]."""
-    return sum(1 << int(a) for a in np.flatnonzero(flags))
+def _as_int(words) -> int:
+    """An action set as two uint64 words (kernels) -> one Python int, bit a for action a."""
+    return int(words[0]) | int(words[1]) << 64
 
 
-# Action sets as Python ints (bit a for action a): ANDing 15 ints is several times cheaper
-# than the (A, 15) comparison of engine.legal_action_mask for one hand.
-# _AFFORD[r][k]: the actions that need at most k cards of rank r.
-_AFFORD = [[_bit_set(COST[:, r] <= k) for k in range(5)] for r in range(N_RANKS)]
-_MUST_HOLD_START = _bit_set(COST[:, 0] > 0)
+# The kernels' action sets as Python ints: ANDing 15 ints is the cheapest legality test for
+# one hand. _AFFORD[r][k]: the actions that need at most k cards of rank r.
+_AFFORD = [[_as_int(w) for w in row] for row in kernels.AFFORD]
+_MUST_HOLD_START = _as_int(kernels.MUST_USE[0])
 # (256, 8) bool: the bits of each byte, low bit first, to unpack an action set into a mask.
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little")
 _BYTE_BITS = _BYTE_BITS.astype(bool)
@@ -439,7 +438,7 @@ class Game:
 @functools.cache
 def _beats_sets(rules: Rules) -> tuple[int, ...]:
     """Each row of ``beats_table(rules)`` as a Python-int action set."""
-    return tuple(_bit_set(row) for row in beats_table(rules))
+    return tuple(_as_int(w) for w in engine._beats_words(rules))
 
 
 @functools.cache
