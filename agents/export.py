@@ -2,7 +2,7 @@
 
 ``murlan export CHECKPOINT --out DIR`` (or ``python -m agents.export``) writes
 
-- ``DIR/model.onnx``: ``scores = model(obs (B, 543) float32, mask (B, 109) bool)``, batch axis
+- ``DIR/model.onnx``: ``scores = model(obs (B, 544) float32, mask (B, 109) bool)``, batch axis
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
 - ``DIR/bot.json``: format and env versions, rules, the action table, the observation layout
   piece by piece with offsets, input/output names and shapes, and sha256 hashes of the layout,
@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from murlan_env import __version__, engine, records
+from murlan_env import __version__, engine, observation, records
 from murlan_env.bundle_bot import (
     BUNDLE_FORMAT,
     COREML_FILE,
@@ -45,8 +45,6 @@ from murlan_env.bundle_bot import (
     action_table_hash,
     export_arguments,
     file_sha256,
-    obs_layout,
-    obs_layout_hash,
 )
 from murlan_env.combos import N_ACTIONS, action_table
 from murlan_env.rules import Rules
@@ -123,7 +121,7 @@ def _quiet():
 
 
 def _example_inputs(batch: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
-    return torch.zeros(batch, engine.OBS_SIZE), torch.ones(batch, N_ACTIONS, dtype=torch.bool)
+    return torch.zeros(batch, observation.SIZE), torch.ones(batch, N_ACTIONS, dtype=torch.bool)
 
 
 def export_onnx(policy: nn.Module, path: str | Path) -> None:
@@ -169,7 +167,7 @@ def export_coreml(policy: nn.Module, path: str | Path) -> str:
             model = ct.convert(
                 traced,
                 inputs=[
-                    ct.TensorType(name="obs", shape=(batch, engine.OBS_SIZE), dtype=np.float32),
+                    ct.TensorType(name="obs", shape=(batch, observation.SIZE), dtype=np.float32),
                     ct.TensorType(name="mask", shape=(batch, N_ACTIONS), dtype=bool),
                 ],
                 outputs=[ct.TensorType(name=OUTPUT_NAME)],
@@ -230,7 +228,7 @@ def export_bundle(
     """
     policy = policy.eval()
     spec = dict(getattr(policy, "spec", {}) or {})
-    for key, wanted in (("obs_size", engine.OBS_SIZE), ("n_actions", N_ACTIONS)):
+    for key, wanted in (("obs_size", observation.SIZE), ("n_actions", N_ACTIONS)):
         if key in spec and spec[key] != wanted:
             raise ValueError(f"policy spec has {key}={spec[key]}, this engine has {wanted}")
     rules = _policy_rules(policy, rules)
@@ -268,7 +266,7 @@ def export_bundle(
     coreml_path = out / COREML_FILE
     shutil.rmtree(coreml_path, ignore_errors=True)
     coreml_note = export_coreml(policy, coreml_path) if coreml else "Core ML export not asked for"
-    shape_obs, shape_mask = ["batch", engine.OBS_SIZE], ["batch", N_ACTIONS]
+    shape_obs, shape_mask = ["batch", observation.SIZE], ["batch", N_ACTIONS]
     bot = {
         "format": BUNDLE_FORMAT,
         "env_version": ENV_VERSION,
@@ -292,11 +290,11 @@ def export_bundle(
             ),
         },
         "observation": {
-            "size": engine.OBS_SIZE,
-            "sha256": obs_layout_hash(),
+            "size": observation.SIZE,
+            "sha256": observation.layout_hash(),
             "hash_of": "JSON [[name, offset, size], ...] of the pieces, sorted keys, no spaces",
             "egocentric": "seat slot 0 is the seat to act, then the next seats in turn order",
-            "pieces": obs_layout(),
+            "pieces": observation.layout(),
         },
         "actions": {
             "count": N_ACTIONS,

@@ -6,7 +6,7 @@ Contract (``load_policy``), for code that consumes trained policies (export, are
     scores = policy(obs, mask)       # obs (B, OBS_SIZE) float32, mask (B, N_ACTIONS) bool
     action = scores.argmax(-1)       # greedy action, always legal where the mask has one
     policy.spec                      # {"algorithm": "ppo" | "dmc", "hidden": [...],
-                                     #  "obs_size": 543, "n_actions": 109, ...}
+                                     #  "obs_size": 544, "n_actions": 109, ...}
 
 ``forward(obs, mask) -> (B, N_ACTIONS) float32`` returns masked scores: PPO's logits, DMC's
 Q-values, with illegal actions at ``torch.finfo(float32).min``. The module is in eval mode, on
@@ -33,7 +33,7 @@ import torch
 from torch import nn
 
 from murlan_env.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
-from murlan_env.engine import OBS_SIZE
+from murlan_env.observation import SIZE as OBS_SIZE
 
 CHECKPOINT_NAME = "checkpoint.pt"
 

@@ -9,13 +9,14 @@ Rows (each measured for a fixed wall time, several times; the table shows median
   (``donate=True``: arrays updated in place rather than copied), as a training loop that
   keeps only the latest state can. A decision is one
   game waiting for a choice (play, pass or exchange give-back) in one step.
-- ``murlan Game``: the engine's single-game fast path (``murlan_env.game.Game``) that the AEC
-  env steps: ``legal_mask``, a random legal action, ``step``, ``observe`` for the next seat;
-  the next hand (or a new match) comes from the batched engine, as in the env.
+- ``single game (driver)``: one game stepped as the single-game envs step it
+  (``murlan_env.driver.GameDriver``: the engine on a batch of one, with its record and
+  rewards): a random legal action from the driver's mask, ``play``, ``observe`` for the next
+  seat; a new match when one is over.
 - ``murlan AEC env``: the PettingZoo environment ``murlan_env.env()``, random legal actions
   from ``action_mask``, reset when every agent is done. A decision is one ``step`` with an
   action (not the ``None`` steps of finished agents).
-- ``Murlan-v0 (learner steps)``: the Gymnasium single-agent env ``Murlan-v0``, random legal
+- ``Murlan-v1 (learner steps)``: the Gymnasium single-agent env ``Murlan-v1``, random legal
   actions for the learner against three ``RandomBot`` opponents, reset when the episode ends.
   Here a decision is one learner ``step``; the three bot decisions inside it are not counted.
 - ``OpenSpiel dou_dizhu (decisions)``: the C++ game through pyspiel, random play from dealt
@@ -137,25 +138,24 @@ def aec_runner(seed: int) -> Runner:
     return run
 
 
-def game_runner(seed: int) -> Runner:
-    """Random legal play on one ``Game``, observing each decision as the AEC env does."""
-    from murlan_env.game import Game
+def driver_runner(seed: int) -> Runner:
+    """Random legal play on one game through ``GameDriver``, observing each decision as the
+    AEC env does."""
+    from murlan_env.driver import GameDriver
 
     rng = np.random.default_rng(seed)
     picker = random.Random(seed)
-    game = Game.from_state(engine.init(rng, 1))
+    driver = GameDriver(engine.init(rng, 1), rng)
 
     def run() -> int:
-        nonlocal game
+        nonlocal driver
         decisions = 0
         for _ in range(64):
-            if game.done:
-                game = Game.from_state(engine.init(rng, 1))
-            elif game.hand_over:
-                game = Game.from_state(engine.next_hand(game.to_state(), rng))
-            game.observe(game.to_act)
-            legal = np.flatnonzero(game.legal_mask())
-            game.step(int(legal[picker.randrange(len(legal))]))
+            if driver.over:
+                driver = GameDriver(engine.init(rng, 1), rng)
+            driver.observe(driver.to_act)
+            legal = np.flatnonzero(driver.mask)
+            driver.play(int(legal[picker.randrange(len(legal))]))
             decisions += 1
         return decisions
 
@@ -163,7 +163,7 @@ def game_runner(seed: int) -> Runner:
 
 
 def gym_runner(seed: int) -> Runner:
-    """Random legal learner steps on Murlan-v0 against three random bots."""
+    """Random legal learner steps on Murlan-v1 against three random bots."""
     from murlan_env.gym_env import MurlanGymEnv
 
     env = MurlanGymEnv()
@@ -309,9 +309,9 @@ def pin_to_one_core(core: int | None) -> int | None:
 def build_rows(batch_sizes: tuple[int, ...]) -> list[Row]:
     rows = [Row(f"engine B={b}", lambda seed, b=b: engine_runner(b, seed)) for b in batch_sizes]
     rows += [
-        Row("murlan Game", game_runner),
+        Row("single game (driver)", driver_runner),
         Row("murlan AEC env", aec_runner),
-        Row("Murlan-v0 (learner steps)", gym_runner),
+        Row("Murlan-v1 (learner steps)", gym_runner),
         Row("OpenSpiel dou_dizhu (decisions)", openspiel_decisions_runner),
         Row("OpenSpiel dou_dizhu (whole games)", openspiel_runner),
         Row("RLCard doudizhu", rlcard_runner),

@@ -1,7 +1,7 @@
 """Bots: one small interface for every player that is not a person, and the rule-based bots.
 
 A bot sees exactly what a seat may see: the egocentric observation vector of
-``engine.observe`` (decode it with ``engine.OBS_SLICES``) and the legal-action mask. It acts
+``murlan_env.observation`` (read it with ``observation.decode``) and the legal-action mask. It acts
 for a batch of games at once, so arenas and trainers drive many games in one call.
 
 | bot         | plays                                                                          |
@@ -22,9 +22,9 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from murlan_env import engine
+from murlan_env import engine, observation
 from murlan_env.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind, beats_table
-from murlan_env.engine import OBS_SLICES, Phase, random_legal_actions
+from murlan_env.engine import Phase, random_legal_actions
 from murlan_env.rules import Rules
 from murlan_env.strategy import (
     CONTROL_CREDIT,
@@ -60,26 +60,6 @@ class RandomBot:
         return random_legal_actions(mask, rng)
 
 
-# --------------------------------------------------------------------------- observations
-
-
-def _counts(obs: np.ndarray, piece: str) -> np.ndarray:
-    """(B, 15) int cards per rank from a thermometer-coded piece (my_hand, unseen)."""
-    return obs[:, OBS_SLICES[piece]].reshape(len(obs), 15, 4).sum(-1).astype(np.int8)
-
-
-def _rules_of(flags: np.ndarray) -> Rules:
-    """The variant flags that matter for who beats whom, from an observation's rules piece."""
-    sticky, joker_pair, plus_one = (bool(x) for x in flags[:3])
-    return Rules(sticky_pass=sticky, joker_pair=joker_pair, straight_plus_one=plus_one)
-
-
-def _table_action(obs: np.ndarray) -> np.ndarray:
-    """(B,) action id of the play to beat, PASS on an empty table."""
-    table = obs[:, OBS_SLICES["table_action"]]
-    return np.where(table.any(1), table.argmax(1), PASS)
-
-
 # Lowest rank each action uses (15 for pass), for "lead your lowest" rules.
 _LOW_RANK = np.where(COST.any(1), np.argmax(COST > 0, axis=1), 15)
 # Actions by ascending comparison key within each (kind, length): lowest id first already.
@@ -102,7 +82,8 @@ class GreedyBot:
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         batch = len(obs)
-        hand = _counts(obs, "my_hand")  # (B, 15)
+        seen = observation.decode(obs)
+        hand = seen.my_hand  # (B, 15)
         need = COST[None, :, :]
         goes_out = mask & (need == hand[:, None, :]).all(-1)
         bomb_rank = hand == 4  # (B, 15)
@@ -127,8 +108,7 @@ class GreedyBot:
         lead = np.where(lead_ok, lead, mask.argmax(1))
         out = np.where(leading, lead, follow)
         out = np.where(goes_out.any(1), goes_out.argmax(1), out)
-        exchanging = obs[:, OBS_SLICES["phase"]][:, 1] > 0
-        out = np.where(exchanging, mask.argmax(1), out)
+        out = np.where(seen.exchanging, mask.argmax(1), out)
         return out.astype(np.int16)
 
 
@@ -187,18 +167,18 @@ class RuleBot:
         out = np.zeros(batch, np.int16)
         if batch == 0:
             return out
-        hand = _counts(obs, "my_hand")
-        unseen = _counts(obs, "unseen")
-        table = _table_action(obs)
-        left = np.rint(obs[:, OBS_SLICES["cards_left"]] * 14).astype(np.int64)
-        exchanging = obs[:, OBS_SLICES["phase"]][:, 1] > 0
+        seen = observation.decode(obs)
+        hand, unseen, table, exchanging = seen.my_hand, seen.unseen, seen.table, seen.exchanging
+        left = seen.cards_left.astype(np.int64)
         # Games of one call normally share their rules; group by the flags in case they don't.
-        flags = obs[:, OBS_SLICES["rules"]]
+        flags = seen.rule_flags
         beatable = np.zeros(mask.shape, bool)
-        joker_pair = flags[:, 1] > 0
+        joker_pair = np.zeros(batch, bool)
         for row in np.unique(flags, axis=0):
             same = (flags == row).all(1)
-            beatable[same] = beatable_actions(unseen[same], beats_table(_rules_of(row)))
+            rules = seen.rules(int(np.flatnonzero(same)[0]))
+            beatable[same] = beatable_actions(unseen[same], beats_table(rules))
+            joker_pair[same] = rules.joker_pair
         for g in range(batch):
             legal = np.flatnonzero(mask[g])
             if len(legal) == 1:

@@ -4,7 +4,7 @@ A bundle is a directory (see ``agents/export.py``, which writes it):
 
 | file           | what                                                                      |
 |----------------|---------------------------------------------------------------------------|
-| model.onnx     | ``scores = f(obs (B, 543) float32, mask (B, 109) bool)``, argmax = action  |
+| model.onnx     | ``scores = f(obs (B, 544) float32, mask (B, 109) bool)``, argmax = action  |
 | bot.json       | format and env versions, rules, action table, observation layout, the     |
 |                | input/output names and shapes, sha256 of the layout, table and model file  |
 | golden.json    | seeded matches as murlan-record/1 objects and recorded positions with      |
@@ -31,15 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import bots, engine
+from murlan_env import bots, engine, observation
 from murlan_env.cards import parse_hand, rank_counts
 from murlan_env.combos import N_ACTIONS, PASS, action_of_counts, action_table
 from murlan_env.rules import Rules
 
-BUNDLE_FORMAT = "murlan-bundle/1"
+BUNDLE_FORMAT = "murlan-bundle/2"
 GOLDEN_FORMAT = "murlan-golden/1"
 # The environment version the bundle's observations and actions follow (env.py's metadata).
-ENV_VERSION = "murlan_v0"
+ENV_VERSION = "murlan_v1"
 MODEL_FILE = "model.onnx"
 SPEC_FILE = "bot.json"
 GOLDEN_FILE = "golden.json"
@@ -63,23 +63,9 @@ class BundleError(ValueError):
 # --------------------------------------------------------------------------- fingerprints
 
 
-def obs_layout() -> list[dict[str, Any]]:
-    """The observation layout piece by piece: name, offset, size and meaning."""
-    rows = []
-    for name, size, meaning in engine.OBS_PIECES:
-        sl = engine.OBS_SLICES[name]
-        rows.append({"name": name, "offset": sl.start, "size": size, "meaning": meaning})
-    return rows
-
-
 def _sha256_json(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def obs_layout_hash() -> str:
-    """sha256 of the layout's names, offsets and sizes (the meaning texts are documentation)."""
-    return _sha256_json([[p["name"], p["offset"], p["size"]] for p in obs_layout()])
 
 
 def action_table_hash() -> str:
@@ -124,7 +110,7 @@ def load_spec(bundle_dir: str | Path) -> dict[str, Any]:
     expect("format", BUNDLE_FORMAT, "re-export the checkpoint with this version of murlan")
     expect("env_version", ENV_VERSION, "the bundle was trained for another version of the game")
     layout = spec.get("observation", {})
-    if layout.get("sha256") != obs_layout_hash():
+    if layout.get("sha256") != observation.layout_hash():
         raise BundleError(
             f"{spec_path}: observation layout differs from the installed engine's "
             f"({_layout_difference(layout.get('pieces'))}); the model would misread every "
@@ -156,7 +142,7 @@ def _layout_difference(pieces: Any) -> str:
     """Human summary of how a bundle's layout pieces differ from the installed ones."""
     if not isinstance(pieces, list):
         return "no layout pieces recorded"
-    ours = {p["name"]: (p["offset"], p["size"]) for p in obs_layout()}
+    ours = {p["name"]: (p["offset"], p["size"]) for p in observation.layout()}
     try:
         theirs = {p["name"]: (p["offset"], p["size"]) for p in pieces}
     except (KeyError, TypeError):
@@ -225,8 +211,7 @@ class BundleBot:
         self.rules = Rules.from_dict(self.spec.get("rules"))
         self.strict_rules = strict_rules
         # The rule flags as the observation carries them, to catch games under other rules.
-        probe = engine.init(np.random.default_rng(0), 1, self.rules)
-        self._rule_flags = engine.observe(probe)[0, engine.OBS_SLICES["rules"]]
+        self._rule_flags = observation.rule_flags(self.rules)
         self.temperature = float(temperature)
         self.weak: bots.Bot | None = None
         self.mix_p = 0.0
@@ -256,7 +241,7 @@ class BundleBot:
     def _check_session(self) -> None:
         inputs = [(i.name, i.type, i.shape[1:]) for i in self.session.get_inputs()]
         wanted = [
-            ("obs", "tensor(float)", [engine.OBS_SIZE]),
+            ("obs", "tensor(float)", [observation.SIZE]),
             ("mask", "tensor(bool)", [N_ACTIONS]),
         ]
         outputs = [(o.name, o.shape[1:]) for o in self.session.get_outputs()]
@@ -272,11 +257,11 @@ class BundleBot:
         mask = np.ascontiguousarray(mask, dtype=bool)
         if (
             obs.ndim != 2
-            or obs.shape[1] != engine.OBS_SIZE
+            or obs.shape[1] != observation.SIZE
             or mask.shape != (obs.shape[0], N_ACTIONS)
         ):
             raise ValueError(
-                f"expected obs (B, {engine.OBS_SIZE}) and mask (B, {N_ACTIONS}), "
+                f"expected obs (B, {observation.SIZE}) and mask (B, {N_ACTIONS}), "
                 f"got {obs.shape} and {mask.shape}"
             )
         return self.session.run([OUTPUT_NAME], {"obs": obs, "mask": mask})[0]
@@ -286,7 +271,7 @@ class BundleBot:
         rng = self._rng if self._rng is not None else rng
         mask = np.asarray(mask, dtype=bool)
         if self.strict_rules:
-            flags = np.asarray(obs)[:, engine.OBS_SLICES["rules"]]
+            flags = np.asarray(obs)[:, observation.SLICES["rules"]]
             if (flags != self._rule_flags).any():
                 raise ValueError(
                     f"{self.name} plays {self.rules.to_dict() or 'the standard rules'}, but an "

@@ -2,62 +2,93 @@
 environments share.
 
 The PettingZoo AEC env and the Gymnasium single-agent env both step one game at a time.
-``GameDriver`` does that part once: it steps a ``Game`` (the engine's single-game fast path),
-logs every decision to a ``Recorder``, pays the rewards at each hand's end, deals the next
-hand from the env's generator while the episode goes on, and keeps the legal mask of the
-seat to act. The envs add their API on top: agents and dicts for PettingZoo, the learner's
-seat and its opponents for Gymnasium.
+``GameDriver`` does that part once: it steps the game through the engine (a batch of one:
+the same compiled rules as every batch), logs every decision to a ``Recorder``, pays the
+rewards of ``murlan_env.episode`` at each hand's end, deals the next hand from the env's
+generator while the episode goes on, and keeps the legal mask of the seat to act. The envs
+add their API on top: agents and dicts for PettingZoo, the learner's seat and its opponents
+for Gymnasium. The helpers below (starting states from ``reset`` options, checking actions)
+are the envs' shared vocabulary.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from murlan_env import engine
-from murlan_env.combos import N_ACTIONS
-from murlan_env.engine import _EXCHANGE, N_SEATS, State
-from murlan_env.game import Game
+from murlan_env import engine, observation
+from murlan_env.combos import N_ACTIONS, describe
+from murlan_env.episode import HAND, MATCH, check_modes, rewards
 from murlan_env.records import Recorder
+from murlan_env.rules import RULE_CHOICES, Rules
+from murlan_env.state import N_SEATS, Phase, State
 
-REWARD_MODES = ("hand", "match")
-EPISODE_MODES = ("match", "hand")
-
-
-def check_modes(reward: str, episode: str) -> None:
-    """Raise ValueError on an unknown or inconsistent reward/episode choice."""
-    if reward not in REWARD_MODES:
-        raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
-    if episode not in EPISODE_MODES:
-        raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
-    if reward == "match" and episode == "hand":
-        raise ValueError('reward="match" needs episode="match": a single hand has no match result')
+_EXCHANGE = int(Phase.EXCHANGE)
+_HAND_OVER = int(Phase.HAND_OVER)
+_MATCH_OVER = int(Phase.MATCH_OVER)
 
 
-def hand_rewards(state: State, ended: np.ndarray) -> np.ndarray:
-    """(B, 4) float32: points - 1.5 for every seat of the games whose hand just ``ended``."""
-    return np.where(ended[:, None], state.points.astype(np.float32) - 1.5, 0.0).astype(np.float32)
+# --------------------------------------------------------------------------- env helpers
 
 
-def match_rewards(state: State, ended: np.ndarray) -> np.ndarray:
-    """(B, 4) float32 for the games whose match just ``ended``: winners share +1, others -1."""
-    winners = state.winners
-    k = winners.sum(1, keepdims=True)
-    # A four-way draw (possible in principle at the capped target) pays nothing.
-    split = ended[:, None] & (k > 0) & (k < N_SEATS)
-    win = 1.0 / np.maximum(k, 1)
-    lose = -1.0 / np.maximum(N_SEATS - k, 1)
-    return np.where(split, np.where(winners, win, lose), 0.0).astype(np.float32)
+def split_options(kwargs: dict[str, Any]) -> tuple[Rules, dict[str, Any]]:
+    """Split env keyword arguments into the Rules and the rest (raising on unknown flags)."""
+    flags = {k: kwargs.pop(k) for k in list(kwargs) if k in RULE_CHOICES}
+    return Rules.from_dict(flags), kwargs
+
+
+def start_state(rng: np.random.Generator, rules: Rules, options: dict | None) -> State:
+    """A new game (batch of one): random, or from ``options["deal"]`` (the envs' ``reset``).
+
+    Option keys other than deal, dealer, hand_no, previous, scores and target are ignored, as
+    Gymnasium and PettingZoo expect of ``reset`` options.
+    """
+    options = options or {}
+    if "deal" not in options:
+        return engine.init(rng, 1, rules)
+    deal = options["deal"]
+    if isinstance(deal, str) or len(deal) != N_SEATS:
+        raise ValueError("options['deal'] is a list of 4 card strings, one per seat")
+    later = {k: options[k] for k in ("hand_no", "previous", "scores", "target") if k in options}
+    return engine.deal_from(list(deal), options.get("dealer", 0), rules, **later)
+
+
+def action_index(action: Any) -> int | None:
+    """``action`` as an action id, or None when it is not an integer in the action space.
+
+    Integers of any kind are accepted (Python, NumPy, 0-d integer arrays), as
+    ``Discrete.contains`` does; floats, strings and None are not.
+    """
+    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, int | np.integer) and 0 <= action < N_ACTIONS:
+        return int(action)
+    return None
+
+
+def illegal_action_error(action: Any, mask: np.ndarray, who: str) -> ValueError:
+    """The ValueError for an illegal action, naming the legal ones."""
+    legal = ", ".join(f"{a} ({describe(a)})" for a in np.flatnonzero(mask))
+    return ValueError(f"action {action!r} is not legal for {who}; legal actions: {legal}")
+
+
+# --------------------------------------------------------------------------- the driver
 
 
 class GameDriver:
     """Steps one game from ``state`` (a batch of one) until the episode ends.
 
-    ``reward`` and ``episode`` are the env options of the same names (see ``check_modes``);
-    ``rng`` deals the following hands of a match.
+    ``reward`` and ``episode`` are the env options of the same names (see
+    ``murlan_env.episode``); ``rng`` deals the following hands of a match.
     """
 
     def __init__(
-        self, state: State, rng: np.random.Generator, reward: str = "hand", episode: str = "match"
+        self,
+        state: State,
+        rng: np.random.Generator,
+        reward: str = HAND,
+        episode: str = MATCH,
     ) -> None:
         check_modes(reward, episode)
         if state.batch_size != 1:
@@ -67,29 +98,27 @@ class GameDriver:
         self.episode_mode = episode
         self.recorder = Recorder(state)
         self.over = bool(state.done[0])  # the episode is over
-        self._use(Game.from_state(state), state)
+        self._use(state)
 
     @property
     def state(self) -> State:
-        """The engine State of the game (a batch of one), built when first read."""
-        if self._state is None:
-            self._state = self.game.to_state()
+        """The engine State of the game (a batch of one)."""
         return self._state
 
     @property
     def to_act(self) -> int:
         """The seat whose decision it is."""
-        return self.game.to_act
+        return self._to_act
 
     def observe(self, seat: int) -> np.ndarray:
         """(OBS_SIZE,) float32 observation from ``seat``."""
-        return self.game.observe(seat)
+        return observation.encode(self._state, seat)[0]
 
     def env_observation(self, seat: int, acting: bool) -> dict[str, np.ndarray]:
         """The envs' ``{"observation", "action_mask"}`` from ``seat``: the mask is the legal
         actions (int8) when ``acting``, else all 0."""
         mask = self.mask.view(np.int8).copy() if acting else np.zeros(N_ACTIONS, np.int8)
-        return {"observation": self.game.observe(seat), "action_mask": mask}
+        return {"observation": self.observe(seat), "action_mask": mask}
 
     def play(self, action: int) -> np.ndarray | None:
         """Apply a legal action of the seat to act (not checked here).
@@ -98,46 +127,43 @@ class GameDriver:
         ``reward="match"``, zeros unless it also ends the match), else None. ``over`` turns
         True when the episode ends; otherwise a finished hand is followed by the next deal.
         """
-        game = self.game
-        exchange = game.phase == _EXCHANGE
-        game.step(action)
-        self._state = None
-        hand, seat, cards = game.hand_no, game.last_seat, game.last_bits
-        self.recorder.add_decision(0, hand, seat, action, exchange, cards)
-        if not game.hand_over:
-            self.mask = game.legal_mask()
+        exchange = self._phase == _EXCHANGE
+        state = engine.step(self._state, np.array([action]))
+        game = state.data[0]
+        hand_no = int(game["hand_no"])
+        self.recorder.add_decision(
+            0, hand_no, int(game["last_seat"]), action, exchange, int(game["last_bits"])
+        )
+        if game["phase"] < _HAND_OVER:
+            self._use(state)
             return None
-        self.recorder.add_hand_end(0, game.hand_no, game.place, game.points)
-        state = game.to_state()
-        if self.reward_mode == "hand":
-            rewards = hand_rewards(state, state.hand_over)[0]
-        else:
-            rewards = match_rewards(state, state.done)[0]
-        if game.done or self.episode_mode == "hand":
+        self.recorder.add_hand_end(0, hand_no, game["place"].tolist(), game["points"].tolist())
+        paid = rewards(state, self.reward_mode)[0]
+        if game["phase"] == _MATCH_OVER or self.episode_mode == HAND:
             self.over = True
-            self._use(game, state)
         else:
             state = engine.next_hand(state, self.rng)
             self.recorder.update(state)
-            self._use(Game.from_state(state), state)
-        return rewards
+        self._use(state)
+        return paid
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played so far."""
-        self.recorder.sync(self.state)
+        self.recorder.sync(self._state)
         return self.recorder.record(game=0)
 
-    def _use(self, game: Game, state: State) -> None:
-        self.game = game
+    def _use(self, state: State) -> None:
         self._state = state
-        self.mask = game.legal_mask()
+        game = state.data[0]
+        self._phase = int(game["phase"])
+        self._to_act = int(game["to_act"])
+        self.mask = engine.legal_action_mask(state)[0]
 
 
 __all__ = [
-    "EPISODE_MODES",
-    "REWARD_MODES",
     "GameDriver",
-    "check_modes",
-    "hand_rewards",
-    "match_rewards",
+    "action_index",
+    "illegal_action_error",
+    "split_options",
+    "start_state",
 ]

@@ -1,11 +1,11 @@
-"""murlan_v0: Murlan as a PettingZoo AEC environment (one game over the batched engine).
+"""murlan_v1: Murlan as a PettingZoo AEC environment (one game over the batched engine).
 
 Description
 -----------
 Four players shed their cards by beating the play on the table (RULES.md). A match runs
 hand after hand until a player wins (or a draw at the capped target). This module is a thin
-adapter: every rule lives in ``murlan_env.engine``; the env steps one game through
-``murlan_env.driver.GameDriver`` and the engine's single-game fast path, ``murlan_env.game``.
+adapter: every rule lives in ``murlan_env.kernels`` behind ``murlan_env.engine``; the env
+steps one game (a batch of one) through ``murlan_env.driver.GameDriver``.
 
     >>> import murlan_env
     >>> env = murlan_env.env(sticky_pass=True, reward="match")
@@ -23,31 +23,30 @@ or finished players are skipped, and a trick's winner leads again.
 
 Observation
 -----------
-``{"observation": Box(0, high, (543,), float32), "action_mask": Box(0, 1, (109,), int8)}``.
-The observation is ``engine.observe`` from the observing seat's point of view (egocentric:
-seat slot 0 is the observer, then the next seats in turn order); it holds only what that seat
-may know. Every entry lies in [0, 1].
-The layout (``engine.OBS_PIECES``; ``observation_table()`` regenerates this table):
+``{"observation": Box(0, 1, (544,), float32), "action_mask": Box(0, 1, (109,), int8)}``.
+The observation is ``murlan_env.observation.encode`` from the observing seat's point of view
+(egocentric: seat slot 0 is the observer, then the next seats in turn order); it holds only
+what that seat may know. Every entry lies in [0, 1].
+The layout (``observation.PIECES``; ``observation.table()`` regenerates this table):
 
     piece        entries  size  meaning
     -----------------------------------
     my_hand      0-59       60  my cards: 15 ranks x 4 thermometer bits
-    played       60-299    240  cards each seat slot has played this hand: 4 x (15 x 4)
-    unseen       300-359    60  cards neither in my hand nor played (held by the others): 15 x 4
-    cards_left   360-363     4  cards each seat slot holds, / 15 (15: a 1st player mid-exchange)
+    played       60-299    240  cards each seat slot played this hand: 4 x 60
+    unseen       300-359    60  cards neither in my hand nor played (the others'): 15 x 4
+    cards_left   360-363     4  cards each seat slot holds, / 15
     table_action 364-472   109  one-hot action id of the play to beat (all 0: empty table)
     table_seat   473-476     4  one-hot seat slot that made the play to beat
-    passed       477-480     4  seat slots that passed since the play to beat (sticky: since the
-                                trick began)
-    places       481-496    16  finishing place (1st-4th, one-hot) of each seat slot, 0 while
-                                playing
+    passed       477-480     4  seat slots that passed since the play to beat (sticky: this trick)
+    places       481-496    16  finishing place (1st-4th, one-hot) of each seat slot
     scores       497-500     4  match score of each seat slot, / 60, capped at 1
     target       501-504     4  one-hot current target: 21, 31, 41, 51
     phase        505-506     2  one-hot: play, exchange (choosing the card to give back)
     start_duty   507         1  1 when my play must contain the start card
-    exchange     508-537    30  rank I received, rank I gave in this hand's exchange: 2 x 15 one-hot
-    rules        538-542     5  variant flags: sticky_pass, joker_pair, straight_plus_one,
-                                tie_rule=leader, no_exchange
+    exchange     508-537    30  rank I received, rank I gave in this hand's exchange
+    rules        538-543     6  variant flags: sticky_pass=True, joker_pair=True,
+                                straight_plus_one=True, tie_rule=leader, start_card=3C,
+                                no_exchange=True
 
 Actions and mask
 ----------------
@@ -62,7 +61,8 @@ wrong moves are programming errors here, not something to learn from; wrap the e
 
 Rewards
 -------
-Zero-sum in both modes (the four rewards of an event add up to 0):
+Zero-sum in both modes (the four rewards of an event add up to 0); ``murlan_env.episode`` defines
+them for every env and trainer:
 
 - ``reward="hand"`` (default): when a hand ends, every seat gets its points for the hand minus
   1.5, that is 1st +1.5, 2nd +0.5, 3rd -0.5, last -1.5. Nothing else is rewarded.
@@ -99,20 +99,20 @@ reproducible; without one the env's generator runs on. ``options={"deal": [4 car
 also give ``"hand_no"`` (>= 1), ``"previous": (first, last)`` and optionally ``"scores"`` and
 ``"target"`` (see ``engine.deal_from``). ``env.unwrapped.record()`` returns the
 ``murlan-record/1`` dict of everything played since the last reset; ``env.unwrapped.state``
-is the engine ``State`` (a batch of one, built when read). Being an attribute, it replaces
+is the engine ``State`` (a batch of one). Being an attribute, it replaces
 PettingZoo's optional ``state()`` global-state method, which this env does not offer.
 
 Version history
 ---------------
+- murlan_v1: the rules piece of the observation has one entry per non-default value of each
+  variant flag, so it also carries ``start_card="3C"``.
 - murlan_v0: first version.
 """
 
 from __future__ import annotations
 
 import sys
-import textwrap
 import types
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -121,148 +121,22 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from murlan_env import engine
-from murlan_env.cards import CARD_NAMES, format_cards
-from murlan_env.combos import N_ACTIONS, describe
+from murlan_env import engine, observation
+from murlan_env.combos import N_ACTIONS
 from murlan_env.driver import (
     GameDriver,
-    check_modes,
-    hand_rewards,
-    match_rewards,
+    action_index,
+    illegal_action_error,
+    split_options,
+    start_state,
 )
-from murlan_env.engine import N_SEATS, OBS_PIECES, OBS_SIZE, Phase
-from murlan_env.rules import RULE_CHOICES, Rules
+from murlan_env.episode import HAND, MATCH, check_modes
+from murlan_env.render import RENDER_MODES, check_render_mode, present, render_text
+from murlan_env.state import N_SEATS
 
+ENV_NAME = "murlan_v1"
 AGENTS: tuple[str, ...] = tuple(f"player_{seat}" for seat in range(N_SEATS))
 SEAT_OF = {agent: seat for seat, agent in enumerate(AGENTS)}
-RENDER_MODES = ["ansi", "human"]
-
-
-def observation_high(rules: Rules) -> np.ndarray:
-    """(OBS_SIZE,) float32 upper bound of each observation entry: 1 under every rule set."""
-    del rules  # the engine scales every piece into [0, 1]
-    return np.ones(OBS_SIZE, np.float32)
-
-
-def observation_table(width: int = 96) -> str:
-    """The observation layout as the fixed-width table of this module's docstring."""
-    head = f"{'piece':<13}{'entries':<9}{'size':>4}  meaning"
-    rows = [head, "-" * len(head)]
-    offset = 0
-    for name, size, meaning in OBS_PIECES:
-        span = f"{offset}" if size == 1 else f"{offset}-{offset + size - 1}"
-        lead = f"{name:<13}{span:<9}{size:>4}  "
-        wrapped = textwrap.wrap(meaning, width - len(lead)) or [""]
-        rows.append(lead + wrapped[0])
-        rows.extend(" " * len(lead) + more for more in wrapped[1:])
-        offset += size
-    return "\n".join(rows)
-
-
-def observation_space(rules: Rules) -> gymnasium.spaces.Dict:
-    """The Dict observation space shared by the AEC and Gymnasium envs."""
-    high = observation_high(rules)
-    return gymnasium.spaces.Dict(
-        {
-            "observation": gymnasium.spaces.Box(0.0, high, (OBS_SIZE,), np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (N_ACTIONS,), np.int8),
-        }
-    )
-
-
-def split_options(kwargs: dict[str, Any]) -> tuple[Rules, dict[str, Any]]:
-    """Split env keyword arguments into the Rules and the rest (raising on unknown names)."""
-    flags = {k: kwargs.pop(k) for k in list(kwargs) if k in RULE_CHOICES}
-    return Rules.from_dict(flags), kwargs
-
-
-def illegal_action_error(action: Any, mask: np.ndarray, who: str) -> ValueError:
-    """The ValueError for an illegal action, naming the legal ones."""
-    legal = ", ".join(f"{a} ({describe(a)})" for a in np.flatnonzero(mask))
-    return ValueError(f"action {action!r} is not legal for {who}; legal actions: {legal}")
-
-
-def action_index(action: Any) -> int | None:
-    """``action`` as an action id, or None when it is not an integer in the action space.
-
-    Integers of any kind are accepted (Python, NumPy, 0-d integer arrays), as
-    ``Discrete.contains`` does; floats, strings and None are not.
-    """
-    if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-        action = action.item()
-    if isinstance(action, int | np.integer) and 0 <= action < N_ACTIONS:
-        return int(action)
-    return None
-
-
-def start_state(rng: np.random.Generator, rules: Rules, options: dict | None) -> engine.State:
-    """A new game (batch of one): random, or from ``options["deal"]`` (see ``reset``).
-
-    Option keys other than deal, dealer, hand_no, previous, scores and target are ignored, as
-    Gymnasium and PettingZoo expect of ``reset`` options.
-    """
-    options = options or {}
-    if "deal" not in options:
-        return engine.init(rng, 1, rules)
-    deal = options["deal"]
-    if isinstance(deal, str) or len(deal) != N_SEATS:
-        raise ValueError("options['deal'] is a list of 4 card strings, one per seat")
-    later = {k: options[k] for k in ("hand_no", "previous", "scores", "target") if k in options}
-    return engine.deal_from(list(deal), options.get("dealer", 0), rules, **later)
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def render_text(state: engine.State, game: int = 0) -> str:
-    """A plain-text picture of one game: scores, hands, the table and the last decision."""
-    s = state.index(np.array([game]))
-    phase = Phase(int(s.phase[0]))
-    lines = [
-        f"hand {int(s.hand_no[0]) + 1}, dealer player_{int(s.dealer[0])}, "
-        f"scores {s.scores[0].tolist()}, target {int(s.target[0])}, {phase.name.lower()}"
-    ]
-    if s.ex_last[0] >= 0:
-        back = int(s.ex_first_gives[0])
-        lines.append(
-            f"exchange: player_{int(s.ex_last[0])} gave {CARD_NAMES[int(s.ex_last_gives[0])]}, "
-            f"player_{int(s.ex_first[0])} gave back {CARD_NAMES[back] if back >= 0 else '...'}"
-        )
-    places = ("1st", "2nd", "3rd", "4th")
-    for seat in range(N_SEATS):
-        mark = ">" if phase < Phase.HAND_OVER and s.to_act[0] == seat else " "
-        place = int(s.place[0, seat])
-        status = places[place] if place >= 0 else ("passed" if s.passed[0, seat] else "")
-        cards = format_cards(s.cards[0, seat]) or "-"
-        lines.append(f"{mark} player_{seat} ({int(s.counts[0, seat].sum()):2d}) {cards}  {status}")
-    if s.table_seat[0] >= 0:
-        lines.append(f"table: {describe(int(s.table[0]))} by player_{int(s.table_seat[0])}")
-    else:
-        lines.append("table: empty")
-    if s.last_seat[0] >= 0:
-        what = format_cards(s.last_cards[0]) or "pass"
-        lines.append(f"last: player_{int(s.last_seat[0])} {what}")
-    if s.winners[0].any():
-        lines.append("winners: " + ", ".join(f"player_{w}" for w in np.flatnonzero(s.winners[0])))
-    return "\n".join(lines)
-
-
-def record_of(driver: GameDriver | None) -> dict:
-    """``record()`` of the single-game envs: the driver's record, an error before reset."""
-    if driver is None:
-        raise RuntimeError("record() needs reset() first")
-    return driver.record()
-
-
-def present(render_mode: str | None, text: Callable[[], str]) -> str | None:
-    """``render()`` of the single-game envs: the text for "ansi", printed for "human"."""
-    if render_mode is None:
-        gymnasium.logger.warn("render() called without a render_mode (use 'ansi' or 'human')")
-        return None
-    if render_mode == "human":
-        print(text() + "\n")
-        return None
-    return text()
 
 
 # --------------------------------------------------------------------------- the env
@@ -271,13 +145,13 @@ def present(render_mode: str | None, text: Callable[[], str]) -> str | None:
 class MurlanAECEnv(AECEnv):
     """Murlan for four PettingZoo agents; see the module docstring for the reference."""
 
-    metadata = {"name": "murlan_v0", "render_modes": RENDER_MODES, "is_parallelizable": False}
+    metadata = {"name": ENV_NAME, "render_modes": RENDER_MODES, "is_parallelizable": False}
 
     def __init__(
         self,
         *,
-        reward: str = "hand",
-        episode: str = "match",
+        reward: str = HAND,
+        episode: str = MATCH,
         render_mode: str | None = None,
         **rules_flags: Any,
     ) -> None:
@@ -286,15 +160,12 @@ class MurlanAECEnv(AECEnv):
         if rest:
             raise TypeError(f"unknown argument(s) {sorted(rest)}")
         check_modes(reward, episode)
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(
-                f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}"
-            )
+        check_render_mode(render_mode)
         self.reward_mode = reward
         self.episode_mode = episode
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
-        self._obs_space = observation_space(self.rules)
+        self._obs_space = observation.observation_space()
         self._act_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
@@ -360,7 +231,9 @@ class MurlanAECEnv(AECEnv):
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
-        return record_of(self._driver)
+        if self._driver is None:
+            raise RuntimeError("record() needs reset() first")
+        return self._driver.record()
 
     def render(self) -> str | None:
         return present(self.render_mode, lambda: render_text(self.state))
@@ -421,19 +294,7 @@ def env(**kwargs: Any) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
-__all__ = [
-    "AGENTS",
-    "MurlanAECEnv",
-    "OrderEnforcing",
-    "observation_high",
-    "env",
-    "hand_rewards",
-    "match_rewards",
-    "observation_space",
-    "observation_table",
-    "raw_env",
-    "render_text",
-]
+__all__ = ["AGENTS", "ENV_NAME", "MurlanAECEnv", "OrderEnforcing", "env", "raw_env"]
 
 
 class _CallableModule(types.ModuleType):

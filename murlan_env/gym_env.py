@@ -1,4 +1,4 @@
-"""Murlan-v0: Murlan as a single-agent Gymnasium env, and a batched vector env for trainers.
+"""Murlan-v1: Murlan as a single-agent Gymnasium env, and a batched vector env for trainers.
 
 MurlanGymEnv
 ------------
@@ -11,7 +11,7 @@ Bots act between the learner's turns inside ``step``, so every observation the l
 is its own turn to decide (or the end). The game is stepped by ``murlan_env.driver.GameDriver``,
 as in the AEC env.
 
-- Observation: the same as the AEC env (``murlan_env.env``): ``{"observation": (543,) float32,
+- Observation: the same as the AEC env (``murlan_env.env``): ``{"observation": (544,) float32,
   "action_mask": (109,) int8}`` from the learner's seat. The mask is in the observation (not
   in ``info``) so that wrappers and vector envs carry it with the observation; it is all 0 at
   the end of an episode.
@@ -33,8 +33,8 @@ as in the AEC env.
   ``reset(options=...)`` takes the AEC env's options (``deal``, ``dealer``, ...) and ``seat``.
 - Seeding: ``reset(seed=...)`` seeds deals, the random seat and the bots' choices together.
 
-Registered as ``Murlan-v0``: ``gymnasium.make("murlan_env.gym_env:Murlan-v0", seat=0)``
-imports this module and builds the env (plain ``"Murlan-v0"`` works once it is imported).
+Registered as ``Murlan-v1``: ``gymnasium.make("murlan_env.gym_env:Murlan-v1", seat=0)``
+imports this module and builds the env (plain ``"Murlan-v1"`` works once it is imported).
 
 MurlanVectorEnv
 ---------------
@@ -51,6 +51,7 @@ owns its ``np.random.Generator`` (``seed``), and the step path has no Python loo
 
 Version history
 ---------------
+- Murlan-v1: the observation of murlan_v1 (see ``murlan_env.env``).
 - Murlan-v0: first version.
 """
 
@@ -62,25 +63,21 @@ from typing import Any, NamedTuple
 import gymnasium
 import numpy as np
 
-from murlan_env import engine
+from murlan_env import engine, observation
 from murlan_env.bots import Bot, RandomBot
 from murlan_env.combos import N_ACTIONS
-from murlan_env.driver import GameDriver, check_modes, hand_rewards, match_rewards
-from murlan_env.engine import N_SEATS, OBS_SIZE, State
-from murlan_env.env import (
-    RENDER_MODES,
+from murlan_env.driver import (
+    GameDriver,
     action_index,
     illegal_action_error,
-    observation_high,
-    observation_space,
-    present,
-    record_of,
-    render_text,
     split_options,
     start_state,
 )
+from murlan_env.episode import HAND, MATCH, check_modes, ended, rewards
+from murlan_env.render import RENDER_MODES, check_render_mode, present, render_text
+from murlan_env.state import N_SEATS, State
 
-ENV_ID = "Murlan-v0"
+ENV_ID = "Murlan-v1"
 
 
 def _opponents(opponents: Bot | Sequence[Bot] | None) -> list[Bot]:
@@ -105,8 +102,8 @@ class MurlanGymEnv(gymnasium.Env):
         seat: int | None = None,
         opponents: Bot | Sequence[Bot] | None = None,
         *,
-        reward: str = "hand",
-        episode: str = "match",
+        reward: str = HAND,
+        episode: str = MATCH,
         illegal: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
@@ -120,8 +117,7 @@ class MurlanGymEnv(gymnasium.Env):
             raise ValueError(f'illegal must be "terminate" or "raise", got {illegal!r}')
         if seat is not None and seat not in range(N_SEATS):
             raise ValueError(f"seat must be 0-3 or None (random), got {seat!r}")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None")
+        check_render_mode(render_mode)
         self.fixed_seat = seat
         self.opponents = _opponents(opponents)
         self.reward_mode = reward
@@ -129,7 +125,7 @@ class MurlanGymEnv(gymnasium.Env):
         self.illegal = illegal
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = observation_space(self.rules)
+        self.observation_space = observation.observation_space()
         self.action_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.seat = 0 if seat is None else seat
         self._driver: GameDriver | None = None
@@ -200,7 +196,9 @@ class MurlanGymEnv(gymnasium.Env):
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played since the last reset."""
-        return record_of(self._driver)
+        if self._driver is None:
+            raise RuntimeError("record() needs reset() first")
+        return self._driver.record()
 
     def render(self) -> str | None:
         return present(
@@ -235,8 +233,8 @@ class MurlanVectorEnv:
         self,
         num_envs: int,
         *,
-        reward: str = "hand",
-        episode: str = "match",
+        reward: str = HAND,
+        episode: str = MATCH,
         seed: int | None = None,
         **rules_flags: Any,
     ) -> None:
@@ -250,8 +248,7 @@ class MurlanVectorEnv:
         self.reward_mode = reward
         self.episode_mode = episode
         self.rng = np.random.default_rng(seed)
-        high = observation_high(self.rules)
-        self.single_observation_space = gymnasium.spaces.Box(0.0, high, (OBS_SIZE,), np.float32)
+        self.single_observation_space = observation.observation_space()["observation"]
         self.single_action_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.state: State | None = None
 
@@ -261,8 +258,8 @@ class MurlanVectorEnv:
             self.rng = np.random.default_rng(seed)
         self.state = engine.init(self.rng, self.num_envs, self.rules)
         zeros = np.zeros(self.num_envs, bool)
-        rewards = np.zeros((self.num_envs, N_SEATS), np.float32)
-        return self._result(rewards, zeros, zeros, None, None)
+        paid = np.zeros((self.num_envs, N_SEATS), np.float32)
+        return self._result(paid, zeros, zeros, None, None)
 
     def step(self, actions: np.ndarray) -> VecStep:
         """One action per game (for its seat to act); returns the next decisions and rewards."""
@@ -279,11 +276,8 @@ class MurlanVectorEnv:
         state = engine.step(self.state, actions)
         hand_done = state.hand_over
         match_done = state.done
-        if self.reward_mode == "hand":
-            rewards = hand_rewards(state, hand_done)
-        else:
-            rewards = match_rewards(state, match_done)
-        done = match_done if self.episode_mode == "match" else hand_done
+        paid = rewards(state, self.reward_mode)
+        done = ended(state, self.episode_mode)
         winners = state.winners & match_done[:, None]
         scores = state.scores.copy()
         if done.any():
@@ -292,9 +286,9 @@ class MurlanVectorEnv:
         if (hand_done & ~done).any():
             state = engine.next_hand(state, self.rng)
         self.state = state
-        return self._result(rewards, done, hand_done, winners, scores)
+        return self._result(paid, done, hand_done, winners, scores)
 
-    def _result(self, rewards, done, hand_done, winners, scores) -> VecStep:
+    def _result(self, paid, done, hand_done, winners, scores) -> VecStep:
         self._mask = engine.legal_action_mask(self.state)
         if winners is None:
             winners = np.zeros((self.num_envs, N_SEATS), bool)
@@ -302,7 +296,7 @@ class MurlanVectorEnv:
             obs=engine.observe(self.state),
             mask=self._mask,
             seat=self.state.to_act.copy(),
-            rewards=rewards,
+            rewards=paid,
             done=done,
             hand_done=hand_done,
             winners=winners,

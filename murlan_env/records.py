@@ -87,14 +87,6 @@ class Result:
 _EXCHANGE, _HAND_OVER = int(Phase.EXCHANGE), int(Phase.HAND_OVER)
 assert int(Phase.PLAY) < _EXCHANGE < _HAND_OVER
 
-_POW2 = np.left_shift(np.uint64(1), np.arange(54, dtype=np.uint64))
-
-
-def _bits(cards: np.ndarray) -> np.ndarray:
-    """(..., 54) bool card masks -> (...) uint64 bit sets (bit c set when card c is held)."""
-    return np.where(cards, _POW2, np.uint64(0)).sum(-1, dtype=np.uint64)
-
-
 def _ids(bits: int | np.integer) -> list[int]:
     """Card ids of a uint64 bit set, lowest first."""
     value = int(bits)
@@ -255,7 +247,7 @@ class Recorder:
         ev["game"] = g
         ev["hand"] = state.hand_no[g]
         ev["dealer"] = state.dealer[g]
-        ev["deal"] = _bits(state.deal[g])
+        ev["deal"] = state.deal_bits[g]
         ev["ex"] = np.stack(
             [state.ex_last[g], state.ex_first[g], state.ex_last_gives[g], state.ex_first_gives[g]],
             axis=1,

@@ -10,98 +10,26 @@ scored on the same worlds (common random numbers), so differences between moves 
 drowned by the luck of the sampled deal.
 
 The bot sees only ``(obs, mask)``, so ``state_from_observation`` rebuilds an engine
-``State`` from an observation and a guess of the hidden hands; it is the one place that
-knows how to read the observation back. Rebuilt states have the observing seat at seat 0
+``State`` from the decoded observation (``murlan_env.observation.decode``) and a guess of the
+hidden hands, with ``murlan_env.state.make_state``. Rebuilt states have the observing seat at seat 0
 (the observation is egocentric) and cover the current hand only: the search values moves
 by this hand's points, not by the match.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 
 import numpy as np
 
-from murlan_env import engine
+from murlan_env import engine, observation
 from murlan_env.bots import Bot
 from murlan_env.cards import N_CARDS, N_RANKS
 from murlan_env.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
-from murlan_env.engine import OBS_SLICES, TARGETS, Phase, State
-from murlan_env.rules import Rules
+from murlan_env.state import N_SEATS, Phase, State, make_state
 
-N_SEATS = engine.N_SEATS
-
-
-# --------------------------------------------------------------------------- reading obs
-
-
-def _thermo_counts(bits: np.ndarray) -> np.ndarray:
-    """(..., 60) thermometer bits -> (..., 15) int8 counts per rank."""
-    return bits.reshape(*bits.shape[:-1], N_RANKS, 4).sum(-1).round().astype(np.int8)
-
-
-def decode_observation(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """The public facts of (B, OBS_SIZE) observations as arrays, by seat slot (0 = me).
-
-    Returns ``my_hand`` (B, 15), ``played`` (B, 4, 15), ``unseen`` (B, 15) and ``cards_left``
-    (B, 4) counts, ``table`` (B,) action id, ``table_slot`` (B,) (-1: empty table),
-    ``passed`` (B, 4), ``place`` (B, 4) (-1: still playing), ``scores`` (B, 4), ``target``
-    (B,), ``exchange_phase``, ``start_duty`` (B,) bool and ``rules`` (a Rules; start_card is
-    not observed and is left at its default, which only names the suit of the opening 3).
-    """
-    obs = np.asarray(obs, dtype=np.float32)
-    batch = obs.shape[0]
-    cards_scale, score_scale = _observation_scales()
-
-    def piece(name):
-        return obs[:, OBS_SLICES[name]]
-
-    table_onehot = piece("table_action")
-    table_seat = piece("table_seat")
-    places = piece("places").reshape(batch, N_SEATS, N_SEATS)
-    flags = piece("rules")[0] > 0.5
-    rules = Rules(
-        sticky_pass=bool(flags[0]),
-        joker_pair=bool(flags[1]),
-        straight_plus_one=bool(flags[2]),
-        tie_rule="leader" if flags[3] else "raise",
-        no_exchange=bool(flags[4]),
-    )
-    return {
-        "my_hand": _thermo_counts(piece("my_hand")),
-        "played": _thermo_counts(piece("played").reshape(batch, N_SEATS, 60)),
-        "unseen": _thermo_counts(piece("unseen")),
-        "cards_left": (piece("cards_left") * cards_scale).round().astype(np.int8),
-        "table": np.where(table_onehot.any(1), table_onehot.argmax(1), PASS).astype(np.int16),
-        "table_slot": np.where(table_seat.any(1), table_seat.argmax(1), -1).astype(np.int8),
-        "passed": piece("passed") > 0.5,
-        "place": np.where(places.any(2), places.argmax(2), -1).astype(np.int8),
-        "scores": (piece("scores") * score_scale).round().astype(np.int16),
-        "target": np.array(TARGETS, np.int16)[piece("target").argmax(1)],
-        "exchange_phase": piece("phase")[:, 1] > 0.5,
-        "start_duty": piece("start_duty")[:, 0] > 0.5,
-        "rules": rules,
-    }
-
-
-@functools.lru_cache(maxsize=1)
-def _observation_scales() -> tuple[float, float]:
-    """(cards_left, scores) scale factors of ``engine.observe``, measured on a known state.
-
-    Reading them off the engine rather than copying its constants keeps this decoder right
-    if the observation is rescaled.
-    """
-    state = engine.init(np.random.default_rng(0), 1)
-    state = state.replace(scores=np.array([[1, 2, 3, 4]], np.int16))
-    obs = engine.observe(state)[0]
-    me = int(state.to_act[0])
-    held = int(state.counts[0, me].sum())
-    return (
-        held / float(obs[OBS_SLICES["cards_left"]][0]),
-        (me + 1) / float(obs[OBS_SLICES["scores"]][0]),
-    )
+# --------------------------------------------------------------------------- worlds
 
 
 def sample_hidden_hands(obs: np.ndarray, rng: np.random.Generator, n_worlds: int) -> np.ndarray:
@@ -111,13 +39,13 @@ def sample_hidden_hands(obs: np.ndarray, rng: np.random.Generator, n_worlds: int
     slots 1-3, each slot getting as many cards as it holds. Passing never proves anything
     in Murlan (it is always allowed), so a uniform deal is consistent with everything seen.
     """
-    facts = decode_observation(obs)
+    seen = observation.decode(obs)
     batch = obs.shape[0]
     out = np.zeros((batch, n_worlds, N_SEATS, N_RANKS), np.int8)
-    out[:, :, 0] = facts["my_hand"][:, None]
+    out[:, :, 0] = seen.my_hand[:, None]
     for g in range(batch):
-        unseen = facts["unseen"][g]
-        left = facts["cards_left"][g, 1:].astype(np.int64)
+        unseen = seen.unseen[g]
+        left = seen.cards_left[g, 1:].astype(np.int64)
         tokens = np.repeat(np.arange(N_RANKS), unseen)  # one entry per unseen card: its rank
         if tokens.size != left.sum():
             raise ValueError(
@@ -143,7 +71,7 @@ def _cards_from_counts(held: np.ndarray) -> np.ndarray:
     start = upto - counts
     suit = np.arange(4)
     taken = (suit >= start[..., None]) & (suit < upto[..., None])  # (n, 4, 13, 4)
-    cards = np.zeros((n, N_SEATS, N_CARDS), bool)
+    cards = np.zeros((n, N_SEATS, 54), bool)
     cards[:, :, :52] = taken.reshape(n, N_SEATS, 52)
     cards[:, :, 52:] = held[:, :, 13:] > 0
     return cards
@@ -155,54 +83,34 @@ def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
     ``held`` is (B, 4, 15) int cards per seat slot (slot 0 must match the observer's hand),
     e.g. one world of ``sample_hidden_hands``. The observer sits at seat 0 and is to act.
     What the observation does not carry (dealer, hand number, who swapped cards in this
-    hand's exchange) is set to neutral values that do not affect how the hand plays on, so
+    hand's exchange) is left at neutral values that do not affect how the hand plays on, so
     observing the rebuilt state gives the same vector except the ``exchange`` piece.
     """
-    facts = decode_observation(obs)
-    batch = obs.shape[0]
+    seen = observation.decode(obs)
     held = np.asarray(held, np.int8)
-    if (held[:, 0] != facts["my_hand"]).any():
+    if (held[:, 0] != seen.my_hand).any():
         raise ValueError("slot 0 of the hidden hands must be the observer's own hand")
+    if len(np.unique(seen.rule_flags, axis=0)) > 1:
+        raise ValueError("the observations must share their rules")
     cards = _cards_from_counts(held)
-    place = facts["place"]
-    exchanging = facts["exchange_phase"]
-    i8 = lambda v: np.full(batch, v, np.int8)  # noqa: E731
-    # Start from a template game and replace every field (``State.replace`` takes the cards
-    # as (B, 4, 54) masks whatever the engine's internal card encoding).
-    template = _template_state(facts["rules"]).index(np.zeros(batch, np.int64))
-    return template.replace(
+    return make_state(
+        seen.rules(0),
+        obs.shape[0],
         cards=cards,
-        counts=held.copy(),
-        played=facts["played"].copy(),
-        deal=cards.copy(),
-        phase=np.where(exchanging, Phase.EXCHANGE, Phase.PLAY).astype(np.int8),
-        to_act=i8(0),
-        table=facts["table"].copy(),
-        table_seat=facts["table_slot"].copy(),
-        passed=facts["passed"].copy(),
-        place=place.copy(),
-        n_out=(place >= 0).sum(1).astype(np.int8),
-        start_duty=facts["start_duty"].copy(),
-        hand_no=np.where(facts["start_duty"], 0, 1).astype(np.int16),
-        dealer=i8(N_SEATS - 1),
-        scores=facts["scores"].copy(),
-        target=facts["target"].copy(),
-        winners=np.zeros((batch, N_SEATS), bool),
-        points=np.zeros((batch, N_SEATS), np.int16),
-        ex_last=i8(-1),
-        ex_first=i8(-1),
-        ex_last_gives=i8(-1),
-        ex_first_gives=i8(-1),
-        last_seat=i8(-1),
-        last_action=np.full(batch, -1, np.int16),
-        last_cards=np.zeros((batch, N_CARDS), bool),
+        deal=cards,
+        played=seen.played,
+        phase=np.where(seen.exchanging, Phase.EXCHANGE, Phase.PLAY),
+        to_act=0,
+        table=seen.table,
+        table_seat=seen.table_slot,
+        passed=seen.passed,
+        place=seen.place,
+        start_duty=seen.start_duty,
+        hand_no=np.where(seen.start_duty, 0, 1),
+        dealer=N_SEATS - 1,
+        scores=seen.scores,
+        target=seen.target,
     )
-
-
-@functools.lru_cache(maxsize=64)
-def _template_state(rules: Rules) -> State:
-    """One game of ``rules`` at its start; state_from_observation overwrites every field."""
-    return engine.init(np.random.default_rng(0), 1, rules)
 
 
 # --------------------------------------------------------------------------- rollout policy
@@ -237,13 +145,14 @@ def rollout_actions(
     """
     batch = state.batch_size
     rows = np.arange(batch)
-    hand = state.counts[rows, state.to_act]  # (B, 15)
+    counts = state.counts
+    hand = counts[rows, state.to_act]  # (B, 15)
     cost = np.where(mask, _PRIORITY, np.float32(np.inf))  # PASS is inf already
     cost[:, _SINGLE] += 4.0 * (hand > 1)
     cost[:, _PAIR] += 3.0 * (hand[:, :13] > 2)
     best = cost.argmin(1)
     best_cost = cost[rows, best]
-    left = state.counts.sum(2)  # (B, 4)
+    left = counts.sum(2)  # (B, 4)
     someone_close = ((left > 0) & (left <= _CLOSE_TO_OUT)).any(1)
     leading = state.table == PASS
     play = np.isfinite(best_cost) & (leading | (best_cost < _SPEND_HIGH) | someone_close)
@@ -327,7 +236,7 @@ class SearchBot:
         actions = np.argmax(mask, axis=1).astype(np.int64)
         if self.prior is not None:
             actions = np.asarray(self.prior.act(obs, mask, rng), np.int64)
-        exchanging = decode_observation(obs)["exchange_phase"]
+        exchanging = observation.decode(obs).exchanging
         decide = np.flatnonzero((n_legal > 1) & ~exchanging)
         if decide.size == 0:
             return actions
@@ -377,7 +286,6 @@ class SearchBot:
 
 __all__ = [
     "SearchBot",
-    "decode_observation",
     "rollout_actions",
     "rollout_hand",
     "sample_hidden_hands",

@@ -105,7 +105,6 @@ def position(
         table_seat=np.array([seat], np.int8),
         passed=np.array([[s in passed for s in range(4)]]),
         place=places,
-        n_out=np.array([len(place)], np.int8),
         start_duty=np.zeros(1, bool),
         hand_no=np.ones(1, np.int16),
     )

@@ -23,9 +23,9 @@ def test_engine_benchmark_runs_and_reports_its_rows(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     result = json.loads(out.read_text())
     rows = {row["name"]: row for row in result["rows"]}
-    for name in ("engine B=1", "engine B=64", "murlan Game", "murlan AEC env"):
+    for name in ("engine B=1", "engine B=64", "single game (driver)", "murlan AEC env"):
         assert rows[name]["median"] > 0, name
-    assert rows["Murlan-v0 (learner steps)"]["median"] > 0
+    assert rows["Murlan-v1 (learner steps)"]["median"] > 0
     for name in ("OpenSpiel dou_dizhu (decisions)", "RLCard doudizhu"):
         assert rows[name]["median"] is not None or "install" in rows[name]["skipped"]
     names = [r["name"] for r in result["ratios"]]

@@ -20,7 +20,7 @@ from murlan_env.bots import (
 )
 from murlan_env.cards import RANK, RANKS
 from murlan_env.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_table
-from murlan_env.engine import OBS_SIZE, OBS_SLICES
+from murlan_env.observation import CARDS_LEFT_SCALE, SIZE, SLICES, rule_flags
 from murlan_env.rules import Rules
 from murlan_env.strategy import plans
 
@@ -58,14 +58,13 @@ def position(
     mine = counts_of(hand)
     unseen = FULL - mine - counts_of(seen)
     assert (unseen >= 0).all()
-    obs = np.zeros((1, OBS_SIZE), np.float32)
+    obs = np.zeros((1, SIZE), np.float32)
     thermo = lambda c: (c[:, None] >= np.arange(1, 5)).reshape(-1)  # noqa: E731
-    obs[0, OBS_SLICES["my_hand"]] = thermo(mine)
-    obs[0, OBS_SLICES["unseen"]] = thermo(unseen)
-    obs[0, OBS_SLICES["cards_left"]] = np.array([mine.sum(), *left]) / 14.0
-    flags = [rules.sticky_pass, rules.joker_pair, rules.straight_plus_one, False, False]
-    obs[0, OBS_SLICES["rules"]] = flags
-    obs[0, OBS_SLICES["phase"]] = [not exchange, exchange]
+    obs[0, SLICES["my_hand"]] = thermo(mine)
+    obs[0, SLICES["unseen"]] = thermo(unseen)
+    obs[0, SLICES["cards_left"]] = np.array([mine.sum(), *left]) / CARDS_LEFT_SCALE
+    obs[0, SLICES["rules"]] = rule_flags(rules)
+    obs[0, SLICES["phase"]] = [not exchange, exchange]
     mask = np.zeros((1, len(COST)), bool)
     can_pay = (mine[None, :] >= COST).all(1)
     if exchange:
@@ -73,8 +72,8 @@ def position(
     else:
         prev = act_of(table) if table else PASS
         if table:
-            obs[0, OBS_SLICES["table_action"].start + prev] = 1.0
-            obs[0, OBS_SLICES["table_seat"].start + table_slot] = 1.0
+            obs[0, SLICES["table_action"].start + prev] = 1.0
+            obs[0, SLICES["table_seat"].start + table_slot] = 1.0
         mask[0] = can_pay & beats_table(rules)[prev]
     return obs, mask
 

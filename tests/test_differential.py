@@ -19,7 +19,8 @@ import pytest
 
 from murlan_env import engine
 from murlan_env.combos import COST
-from murlan_env.engine import OBS_SLICES, Phase
+from murlan_env.engine import Phase
+from murlan_env.observation import SLICES
 from murlan_env.rules import Rules
 from tests.reference import Match, rank_of
 
@@ -204,7 +205,7 @@ def _one_hot(n: int, i: int | None) -> np.ndarray:
 
 def reference_observation(ref: Match, me: int) -> dict[str, np.ndarray]:
     """The exact pieces of seat ``me``'s observation, from the reference match, following the
-    layout documented in ``engine.OBS_PIECES`` (slot k is the k-th seat after ``me``). The
+    layout documented in ``observation.PIECES`` (slot k is the k-th seat after ``me``). The
     scaled pieces (cards_left, scores) are left out: their scale is a choice, not a rule."""
     slots = [(me + k) % 4 for k in range(4)]
 
@@ -250,6 +251,7 @@ def reference_observation(ref: Match, me: int) -> dict[str, np.ndarray]:
                 r.joker_pair,
                 r.straight_plus_one,
                 r.tie_rule == "leader",
+                r.start_card == "3C",
                 r.no_exchange,
             ],
             np.float32,
@@ -263,7 +265,7 @@ _ACTION_OF_RANKS = {ranks: a for a, ranks in enumerate(ACTION_RANKS)}
 
 def check_observation(obs_row: np.ndarray, ref: Match, me: int) -> None:
     for name, want in reference_observation(ref, me).items():
-        got = obs_row[OBS_SLICES[name]]
+        got = obs_row[SLICES[name]]
         assert np.array_equal(got, want), f"observation piece {name!r} of seat {me}"
 
 

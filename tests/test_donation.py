@@ -5,15 +5,15 @@ shares arrays with the donated one (states made from it earlier, slices, replace
 """
 
 import copy
-import dataclasses
 
 import numpy as np
 
 from murlan_env import engine
 from murlan_env.engine import Phase
 from murlan_env.rules import Rules
+from murlan_env.state import FIELD_NAMES
 
-FIELDS = [f.name for f in dataclasses.fields(engine.State) if f.name != "rules"]
+FIELDS = FIELD_NAMES
 
 
 def snapshot(state: engine.State) -> dict:
@@ -84,15 +84,18 @@ def test_donation_leaves_states_that_share_arrays_alone():
 
 
 def test_donated_step_reuses_the_arrays_it_owns():
-    """The point of donating: after a first donated step, steps write in place."""
+    """The point of donating: a state made by a step owns its records, and a donated step
+    writes into them instead of copying."""
     rng = np.random.default_rng(4)
     state = engine.init(rng, 64)
     state = engine.step(state, engine.random_legal_actions(engine.legal_action_mask(state), rng))
-    before = state.counts
+    before = state.data
     after = engine.step(
         state, engine.random_legal_actions(engine.legal_action_mask(state), rng), donate=True
     )
-    assert after.counts is before
+    assert after.data is before and after.owns() and not state.owns()
+    pure = engine.step(after, engine.random_legal_actions(engine.legal_action_mask(after), rng))
+    assert pure.data is not after.data and after.owns()
 
 
 def test_donating_a_parent_leaves_its_children_alone():

@@ -5,8 +5,6 @@ the random pick reads back; cards are bit sets exposed as bool masks. Each is ch
 against the obvious NumPy statement of the same thing.
 """
 
-import dataclasses
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,7 +13,9 @@ from hypothesis import strategies as st
 from murlan_env import engine
 from murlan_env.cards import RANK_SIZE
 from murlan_env.combos import COST, beats_table
+from murlan_env.bitsets import mask_words
 from murlan_env.rules import Rules
+from murlan_env.state import FIELD_NAMES, bits_to_cards, cards_to_bits
 
 hand_counts = st.lists(
     st.tuples(*[st.integers(0, int(n)) for n in RANK_SIZE]), min_size=1, max_size=70
@@ -35,8 +35,12 @@ def test_legal_masks_match_the_definition(hands, data):
     )
     duty = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
     state = engine.init(np.random.default_rng(0), n, rules)
+    cards = np.zeros((n, 54), bool)  # each hand's counts as cards, lowest suits first
+    for r in range(13):
+        cards[:, 4 * r : 4 * r + 4] = np.arange(4) < counts[:, r : r + 1]
+    cards[:, 52:] = counts[:, 13:] > 0
     state = state.replace(
-        counts=np.repeat(counts[:, None], 4, axis=1),
+        cards=np.repeat(cards[:, None], 4, axis=1),
         table=table,
         start_duty=duty,
         phase=np.zeros(n, np.int8),
@@ -62,7 +66,7 @@ def test_a_games_mask_does_not_depend_on_its_batch():
 def test_card_bit_sets_round_trip():
     rng = np.random.default_rng(0)
     cards = rng.random((50, 4, 54)) < 0.5
-    np.testing.assert_array_equal(engine.bits_to_cards(engine.cards_to_bits(cards)), cards)
+    np.testing.assert_array_equal(bits_to_cards(cards_to_bits(cards)), cards)
     state = engine.init(rng, 5)
     np.testing.assert_array_equal(state.replace(cards=state.cards).card_bits, state.card_bits)
 
@@ -87,7 +91,7 @@ def test_random_picks_read_engine_masks_and_copies_alike():
     state = engine.init(rng, 300, Rules(joker_pair=True))
     for _ in range(40):
         mask = engine.legal_action_mask(state)
-        assert engine._mask_words(mask) is mask.base  # read in place
+        assert mask_words(mask) is mask.base  # read in place
         picks = engine.random_legal_actions(mask, np.random.default_rng(7))
         for other in (mask.copy(), np.asfortranarray(mask), mask[::-1][::-1]):
             np.testing.assert_array_equal(
@@ -105,8 +109,8 @@ def test_random_legal_actions_rejects_a_mask_of_the_wrong_shape():
 
 
 def test_a_finished_game_never_touches_its_neighbour():
-    """Games are stepped through flat (game, seat) indices; a finished game has no seat to
-    act (-1), which must not alias the previous game's last seat."""
+    """Each game is stepped on its own record; a finished game's seat to act (-1 here) must
+    not reach into the previous game's last seat."""
     rng = np.random.default_rng(5)
     state = engine.init(rng, 2)
     state = state.replace(
@@ -124,25 +128,6 @@ def test_a_finished_game_never_touches_its_neighbour():
     assert after.card_bits[0, 3] != state.card_bits[0, 3]
     for name in ("card_bits", "counts", "played", "n_left"):
         np.testing.assert_array_equal(getattr(after, name)[1], getattr(state, name)[1])
-    np.testing.assert_array_equal(
-        engine.seat_rows(state.counts, state.to_act)[1], state.counts[1, 3]
-    )
-
-
-def test_lowest_per_nibble_on_every_nibble_value():
-    """The first suit held of each rank (Game's bit trick): all 16 nibble values in every
-    position of four nibbles, at the low and the high end of the 52-card field."""
-    from murlan_env.game import _lowest_per_nibble
-
-    values = np.arange(1 << 16, dtype=np.uint64)  # four nibbles, all combinations
-    expected = np.zeros_like(values)
-    for shift in range(0, 16, 4):
-        nibble = (values >> np.uint64(shift)) & np.uint64(0xF)
-        low = nibble & (~nibble + np.uint64(1))  # lowest set bit (0 for an empty nibble)
-        expected |= (low & np.uint64(0xF)) << np.uint64(shift)
-    for shift in (0, 36):
-        got = [_lowest_per_nibble(int(v) << shift) for v in values]
-        assert got == [int(e) << shift for e in expected]
 
 
 def test_step_rejects_action_ids_outside_the_table_for_waiting_games_only():
@@ -173,8 +158,8 @@ def test_step_with_rng_deals_the_next_hand_as_next_hand_does():
             hands_dealt += int((ended.phase == engine.Phase.HAND_OVER).sum())
             fused = engine.step(fused, actions, rng=fused_rng)
             split = engine.next_hand(ended, split_rng)
-            for field in dataclasses.fields(engine.State):
+            for name in FIELD_NAMES:
                 np.testing.assert_array_equal(
-                    getattr(fused, field.name), getattr(split, field.name), err_msg=field.name
+                    getattr(fused, name), getattr(split, name), err_msg=name
                 )
         assert hands_dealt > 64  # every match went past its first hand

@@ -1,4 +1,4 @@
-"""The murlan_v0 PettingZoo AEC env: conformance, explicit deals, rewards, episodes, records."""
+"""The murlan_v1 PettingZoo AEC env: conformance, explicit deals, rewards, episodes, records."""
 
 from __future__ import annotations
 
@@ -10,18 +10,12 @@ from pettingzoo.test import api_test, seed_test
 
 import murlan_env
 import murlan_env.env as env_module
-from murlan_env import engine, records
+from murlan_env import engine, episode, observation, records
 from murlan_env.cards import CARD_NAMES, format_cards
 from murlan_env.combos import COST, PASS, SINGLE_OF_RANK
-from murlan_env.engine import OBS_SLICES, Phase
-from murlan_env.env import (
-    AGENTS,
-    hand_rewards,
-    match_rewards,
-    observation_high,
-    observation_table,
-    raw_env,
-)
+from murlan_env.engine import Phase
+from murlan_env.env import AGENTS, raw_env
+from murlan_env.observation import SLICES
 from murlan_env.rules import Rules, RulesError
 
 # Dealer 3 deals card c to seat c % 4: seat 0 gets every spade and BJ (14 cards, 3S among
@@ -64,7 +58,7 @@ def test_pettingzoo_seed_test(kwargs):
 
 def test_metadata_spaces_and_agents():
     env = raw_env()
-    assert env.metadata["name"] == "murlan_v0"
+    assert env.metadata["name"] == "murlan_v1"
     assert env.metadata["is_parallelizable"] is False
     assert set(env.metadata["render_modes"]) == {"ansi", "human"}
     assert env.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
@@ -76,10 +70,10 @@ def test_metadata_spaces_and_agents():
 
 
 def test_docstring_carries_the_generated_observation_table():
-    assert textwrap.indent(observation_table(), "    ") in env_module.__doc__
-    for name, size, _ in engine.OBS_PIECES:
-        assert f"\n    {name} " in env_module.__doc__
-        assert OBS_SLICES[name].stop - OBS_SLICES[name].start == size
+    assert textwrap.indent(observation.table(), "    ") in env_module.__doc__
+    for piece in observation.PIECES:
+        assert f"\n    {piece.name} " in env_module.__doc__
+        assert SLICES[piece.name].stop - SLICES[piece.name].start == piece.size
 
 
 def test_module_and_factory_spellings_both_build_the_env():
@@ -113,7 +107,7 @@ def test_reset_with_explicit_deal_starts_from_it():
     # Hand 1: the holder of 3S (seat 0) leads and must play it.
     assert env.agent_selection == "player_0"
     obs, reward, terminated, truncated, info = env.last()
-    my_hand = obs["observation"][OBS_SLICES["my_hand"]].reshape(15, 4)
+    my_hand = obs["observation"][SLICES["my_hand"]].reshape(15, 4)
     np.testing.assert_array_equal(my_hand[:, 0], [1] * 14 + [0])  # one card of 3..2 and BJ
     assert not my_hand[:, 1:].any()
     legal = np.flatnonzero(obs["action_mask"])
@@ -320,24 +314,26 @@ def _with_winners(winners) -> engine.State:
 )
 def test_match_rewards_share_the_win_and_sum_to_zero(winners, expected):
     state = _with_winners(winners)
-    got = match_rewards(state, np.array([True]))[0]
+    got = episode.rewards(state, "match")[0]
     np.testing.assert_allclose(got, expected, atol=1e-6)
     assert abs(got.sum()) < 1e-6
-    assert not match_rewards(state, np.array([False])).any()
+    going_on = state.replace(phase=np.full(1, Phase.PLAY, np.int8))
+    assert not episode.rewards(going_on, "match").any()
 
 
 def test_hand_rewards_are_points_minus_one_and_a_half():
     state = engine.deal_from(SUIT_DEAL, SUIT_DEALER).replace(
         points=np.array([[1, 3, 0, 2]], np.int16)
     )
-    np.testing.assert_array_equal(hand_rewards(state, np.array([True]))[0], [-0.5, 1.5, -1.5, 0.5])
-    assert not hand_rewards(state, np.array([False])).any()
+    ended = state.replace(phase=np.full(1, Phase.HAND_OVER, np.int8))
+    np.testing.assert_array_equal(episode.rewards(ended, "hand")[0], [-0.5, 1.5, -1.5, 0.5])
+    assert not episode.rewards(state, "hand").any()
 
 
 def test_observations_stay_in_the_unit_box_through_whole_matches():
     """Scores capped at 60 and cards_left / 15 keep every entry in [0, 1], leader rule too."""
     for rules in (Rules(), Rules(tie_rule="leader")):
-        assert (observation_high(rules) == 1).all()
+        assert (observation.observation_space()["observation"].high == 1).all()
         rng = np.random.default_rng(5)
         state = engine.init(rng, 32, rules)
         while not state.done.all():

@@ -21,7 +21,7 @@ import torch
 import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
-from murlan_env import bundle_bot, cli, engine, records
+from murlan_env import bundle_bot, cli, engine, observation, records
 from murlan_env.bundle_bot import LEVELS, BundleBot, BundleError, load_spec, verify_golden
 from murlan_env.combos import N_ACTIONS, action_table
 from murlan_env.env import MurlanAECEnv
@@ -89,18 +89,18 @@ def test_bundle_files(bundle):
 
 def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     spec = json.loads((bundle / "bot.json").read_text())
-    assert spec["format"] == "murlan-bundle/1"
-    assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v0"
+    assert spec["format"] == "murlan-bundle/2"
+    assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
     assert spec["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
     assert spec["source"] == str(checkpoint)
     assert spec["policy"]["algorithm"] == "ppo"
     assert spec["actions"]["table"] == action_table() and spec["actions"]["count"] == 109
 
     pieces = spec["observation"]["pieces"]
-    assert [p["name"] for p in pieces] == [name for name, _, _ in engine.OBS_PIECES]
+    assert [p["name"] for p in pieces] == [piece.name for piece in observation.PIECES]
     offsets = np.cumsum([0] + [p["size"] for p in pieces])
     assert [p["offset"] for p in pieces] == offsets[:-1].tolist()
-    assert offsets[-1] == spec["observation"]["size"] == engine.OBS_SIZE == 543
+    assert offsets[-1] == spec["observation"]["size"] == observation.SIZE == 544
 
     # The hashes as bot.json documents them, so an app can recompute them.
     def sha(value):
@@ -122,7 +122,7 @@ def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     declared = spec["model"]["inputs"] + spec["model"]["outputs"]
     types = {"float32": "tensor(float)", "bool": "tensor(bool)"}
     assert seen == [(d["name"], types[d["dtype"]], d["shape"]) for d in declared]
-    assert [d["shape"] for d in declared] == [["batch", 543], ["batch", 109], ["batch", 109]]
+    assert [d["shape"] for d in declared] == [["batch", 544], ["batch", 109], ["batch", 109]]
 
 
 # --------------------------------------------------------------------------- parity and golden
@@ -172,7 +172,7 @@ def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
 
     def drifted(state, seats=None):
         out = observe(state, seats)
-        out[:, engine.OBS_SLICES["cards_left"]] *= 14 / 13
+        out[:, observation.SLICES["cards_left"]] *= 14 / 13
         return out
 
     monkeypatch.setattr(engine, "observe", drifted)
@@ -203,7 +203,7 @@ def _append_to_model(d):
     "tamper, message",
     [
         (_tamper_spec(["format"], "murlan-bundle/0"), "format is 'murlan-bundle/0'"),
-        (_tamper_spec(["env_version"], "murlan_v1"), "env_version is 'murlan_v1'"),
+        (_tamper_spec(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
         (_tamper_spec(["observation", "sha256"], "0" * 64), "observation layout differs"),
         (_tamper_spec(["actions", "sha256"], "0" * 64), "action table differs"),
         (_tamper_spec(["rules"], {"no_such_flag": True}), "bad rules"),
@@ -241,14 +241,14 @@ def test_the_bot_refuses_games_under_other_rules(bundle):
 
 
 def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypatch):
-    pieces = engine.OBS_PIECES[1:] + engine.OBS_PIECES[:1]  # my_hand moved to the end
+    pieces = observation.PIECES[1:] + observation.PIECES[:1]  # my_hand moved to the end
     slices, offset = {}, 0
-    for name, size, _ in pieces:
-        slices[name] = slice(offset, offset + size)
-        offset += size
-    monkeypatch.setattr(engine, "OBS_PIECES", pieces)
-    monkeypatch.setattr(engine, "OBS_SLICES", slices)
-    with pytest.raises(BundleError, match=r"my_hand: bundle \(0, 60\), installed \(483, 60\)"):
+    for piece in pieces:
+        slices[piece.name] = slice(offset, offset + piece.size)
+        offset += piece.size
+    monkeypatch.setattr(observation, "PIECES", pieces)
+    monkeypatch.setattr(observation, "SLICES", slices)
+    with pytest.raises(BundleError, match=r"my_hand: bundle \(0, 60\), installed \(484, 60\)"):
         load_spec(bundle)
 
 

@@ -1,4 +1,4 @@
-"""Murlan-v0 (one learner against bots) and MurlanVectorEnv (B games, auto-reset)."""
+"""Murlan-v1 (one learner against bots) and MurlanVectorEnv (B games, auto-reset)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import murlan_env.env as aec
-from murlan_env import engine, records
+from murlan_env import engine, observation, records
 from murlan_env.bots import RandomBot
 from murlan_env.cards import format_cards
 from murlan_env.combos import N_ACTIONS, PASS, SINGLE_OF_RANK
@@ -60,7 +60,7 @@ def test_gymnasium_check_env(kwargs):
 
 def test_registered_and_made_by_id():
     assert ENV_ID in gymnasium.registry
-    env = gymnasium.make("murlan_env.gym_env:Murlan-v0", seat=1, render_mode="ansi")
+    env = gymnasium.make("murlan_env.gym_env:Murlan-v1", seat=1, render_mode="ansi")
     obs, info = env.reset(seed=0)
     assert info["seat"] == 1 and env.observation_space.contains(obs)
     assert "learner: player_1" in env.render()
@@ -134,7 +134,7 @@ def test_reset_with_deal_and_seat_bots_act_first():
     assert plays[0][0] == 0 and "3S" in plays[0][1].split()  # seat 0 opened with 3S
     assert [seat for seat, _ in plays] == [0, 1]
     assert int(env.state.to_act[0]) == 2
-    mine = obs["observation"][engine.OBS_SLICES["my_hand"]].reshape(15, 4)
+    mine = obs["observation"][observation.SLICES["my_hand"]].reshape(15, 4)
     np.testing.assert_array_equal(mine[:, 0], [1] * 13 + [0, 0])  # the 13 diamonds
 
 

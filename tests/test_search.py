@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine
+from murlan_env import engine, observation
 from murlan_env.bots import GreedyBot, play_hands
 from murlan_env.cards import RANK_SIZE, parse_hand, rank_counts
 from murlan_env.combos import PASS, action_of_counts
@@ -13,7 +13,6 @@ from murlan_env.engine import Phase
 from murlan_env.rules import Rules
 from murlan_env.search import (
     SearchBot,
-    decode_observation,
     rollout_hand,
     sample_hidden_hands,
     state_from_observation,
@@ -61,7 +60,7 @@ def test_state_from_observation_reproduces_what_the_seat_sees(rules):
         # Everything but the exchange piece (which seats swapped is not observed, and the
         # swap does not change how the hand plays on).
         same = np.ones(obs.shape[1], bool)
-        same[engine.OBS_SLICES["exchange"]] = False
+        same[observation.SLICES["exchange"]] = False
         np.testing.assert_array_equal(engine.observe(rebuilt)[:, same], obs[:, same])
         np.testing.assert_array_equal(
             engine.legal_action_mask(rebuilt), engine.legal_action_mask(playing)
@@ -77,29 +76,20 @@ def test_state_from_observation_rejects_a_wrong_own_hand():
         state_from_observation(obs, held)
 
 
-def test_decode_observation_reads_the_table_and_counts():
-    state = _positions(3, Rules())[12]
-    facts = decode_observation(engine.observe(state))
-    rows = np.arange(state.batch_size)
-    np.testing.assert_array_equal(facts["my_hand"], state.counts[rows, state.to_act])
-    np.testing.assert_array_equal(facts["table"], state.table)
-    np.testing.assert_array_equal(facts["cards_left"], _true_hidden(state).sum(2))
-
-
 def test_sampled_worlds_are_consistent_with_the_observation_and_vary():
     state = _positions(4, Rules())[20]
     obs = engine.observe(state)
-    facts = decode_observation(obs)
+    facts = observation.decode(obs)
     worlds = sample_hidden_hands(obs, np.random.default_rng(0), 16)  # (B, W, 4, 15)
     # My hand is mine in every world; each other seat holds as many cards as it does.
     np.testing.assert_array_equal(
-        worlds[:, :, 0], np.broadcast_to(facts["my_hand"][:, None], worlds[:, :, 0].shape)
+        worlds[:, :, 0], np.broadcast_to(facts.my_hand[:, None], worlds[:, :, 0].shape)
     )
     np.testing.assert_array_equal(
-        worlds.sum(3), np.broadcast_to(facts["cards_left"][:, None], worlds.shape[:3])
+        worlds.sum(3), np.broadcast_to(facts.cards_left[:, None], worlds.shape[:3])
     )
     # Every card is somewhere: held (any seat) + played = the pack, rank by rank.
-    total = worlds.sum(2) + facts["played"].sum(1)[:, None]
+    total = worlds.sum(2) + facts.played.sum(1)[:, None]
     np.testing.assert_array_equal(total, np.broadcast_to(RANK_SIZE, total.shape))
     assert (worlds[:, 1:] != worlds[:, :1]).any(), "sampled worlds should differ"
     again = sample_hidden_hands(obs, np.random.default_rng(0), 16)
@@ -132,7 +122,6 @@ def _endgame(my_hand: str, rules: Rules | None = None) -> engine.State:
         played[0, seat] = rank_counts(spent)
     return deal.replace(
         cards=cards,
-        counts=rank_counts(cards),
         played=played,
         start_duty=np.zeros(1, bool),
         hand_no=np.ones(1, np.int16),

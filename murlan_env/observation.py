@@ -1,0 +1,320 @@
+"""The observation codec: what a seat sees, as a flat float32 vector, and back.
+
+The layout is declared once, as named pieces (``PIECES``); the size, the slices, the
+environments' spaces, the documentation table, the exported bundle's layout and its hash all
+come from it. ``encode`` writes observations from engine states (a compiled function of one
+game, run for every game of a batch); ``decode`` reads the facts back from vectors, and is
+the only way bots and the search bot read an observation.
+
+Observations are egocentric: seat slot 0 is the observing seat, then the next seats in turn
+order, so one network serves every seat. They hold only what that seat may know: its own
+cards, public plays and card counts, and the exchange cards it gave or received itself.
+Every entry lies in [0, 1]: counts per rank use a thermometer code (4 bits per rank, bit k
+set when at least k+1 cards of that rank; the jokers use bit 0 only), card counts are scaled
+by ``CARDS_LEFT_SCALE`` and scores by ``SCORE_SCALE``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import textwrap
+
+import gymnasium
+import numpy as np
+
+from murlan_env.bitsets import inline, jit, popcount, rank_count
+from murlan_env.cards import CARD_RANK, N_RANKS, RANK_SIZE
+from murlan_env.combos import N_ACTIONS, PASS
+from murlan_env.rules import RULE_CHOICES, Rules
+from murlan_env.state import N_SEATS, TARGETS, Phase, State
+
+# A seat holds at most 15 cards (a 1st player between receiving and giving back in the
+# exchange): cards_left entries are n / 15.
+CARDS_LEFT_SCALE = 15
+# Scores are capped at 60 (above the 54 a "raise" match can reach) and scaled by it.
+SCORE_SCALE = 60
+# Thermometer bits per rank count (at most 4 cards of a rank).
+THERMO = 4
+# The rules piece: one entry per non-default value of each variant flag, in Rules' order.
+RULE_FEATURES: tuple[tuple[str, object], ...] = tuple(
+    (flag, value) for flag, choices in RULE_CHOICES.items() for value in choices[1:]
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Piece:
+    """A named, contiguous part of the observation vector."""
+
+    name: str
+    size: int
+    meaning: str
+
+
+PIECES: tuple[Piece, ...] = (
+    Piece("my_hand", N_RANKS * THERMO, "my cards: 15 ranks x 4 thermometer bits"),
+    Piece("played", N_SEATS * N_RANKS * THERMO, "cards each seat slot played this hand: 4 x 60"),
+    Piece("unseen", N_RANKS * THERMO, "cards neither in my hand nor played (the others'): 15 x 4"),
+    Piece("cards_left", N_SEATS, f"cards each seat slot holds, / {CARDS_LEFT_SCALE}"),
+    Piece("table_action", N_ACTIONS, "one-hot action id of the play to beat (all 0: empty table)"),
+    Piece("table_seat", N_SEATS, "one-hot seat slot that made the play to beat"),
+    Piece("passed", N_SEATS, "seat slots that passed since the play to beat (sticky: this trick)"),
+    Piece("places", N_SEATS * N_SEATS, "finishing place (1st-4th, one-hot) of each seat slot"),
+    Piece("scores", N_SEATS, f"match score of each seat slot, / {SCORE_SCALE}, capped at 1"),
+    Piece("target", len(TARGETS), "one-hot current target: " + ", ".join(map(str, TARGETS))),
+    Piece("phase", 2, "one-hot: play, exchange (choosing the card to give back)"),
+    Piece("start_duty", 1, "1 when my play must contain the start card"),
+    Piece("exchange", 2 * N_RANKS, "rank I received, rank I gave in this hand's exchange"),
+    Piece(
+        "rules",
+        len(RULE_FEATURES),
+        "variant flags: " + ", ".join(f"{flag}={value}" for flag, value in RULE_FEATURES),
+    ),
+)
+SIZE = sum(p.size for p in PIECES)
+SLICES: dict[str, slice] = {}
+_offset = 0
+for _p in PIECES:
+    SLICES[_p.name] = slice(_offset, _offset + _p.size)
+    _offset += _p.size
+
+# Piece offsets as plain ints for the compiled encoder.
+_MY_HAND = SLICES["my_hand"].start
+_PLAYED = SLICES["played"].start
+_UNSEEN = SLICES["unseen"].start
+_CARDS_LEFT = SLICES["cards_left"].start
+_TABLE_ACTION = SLICES["table_action"].start
+_TABLE_SEAT = SLICES["table_seat"].start
+_PASSED = SLICES["passed"].start
+_PLACES = SLICES["places"].start
+_SCORES = SLICES["scores"].start
+_TARGET = SLICES["target"].start
+_PHASE = SLICES["phase"].start
+_START_DUTY = SLICES["start_duty"].start
+_EXCHANGE = SLICES["exchange"].start
+_RULES = SLICES["rules"].start
+_TARGETS = np.array(TARGETS, np.int16)
+_PLAY, _EXCHANGE_PHASE = int(Phase.PLAY), int(Phase.EXCHANGE)
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+@functools.cache
+def rule_flags(rules: Rules) -> np.ndarray:
+    """(len(RULE_FEATURES),) float32: the ``rules`` piece of the observation (read-only)."""
+    flags = np.array([getattr(rules, f) == v for f, v in RULE_FEATURES], np.float32)
+    flags.setflags(write=False)
+    return flags
+
+
+@inline
+def _thermometer(out, at, count):
+    for k in range(THERMO):
+        out[at + k] = count > k
+
+
+@inline
+def encode_one(g, me, flags, out):
+    """Write the observation of game ``g`` from seat ``me`` into ``out`` (SIZE,) float32."""
+    out[:] = 0.0
+    mine = g.card_bits[me]
+    for r in range(N_RANKS):
+        held = rank_count(mine, r)
+        _thermometer(out, _MY_HAND + THERMO * r, held)
+        seen = held
+        for k in range(N_SEATS):
+            n = g.played[(me + k) % N_SEATS, r]
+            _thermometer(out, _PLAYED + THERMO * (N_RANKS * k + r), n)
+            seen += n
+        _thermometer(out, _UNSEEN + THERMO * r, RANK_SIZE[r] - seen)
+    for k in range(N_SEATS):
+        s = (me + k) % N_SEATS
+        out[_CARDS_LEFT + k] = popcount(g.card_bits[s]) / CARDS_LEFT_SCALE
+        out[_PASSED + k] = g.passed[s]
+        if g.place[s] >= 0:
+            out[_PLACES + N_SEATS * k + g.place[s]] = 1.0
+        out[_SCORES + k] = min(g.scores[s], SCORE_SCALE) / SCORE_SCALE
+    if g.table != PASS:
+        out[_TABLE_ACTION + g.table] = 1.0
+        out[_TABLE_SEAT + (g.table_seat - me) % N_SEATS] = 1.0
+    for i in range(_TARGETS.shape[0]):
+        out[_TARGET + i] = g.target == _TARGETS[i]
+    out[_PHASE] = g.phase == _PLAY
+    out[_PHASE + 1] = g.phase == _EXCHANGE_PHASE
+    out[_START_DUTY] = g.start_duty and g.to_act == me
+    if g.ex_last_gives >= 0:
+        given = CARD_RANK[g.ex_last_gives]
+        if g.ex_first == me:
+            out[_EXCHANGE + given] = 1.0
+        if g.ex_last == me:
+            out[_EXCHANGE + N_RANKS + given] = 1.0
+        if g.ex_first_gives >= 0:
+            back = CARD_RANK[g.ex_first_gives]
+            if g.ex_last == me:
+                out[_EXCHANGE + back] = 1.0
+            if g.ex_first == me:
+                out[_EXCHANGE + N_RANKS + back] = 1.0
+    for i in range(flags.shape[0]):
+        out[_RULES + i] = flags[i]
+
+
+@jit
+def encode_games(data, seats, flags, out):
+    """``encode_one`` for every game of a record array, from ``seats`` (B,)."""
+    for b in range(data.shape[0]):
+        encode_one(data[b], seats[b], flags, out[b])
+
+
+def encode(state: State, seats: np.ndarray | int | None = None) -> np.ndarray:
+    """(B, SIZE) float32 observation of each game from ``seats`` (default: the seat to act).
+
+    Named views: ``obs[:, SLICES["my_hand"]]``.
+    """
+    batch = state.batch_size
+    if seats is None:
+        seats = np.ascontiguousarray(state.to_act)
+    else:
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int8), (batch,)))
+    out = np.empty((batch, SIZE), np.float32)
+    encode_games(state.data, seats, rule_flags(state.rules), out)
+    return out
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+@dataclasses.dataclass(frozen=True)
+class Decoded:
+    """The facts of (B, SIZE) observations, by seat slot (0 = the observer)."""
+
+    my_hand: np.ndarray  # (B, 15) int8 my cards per rank
+    played: np.ndarray  # (B, 4, 15) int8 cards each slot played this hand
+    unseen: np.ndarray  # (B, 15) int8 cards held by the others, per rank
+    cards_left: np.ndarray  # (B, 4) int8 cards each slot holds
+    table: np.ndarray  # (B,) int16 action id of the play to beat, PASS when empty
+    table_slot: np.ndarray  # (B,) int8 slot that made it, -1 when empty
+    passed: np.ndarray  # (B, 4) bool
+    place: np.ndarray  # (B, 4) int8 finishing place, -1 while playing
+    scores: np.ndarray  # (B, 4) int16 (capped at SCORE_SCALE)
+    target: np.ndarray  # (B,) int16
+    exchanging: np.ndarray  # (B,) bool: choosing the card to give back
+    start_duty: np.ndarray  # (B,) bool
+    received: np.ndarray  # (B,) int8 rank received in this hand's exchange, -1 if none
+    gave: np.ndarray  # (B,) int8 rank given in this hand's exchange, -1 if none
+    rule_flags: np.ndarray  # (B, len(RULE_FEATURES)) bool
+
+    def rules(self, game: int = 0) -> Rules:
+        """The variant flags of one game's observation."""
+        flags = {}
+        for (flag, value), on in zip(RULE_FEATURES, self.rule_flags[game], strict=True):
+            if on:
+                flags[flag] = value
+        return Rules.from_dict(flags)
+
+
+def _counts(bits: np.ndarray) -> np.ndarray:
+    """(..., 15 * THERMO) thermometer bits -> (..., 15) int8 counts per rank."""
+    return bits.reshape(*bits.shape[:-1], N_RANKS, THERMO).sum(-1).round().astype(np.int8)
+
+
+def _one_hot_index(x: np.ndarray) -> np.ndarray:
+    """Index of the set entry along the last axis, -1 where none is set."""
+    return np.where(x.any(-1), x.argmax(-1), -1)
+
+
+def decode(obs: np.ndarray) -> Decoded:
+    """The facts of observations (B, SIZE) (see ``Decoded``); the inverse of ``encode``."""
+    obs = np.asarray(obs, dtype=np.float32)
+    if obs.ndim != 2 or obs.shape[1] != SIZE:
+        raise ValueError(f"expected observations of shape (B, {SIZE}), got {obs.shape}")
+    batch = obs.shape[0]
+
+    def piece(name):
+        return obs[:, SLICES[name]]
+
+    table = _one_hot_index(piece("table_action") > 0.5)
+    exchange = piece("exchange").reshape(batch, 2, N_RANKS) > 0.5
+    return Decoded(
+        my_hand=_counts(piece("my_hand")),
+        played=_counts(piece("played").reshape(batch, N_SEATS, N_RANKS * THERMO)),
+        unseen=_counts(piece("unseen")),
+        cards_left=np.rint(piece("cards_left") * CARDS_LEFT_SCALE).astype(np.int8),
+        table=np.where(table < 0, PASS, table).astype(np.int16),
+        table_slot=_one_hot_index(piece("table_seat") > 0.5).astype(np.int8),
+        passed=piece("passed") > 0.5,
+        place=_one_hot_index(piece("places").reshape(batch, N_SEATS, N_SEATS) > 0.5).astype(
+            np.int8
+        ),
+        scores=np.rint(piece("scores") * SCORE_SCALE).astype(np.int16),
+        target=np.where(piece("target").any(1), _TARGETS[piece("target").argmax(1)], 0).astype(
+            np.int16
+        ),
+        exchanging=piece("phase")[:, 1] > 0.5,
+        start_duty=piece("start_duty")[:, 0] > 0.5,
+        received=_one_hot_index(exchange[:, 0]).astype(np.int8),
+        gave=_one_hot_index(exchange[:, 1]).astype(np.int8),
+        rule_flags=piece("rules") > 0.5,
+    )
+
+
+# --------------------------------------------------------------------------- describing
+
+
+def observation_space() -> gymnasium.spaces.Dict:
+    """The envs' Dict space: the observation vector and the legal-action mask."""
+    return gymnasium.spaces.Dict(
+        {
+            "observation": gymnasium.spaces.Box(0.0, 1.0, (SIZE,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (N_ACTIONS,), np.int8),
+        }
+    )
+
+
+def table(width: int = 96) -> str:
+    """The layout as a fixed-width table (piece, entries, size, meaning), for documentation."""
+    head = f"{'piece':<13}{'entries':<9}{'size':>4}  meaning"
+    rows = [head, "-" * len(head)]
+    for p in PIECES:
+        sl = SLICES[p.name]
+        span = f"{sl.start}" if p.size == 1 else f"{sl.start}-{sl.stop - 1}"
+        lead = f"{p.name:<13}{span:<9}{p.size:>4}  "
+        wrapped = textwrap.wrap(p.meaning, width - len(lead)) or [""]
+        rows.append(lead + wrapped[0])
+        rows.extend(" " * len(lead) + more for more in wrapped[1:])
+    return "\n".join(rows)
+
+
+def layout() -> list[dict]:
+    """The layout piece by piece: name, offset, size and meaning (JSON-ready)."""
+    return [
+        {"name": p.name, "offset": SLICES[p.name].start, "size": p.size, "meaning": p.meaning}
+        for p in PIECES
+    ]
+
+
+def layout_hash() -> str:
+    """sha256 of the pieces' names, offsets and sizes (the meanings are documentation)."""
+    text = json.dumps([[p["name"], p["offset"], p["size"]] for p in layout()])
+    return hashlib.sha256(text.replace(" ", "").encode()).hexdigest()
+
+
+__all__ = [
+    "CARDS_LEFT_SCALE",
+    "Decoded",
+    "PIECES",
+    "Piece",
+    "RULE_FEATURES",
+    "SCORE_SCALE",
+    "SIZE",
+    "SLICES",
+    "decode",
+    "encode",
+    "layout",
+    "layout_hash",
+    "observation_space",
+    "rule_flags",
+    "table",
+]
