@@ -87,6 +87,7 @@ class Result:
 _EXCHANGE, _HAND_OVER = int(Phase.EXCHANGE), int(Phase.HAND_OVER)
 assert int(Phase.PLAY) < _EXCHANGE < _HAND_OVER
 
+
 def _ids(bits: int | np.integer) -> list[int]:
     """Card ids of a uint64 bit set, lowest first."""
     value = int(bits)

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from murlan_env import engine
+from murlan_env.bitsets import mask_words
 from murlan_env.cards import RANK_SIZE
 from murlan_env.combos import COST, beats_table
-from murlan_env.bitsets import mask_words
 from murlan_env.rules import Rules
 from murlan_env.state import FIELD_NAMES, bits_to_cards, cards_to_bits
 
