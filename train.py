@@ -95,11 +95,22 @@ def build_config(raw: dict[str, Any]):
         elif isinstance(default, bool) and not isinstance(value, bool):
             raise ConfigError(f"config key {key!r} takes true or false, got {value!r}")
     cfg = cls(**raw)
-    from murlan_env.rules import Rules
+    from murlan_env import registry
+    from murlan_env.episode import REWARD_MODES
+    from murlan_env.rules import Rules, RulesError
 
-    Rules.from_dict(cfg.rules)  # unknown variant flags fail here, before any work
-    if cfg.reward not in ("hand", "match"):
-        raise ConfigError(f"reward must be 'hand' or 'match', got {cfg.reward!r}")
+    try:
+        Rules.from_dict(cfg.rules)  # unknown variant flags fail here, before any work
+    except RulesError as e:
+        raise ConfigError(f"config key 'rules': {e}") from None
+    if cfg.reward not in REWARD_MODES:
+        raise ConfigError(f"reward must be one of {list(REWARD_MODES)}, got {cfg.reward!r}")
+    for key in ("bots", "eval_bots"):
+        for spec in getattr(cfg, key):
+            try:
+                registry.check_spec(spec)
+            except (ValueError, OSError) as e:
+                raise ConfigError(f"config key {key!r}: {e}") from None
     return algorithm, cfg
 
 
@@ -109,6 +120,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
     parser.add_argument("--resume", help="run directory or checkpoint to continue")
     parser.add_argument("--device", help="learner device: auto, cpu, cuda")
+    parser.add_argument(
+        "--rules",
+        action="append",
+        metavar="FLAG=VALUE[,...]",
+        help="variant flags to train under, e.g. sticky_pass=true,joker_pair=true",
+    )
     parser.add_argument(
         "--ray-address",
         default=os.environ.get("RAY_ADDRESS"),
@@ -131,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
             raw["seed"] = args.seed
         if args.device:
             raw["device"] = args.device
+        if args.rules:
+            from murlan_env.rules import Rules, RulesError
+
+            try:
+                raw["rules"] = Rules.parse(args.rules).to_dict()
+            except RulesError as e:
+                raise ConfigError(f"--rules: {e}") from None
         if args.ray_address:
             raw["workers"], raw["ray_address"] = "ray", args.ray_address
         if not args.resume and not raw.get("name"):

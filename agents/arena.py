@@ -21,11 +21,8 @@ it, which removes deal luck), the match win rate per seat (a draw shares the win
 Plackett-Luce rating updated after every hand from the bots' places (a bot holding two seats
 is ranked by their mean points). Same seed and bots, same report.
 
-Bot specs: ``random``, any bot class of ``murlan_env.bots`` by name (``greedy`` ->
-``GreedyBot``, ``rule`` -> ``RuleBot``), ``search`` / ``search:N`` (N rollouts per
-decision) / ``search:0.5s`` (seconds per call; not deterministic), ``ckpt:PATH`` (a
-checkpoint file or run directory, via ``agents.networks.load_policy``) and ``bundle:DIR``
-(an exported bundle, via ``murlan_env.bundle_bot.BundleBot``).
+Bot specs are those of ``murlan_env.registry`` (``random``, ``greedy``, ``rule``,
+``search:N``, ``search:0.5s``, ``bundle:DIR``, ``ckpt:PATH``, the shipped policies).
 """
 
 from __future__ import annotations
@@ -42,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import engine
+from murlan_env import engine, registry
 from murlan_env.bots import Bot
 from murlan_env.engine import Phase, State
 from murlan_env.rules import Rules
@@ -52,36 +49,6 @@ DEFAULT_HANDS_PER_LANE = 60
 
 
 # --------------------------------------------------------------------------- bots
-
-
-class PolicyBot:
-    """A trained torch policy (``agents.networks.load_policy`` contract): argmax of its scores."""
-
-    def __init__(self, policy: Any, name: str) -> None:
-        self.policy = policy
-        self.name = name
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        import torch
-
-        with torch.no_grad():
-            scores = self.policy(torch.as_tensor(obs), torch.as_tensor(mask))
-        return scores.argmax(-1).numpy().astype(np.int64)
-
-
-def make_bot(spec: str) -> Bot:
-    """The bot named by a command-line spec (see the module docstring)."""
-    kind, _, arg = spec.partition(":")
-    if kind.strip().lower() == "ckpt":
-        from agents.networks import load_policy
-
-        return PolicyBot(load_policy(arg), name=spec)
-    from murlan_env.play import make_bot as make_torch_free_bot
-
-    try:
-        return make_torch_free_bot(spec)
-    except ValueError as err:
-        raise ValueError(f"{err}, ckpt:PATH") from None
 
 
 def _unique_names(bots: Sequence[Bot]) -> list[str]:
@@ -310,7 +277,7 @@ def run_arena(
     lanes: int | None = None,
 ) -> dict[str, Any]:
     """Play a duplicate tournament between bots (specs or Bot objects) and return the report."""
-    bots = [make_bot(b) if isinstance(b, str) else b for b in specs_or_bots]
+    bots = [registry.make_bot(b) if isinstance(b, str) else b for b in specs_or_bots]
     names = _unique_names(bots)
     seats, log = play_tournament(bots, hands, seed, rules, lanes)
     report = summarise(names, seats, log)
@@ -418,12 +385,11 @@ def run_command(args: argparse.Namespace) -> int:
     """Run ``murlan arena`` from parsed arguments."""
     from rich.console import Console
 
-    from murlan_env.play import parse_rules
     from murlan_env.rules import RulesError
 
     try:
-        rules = parse_rules(args.rules)
-        bots = [make_bot(spec) for spec in args.bots]
+        rules = Rules.parse(args.rules)
+        bots = [registry.make_bot(spec) for spec in args.bots]
     except (ValueError, RulesError, FileNotFoundError) as err:
         print(f"murlan arena: error: {err}", file=sys.stderr)
         return 2

@@ -18,8 +18,7 @@ import torch
 from torch import nn
 
 from agents.networks import policy_scores
-from agents.rollout import resolve_bot
-from murlan_env import engine
+from murlan_env import engine, registry
 from murlan_env.engine import N_SEATS, Phase
 from murlan_env.rules import Rules
 
@@ -63,7 +62,7 @@ def evaluate(
 ) -> EvalResult:
     """Play the fixed deals with ``policy`` in each seat against three ``bot_name`` bots."""
     rules = rules or Rules()
-    bot = resolve_bot(bot_name)
+    bot = registry.make_bot(bot_name)
     rng = np.random.default_rng(seed + 1)
     deals, dealer = fixed_deals(seed, n_deals, n_hands)
     rep = lambda x: np.repeat(x, N_SEATS, axis=0)  # noqa: E731  game = deal * 4 + seat
@@ -109,11 +108,3 @@ def evaluate(
         win_rate=float(firsts.sum() / hands_done.sum()),
         hands=int(hands_done.sum()),
     )
-
-
-def strongest_bot(names=("rule", "greedy")) -> str | None:
-    """The first of ``names`` that ``murlan_env.bots`` defines (rule-based bots land later)."""
-    from agents.rollout import available_bots
-
-    found = available_bots(names)
-    return found[0] if found else None

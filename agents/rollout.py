@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from agents.networks import build_network, masked_logits, policy_scores
-from murlan_env import engine
+from murlan_env import engine, registry
 from murlan_env.engine import N_SEATS, Phase
 from murlan_env.rules import Rules
 
@@ -55,29 +55,6 @@ class RolloutSettings:
     bots: tuple[str, ...] = ("random",)  # bot names for the bot share
     carry_steps: int = 192  # DMC: how far back unfinished hands are kept
     torch_threads: int = 1  # intra-op threads of a process or Ray worker's forward passes
-
-
-def resolve_bot(name: str):
-    """A bot instance from ``murlan_env.bots`` by its ``name`` or class name ("greedy")."""
-    from murlan_env import bots
-
-    for obj in vars(bots).values():
-        if isinstance(obj, type) and obj.__module__ == bots.__name__ and hasattr(obj, "act"):
-            if getattr(obj, "name", None) == name or obj.__name__.lower() in (name, f"{name}bot"):
-                return obj()
-    raise LookupError(f"no bot named {name!r} in murlan_env.bots")
-
-
-def available_bots(names) -> list[str]:
-    """The names among ``names`` that ``murlan_env.bots`` defines now."""
-    out = []
-    for n in names:
-        try:
-            resolve_bot(n)
-            out.append(n)
-        except LookupError:
-            pass
-    return out
 
 
 def episode_rewards(state: engine.State, reward: str) -> tuple[np.ndarray, np.ndarray]:
@@ -166,7 +143,7 @@ class SelfPlay:
         self.state = engine.init(self.rng, settings.num_envs, self.rules)
         self.net = build_network(settings.spec).eval()
         self.opponent_net = build_network(settings.spec).eval()
-        self.bots = [resolve_bot(n) for n in available_bots(settings.bots)]
+        self.bots = [registry.make_bot(n) for n in settings.bots]
         b = settings.num_envs
         self.n_snapshot = int(round(b * settings.snapshot_share))
         self.n_bot = int(round(b * settings.bot_share)) if self.bots else 0

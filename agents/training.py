@@ -52,8 +52,7 @@ class CommonConfig:
     bot_share: float = 0.0
     """Share of rollout games against rule-based bots (the learner takes one random seat)."""
     bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
-    """Bots for the bot share, by name (repeat a name to weight it); names not yet in
-    murlan_env.bots are skipped."""
+    """Bots for the bot share, as murlan_env.registry specs (repeat a spec to weight it)."""
     snapshot_every: int = 20
     """Iterations between snapshots added to the opponent pool."""
     snapshot_pool: int = 8
@@ -78,7 +77,7 @@ class CommonConfig:
     eval_hands: int = 2
     """Hands played per evaluation deal (hand 2 includes the exchange)."""
     eval_bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
-    """Evaluation opponents by name; names not yet in murlan_env.bots are skipped."""
+    """Evaluation opponents, as murlan_env.registry specs."""
     eval_seed: int = 1234
     """Seed of the evaluation deals: keep it fixed so curves compare across runs."""
     checkpoint_every: int = 50
@@ -155,7 +154,6 @@ class Run:
     ) -> dict[str, EvalResult]:
         """Evaluate vs every available eval bot; log under eval/<bot>/..."""
         from agents.networks import build_network
-        from agents.rollout import available_bots
 
         cfg = self.cfg
         # Evaluate a CPU copy: the learner may sit on a GPU, the engine's arrays do not.
@@ -163,7 +161,7 @@ class Run:
         cpu_policy.load_state_dict(cpu_weights(policy))
         cpu_policy.eval()
         results = {}
-        for name in available_bots(cfg.eval_bots):
+        for name in cfg.eval_bots:
             r = evaluate(
                 cpu_policy,
                 name,

@@ -271,17 +271,6 @@ class RuleBot:
         return PASS
 
 
-BOTS: dict[str, type] = {"random": RandomBot, "greedy": GreedyBot, "rule": RuleBot}
-
-
-def make_bot(name: str) -> Bot:
-    """A bot by name: ``random``, ``greedy`` or ``rule``."""
-    try:
-        return BOTS[name]()
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r}; known bots: {sorted(BOTS)}") from None
-
-
 # --------------------------------------------------------------------------- game loops
 
 
@@ -406,14 +395,12 @@ def mean_ci(samples: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
 
 
 __all__ = [
-    "BOTS",
     "Bot",
     "GreedyBot",
     "IllegalActionError",
     "RandomBot",
     "RuleBot",
     "act_for_seats",
-    "make_bot",
     "mean_ci",
     "play_hands",
     "play_matches",

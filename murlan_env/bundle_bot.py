@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import bots, engine, observation
+from murlan_env import bots, engine, observation, registry
 from murlan_env.cards import parse_hand, rank_counts
 from murlan_env.combos import N_ACTIONS, PASS, action_of_counts, action_table
 from murlan_env.rules import Rules
@@ -186,7 +186,7 @@ class BundleBot:
 
     ``temperature`` 0 plays the argmax of the model's scores; above 0 it samples from
     softmax(scores / temperature) over the legal actions. ``mix=(bot, p)`` hands each decision
-    to a weaker bot (a name from ``murlan_env.bots`` such as "random" or "greedy", or a Bot) with
+    to a weaker bot (a spec of ``murlan_env.registry`` such as "random" or "greedy", or a Bot) with
     probability p. ``seed`` gives the bot its own random stream; without it, the ``rng`` passed
     to ``act`` is used, so games replay exactly for the caller's seed either way.
 
@@ -203,6 +203,7 @@ class BundleBot:
         *,
         threads: int = 1,
         strict_rules: bool = True,
+        name: str | None = None,
     ) -> None:
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
@@ -219,7 +220,7 @@ class BundleBot:
             weak, p = mix
             if not 0.0 <= p <= 1.0:
                 raise ValueError(f"mix probability must be in [0, 1], got {p}")
-            self.weak = bots.make_bot(weak) if isinstance(weak, str) else weak
+            self.weak = registry.make_bot(weak) if isinstance(weak, str) else weak
             self.mix_p = float(p)
         self._rng = None if seed is None else np.random.default_rng(seed)
         self.session = onnx_session(self.bundle_dir / self.spec["model"]["file"], threads)
@@ -227,7 +228,7 @@ class BundleBot:
         label = "greedy" if self.temperature == 0 else f"T={self.temperature:g}"
         if self.weak is not None:
             label += f",{self.weak.name}@{self.mix_p:g}"
-        self.name = f"bundle:{self.bundle_dir.name}({label})"
+        self.name = name or f"bundle:{self.bundle_dir.name}({label})"
 
     @classmethod
     def from_level(

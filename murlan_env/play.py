@@ -21,66 +21,18 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_env import engine
+from murlan_env import engine, registry
 from murlan_env.bots import Bot
 from murlan_env.cards import CARD_NAMES, CARD_RANK, CardError, format_cards, parse_card
 from murlan_env.combos import KIND, LENGTH, PASS, Kind, action_of_counts, describe
 from murlan_env.engine import Phase, State
-from murlan_env.rules import RULE_CHOICES, Rules, RulesError
+from murlan_env.rules import Rules, RulesError
 
 PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
 SHOWN_PLAYS = 12
 
 
 # --------------------------------------------------------------------------- shared helpers
-
-
-def parse_rules(items: Sequence[str] | str | None) -> Rules:
-    """Rules from ``FLAG=VALUE`` items (or one comma-separated string), e.g. sticky_pass=true."""
-    if items is None:
-        return Rules()
-    if isinstance(items, str):
-        items = [items]
-    flags: dict[str, object] = {}
-    for item in (part for text in items for part in text.split(",") if part.strip()):
-        key, sep, value = item.partition("=")
-        key = key.strip()
-        if not sep:
-            raise RulesError(f"write rule flags as FLAG=VALUE, got {item!r}")
-        value = value.strip()
-        if key in RULE_CHOICES and isinstance(RULE_CHOICES[key][0], bool):
-            if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise RulesError(f"rule {key!r} takes true or false, got {value!r}")
-            flags[key] = value.lower() in ("true", "1", "yes")
-        else:
-            flags[key] = value
-    return Rules.from_dict(flags)
-
-
-def make_bot(spec: str) -> Bot:
-    """A bot from a spec without torch: random, greedy, rule, search[:N] or bundle:DIR."""
-    from murlan_env import bots
-
-    kind, _, arg = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind == "search":
-        from murlan_env.search import SearchBot
-
-        if not arg:
-            return SearchBot()
-        if arg.endswith("s"):
-            return SearchBot(time_limit=float(arg[:-1]), name=spec)
-        return SearchBot(rollouts=int(arg), name=spec)
-    if kind == "bundle":
-        from murlan_env.bundle_bot import BundleBot
-
-        return BundleBot(arg)
-    if arg:
-        raise ValueError(f"bot {kind!r} takes no argument, got {spec!r}")
-    try:
-        return bots.make_bot(kind)
-    except ValueError as err:
-        raise ValueError(f"{err}; or search[:N], bundle:DIR") from None
 
 
 # --------------------------------------------------------------------------- the game
@@ -439,8 +391,8 @@ def run_command(args: argparse.Namespace) -> int:
     try:
         if len(specs) != 3:
             raise ValueError(f"--bots takes one spec or three, got {len(specs)}")
-        bots = [make_bot(s) for s in specs]
-        rules = parse_rules(args.rules)
+        bots = [registry.make_bot(s) for s in specs]
+        rules = Rules.parse(args.rules)
     except (ValueError, RulesError, FileNotFoundError) as err:
         print(f"murlan play: error: {err}", file=sys.stderr)
         return 2
@@ -480,4 +432,4 @@ if __name__ == "__main__":
     raise SystemExit(main())
 
 
-__all__ = ["IllegalInput", "TerminalGame", "main", "make_bot", "parse_rules"]
+__all__ = ["IllegalInput", "TerminalGame", "main"]

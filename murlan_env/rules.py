@@ -1,9 +1,14 @@
-"""Rules: the variant flags of RULES.md section 7 as one frozen, hashable value."""
+"""Rules: the variant flags of RULES.md section 7 as one frozen, hashable value.
+
+On the command line every tool writes them the same way, ``FLAG=VALUE`` pairs separated by
+commas (``--rules sticky_pass=true,start_card=3C``); ``Rules.parse`` reads that syntax and
+``Rules.text`` writes it.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
@@ -63,10 +68,47 @@ class Rules:
                 out[field.name] = value
         return out
 
+    @classmethod
+    def parse(cls, text: str | Sequence[str] | None) -> Rules:
+        """Rules from ``"FLAG=VALUE,FLAG=VALUE"`` (or several such strings, e.g. repeated
+        command-line options). Booleans are ``true``/``false``; names and values are
+        case-insensitive. Raises RulesError naming the valid flags and values."""
+        if text is None:
+            return cls()
+        items = [text] if isinstance(text, str) else list(text)
+        flags: dict[str, Any] = {}
+        for item in (part.strip() for chunk in items for part in chunk.split(",")):
+            if not item:
+                continue
+            key, sep, value = (x.strip() for x in item.partition("="))
+            if not sep or not key or not value:
+                raise RulesError(f"write rule flags as FLAG=VALUE, got {item!r}; {_SYNTAX}")
+            flag = key.lower()
+            if flag not in _CHOICES:
+                raise RulesError(f"unknown rule flag {key!r}; {_SYNTAX}")
+            by_text = {_word(choice).lower(): choice for choice in _CHOICES[flag]}
+            if value.lower() not in by_text:
+                allowed = " or ".join(_word(c) for c in _CHOICES[flag])
+                raise RulesError(f"rule {flag} takes {allowed}, got {value!r}")
+            flags[flag] = by_text[value.lower()]
+        return cls(**flags)
+
+    def text(self) -> str:
+        """The flags that differ from the standard game in ``parse``'s syntax ("" if none)."""
+        return ",".join(f"{k}={_word(v)}" for k, v in self.to_dict().items())
+
     @property
     def start_card_id(self) -> int:
         """Card id of the start card (3S is 0, 3C is 3)."""
         return 0 if self.start_card == "3S" else 3
 
 
+def _word(value: Any) -> str:
+    """A flag value as the command line writes it: true/false for booleans."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+_SYNTAX = "flags: " + ", ".join(
+    f"{flag}={'|'.join(_word(c) for c in choices)}" for flag, choices in _CHOICES.items()
+)
 RULE_CHOICES = _CHOICES

@@ -75,19 +75,6 @@ def test_wilson_interval_matches_the_textbook_value():
     assert arena.wilson_interval(0, 0) == (0.0, 1.0)
 
 
-def test_bot_specs():
-    assert arena.make_bot("random").name == "random"
-    assert arena.make_bot("greedy").name == "greedy"
-    assert arena.make_bot("rule").name == "rule"
-    search = arena.make_bot("search:30")
-    assert search.rollouts == 30 and search.name == "search:30"
-    assert arena.make_bot("search:0.2s").time_limit == pytest.approx(0.2)
-    with pytest.raises(ValueError, match="unknown bot"):
-        arena.make_bot("grandmaster")
-    with pytest.raises(ValueError, match="takes no argument"):
-        arena.make_bot("rule:3")
-
-
 def test_checkpoint_bots_play_in_the_arena(tmp_path):
     import torch
 

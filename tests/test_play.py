@@ -13,8 +13,7 @@ from murlan_env import engine, records
 from murlan_env.bots import RandomBot
 from murlan_env.cards import parse_hand
 from murlan_env.combos import PASS
-from murlan_env.play import IllegalInput, TerminalGame, parse_rules
-from murlan_env.rules import Rules, RulesError
+from murlan_env.play import IllegalInput, TerminalGame
 
 # Dealer 3: seats 0 and 1 get 14 cards, seats 2 and 3 get 13. Seat 0 holds 3S and leads.
 DEAL = [
@@ -176,15 +175,3 @@ def test_bad_options_are_usage_errors(capsys):
     assert "unknown bot 'wizard'" in capsys.readouterr().err
     assert main(["play", "--rules", "tie_rule=never"]) == 2
     assert "tie_rule" in capsys.readouterr().err
-
-
-def test_parse_rules():
-    assert parse_rules(["sticky_pass=true", "tie_rule=leader"]) == Rules(
-        sticky_pass=True, tie_rule="leader"
-    )
-    assert parse_rules("joker_pair=true,start_card=3C") == Rules(joker_pair=True, start_card="3C")
-    assert parse_rules([]) == Rules()
-    with pytest.raises(RulesError):
-        parse_rules(["sticky_pass=maybe"])
-    with pytest.raises(RulesError):
-        parse_rules(["no_such_flag=true"])

@@ -1,0 +1,142 @@
+"""Bot specs: every way to name a bot, resolved in one place.
+
+Every tool that takes a bot by name (``murlan play``, ``murlan arena``, ``murlan serve``,
+training configs' opponents and evaluation bots, the benchmarks) calls ``make_bot``:
+
+| spec              | bot                                                                     |
+|-------------------|-------------------------------------------------------------------------|
+| ``random``        | ``RandomBot``: a uniformly random legal action                          |
+| ``greedy``        | ``GreedyBot``: the cheapest play                                        |
+| ``rule``          | ``RuleBot``: plans its hand and counts cards                            |
+| ``search``        | ``SearchBot`` with its default budget; ``search:N`` N rollouts per      |
+|                   | decision; ``search:0.5s`` half a second per call (not deterministic)    |
+| ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
+| a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
+| ``KIND:ARG``      | a bot kind added by an installed plugin, e.g. ``ckpt:PATH`` (a training |
+|                   | checkpoint, from ``agents``)                                            |
+
+Plugins register a kind under the ``murlan.bots`` entry-point group: the entry point's name is
+the kind and its object a factory ``factory(arg: str) -> Bot``. That keeps this package free
+of torch while ``ckpt:`` works wherever a bot name is accepted. An unknown spec raises
+``BotSpecError`` listing the valid forms.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from importlib import metadata, resources
+from pathlib import Path
+
+from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot
+
+PLUGIN_GROUP = "murlan.bots"
+BUILTIN: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "rule": RuleBot}
+
+
+class BotSpecError(ValueError):
+    """A bot spec that names no bot; the message lists the valid forms."""
+
+
+def policies_dir() -> Path:
+    """The folder of the policies shipped inside the package (one bundle per subfolder)."""
+    return Path(str(resources.files("murlan_env") / "policies"))
+
+
+def shipped_policies() -> list[str]:
+    """Names of the shipped policies (bundles under ``policies_dir()``), sorted."""
+    root = policies_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "bot.json").is_file())
+
+
+@functools.cache
+def plugin_kinds() -> dict[str, metadata.EntryPoint]:
+    """Bot kinds added by installed plugins (``murlan.bots`` entry points), by name."""
+    return {ep.name: ep for ep in metadata.entry_points(group=PLUGIN_GROUP)}
+
+
+def spec_forms() -> list[str]:
+    """Every valid spec form, for help texts and error messages."""
+    return [
+        *BUILTIN,
+        "search",
+        "search:N",
+        "search:SECONDSs",
+        "bundle:DIR",
+        *shipped_policies(),
+        *(f"{kind}:ARG" for kind in sorted(plugin_kinds())),
+    ]
+
+
+def _unknown(spec: str, why: str = "") -> BotSpecError:
+    lead = f"unknown bot {spec!r}" if not why else f"bad bot spec {spec!r}: {why}"
+    return BotSpecError(f"{lead}; valid bots: {', '.join(spec_forms())}")
+
+
+def make_bot(spec: str) -> Bot:
+    """The bot a spec names (see the module docstring); raises BotSpecError."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise _unknown(str(spec), "a bot spec is a non-empty string")
+    text = spec.strip()
+    kind, sep, arg = text.partition(":")
+    kind = kind.lower()
+    if kind in BUILTIN:
+        if sep:
+            raise _unknown(text, f"{kind} takes no argument")
+        return BUILTIN[kind]()
+    if kind == "search":
+        return _search_bot(text, arg if sep else "")
+    if kind == "bundle":
+        if not arg:
+            raise _unknown(text, "bundle: needs a directory, e.g. bundle:bundles/quick")
+        from murlan_env.bundle_bot import BundleBot
+
+        return BundleBot(arg)
+    if not sep and kind in shipped_policies():
+        from murlan_env.bundle_bot import BundleBot
+
+        return BundleBot(policies_dir() / kind, name=kind)
+    if sep and kind in plugin_kinds():
+        return plugin_kinds()[kind].load()(arg)
+    raise _unknown(text)
+
+
+def _search_bot(text: str, arg: str) -> Bot:
+    from murlan_env.search import SearchBot
+
+    if not arg:
+        return SearchBot()
+    try:
+        if arg.lower().endswith("s"):
+            seconds = float(arg[:-1])
+            if seconds <= 0:
+                raise ValueError
+            return SearchBot(time_limit=seconds, name=text)
+        rollouts = int(arg)
+        if rollouts < 1:
+            raise ValueError
+        return SearchBot(rollouts=rollouts, name=text)
+    except ValueError:
+        raise _unknown(
+            text, "search takes a positive number of rollouts (search:200) or seconds (search:0.5s)"
+        ) from None
+
+
+def check_spec(spec: str) -> None:
+    """Raise BotSpecError if ``spec`` names no bot (builds it once, then drops it)."""
+    make_bot(spec)
+
+
+__all__ = [
+    "BUILTIN",
+    "BotSpecError",
+    "PLUGIN_GROUP",
+    "check_spec",
+    "make_bot",
+    "plugin_kinds",
+    "policies_dir",
+    "shipped_policies",
+    "spec_forms",
+]
