@@ -16,7 +16,11 @@ untrained module of the same shape (strict ``load_state_dict`` then checks the w
 
 Networks:
 - ``MLPTrunk``: the flat egocentric observation of ``engine.observe`` through a ReLU MLP.
-- ``ActorCritic``: a trunk, then a logit per action of the action table and a state value.
+- ``ActorCritic``: a trunk, then a logit per action of the action table, and a state value:
+  from the same trunk (``critic="shared"``), or from a critic of its own that also sees the
+  other seats' hands (``critic="privileged"``, as PerfectDou trains: the critic only shapes
+  the policy's updates, so it may know what the policy cannot; play and export use the
+  policy alone).
 - ``QNetwork``: DouZero's Q(s, a), scoring (observation, action features) pairs. Action
   features come from the static table (``combos.COST``, ``KIND``, ``KEY``), so similar plays
   (a pair of 7s, a pair of 8s) share what is learnt. The first pair layer is factorised
@@ -25,6 +29,7 @@ Networks:
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +38,34 @@ import torch
 from torch import nn
 
 from murlan_env.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
+from murlan_env.observation import HIDDEN_SIZE
 from murlan_env.observation import SIZE as OBS_SIZE
 
 CHECKPOINT_NAME = "checkpoint.pt"
+
+
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def resolve_precision(precision: str, device: torch.device) -> str:
+    """ "auto" -> "bf16" where the device computes bfloat16 natively (CUDA; CPUs with
+    AVX512-BF16 or AMX, some 2.5x the float32 matrix speed), else "fp32"."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if precision != "auto":
+        return precision
+    if device.type == "cuda":
+        return "bf16"
+    native = device.type == "cpu" and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    return "bf16" if native else "fp32"
+
+
+def autocast(precision: str, device: torch.device | str = "cpu"):
+    """The context for forward passes in ``precision``: bf16 autocast (float32 weights and
+    reductions, bfloat16 matrix products), or nothing for fp32."""
+    if precision == "bf16":
+        return torch.autocast(torch.device(device).type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -88,30 +118,59 @@ def policy_scores(policy: nn.Module, obs: torch.Tensor, mask: torch.Tensor) -> t
     return fast(obs, mask) if fast is not None else policy(obs, mask)
 
 
+def _orthogonal_trunk(size: int, hidden: list[int]) -> MLPTrunk:
+    trunk = MLPTrunk(size, hidden)
+    for m in trunk.modules():
+        if isinstance(m, nn.Linear):
+            _init_linear(m, 2**0.5)
+    return trunk
+
+
 class ActorCritic(nn.Module):
-    """PPO's network: a shared trunk, one logit per action and a value (for the seat to act)."""
+    """PPO's network: one logit per action and a value, both for the seat to act.
+
+    ``spec["critic"]``: "shared" (the value head sits on the policy's trunk) or "privileged"
+    (a separate critic MLP of widths ``spec["critic_hidden"]`` reads the observation and the
+    hidden hands of ``murlan_env.observation.encode_hidden``).
+    """
 
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__()
         self.spec = dict(spec)
-        self.trunk = MLPTrunk(spec["obs_size"], list(spec["hidden"]))
-        for m in self.trunk.modules():
-            if isinstance(m, nn.Linear):
-                _init_linear(m, 2**0.5)
+        self.privileged = spec.get("critic", "shared") == "privileged"
+        self.trunk = _orthogonal_trunk(spec["obs_size"], list(spec["hidden"]))
         self.policy_head = _init_linear(nn.Linear(self.trunk.out_size, spec["n_actions"]), 0.01)
-        self.value_head = _init_linear(nn.Linear(self.trunk.out_size, 1), 1.0)
+        if self.privileged:
+            size = spec["obs_size"] + spec["hidden_size"]
+            self.critic = _orthogonal_trunk(size, list(spec["critic_hidden"]))
+            self.value_head = _init_linear(nn.Linear(self.critic.out_size, 1), 1.0)
+        else:
+            self.value_head = _init_linear(nn.Linear(self.trunk.out_size, 1), 1.0)
 
-    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Unmasked logits (B, A) and values (B,)."""
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """Unmasked logits (B, A)."""
+        return self.policy_head(self.trunk(obs))
+
+    def logits_and_value(
+        self, obs: torch.Tensor, hidden: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked logits (B, A) and values (B,); ``hidden`` feeds a privileged critic."""
         h = self.trunk(obs)
+        if self.privileged:
+            return self.policy_head(h), self.value(obs, hidden)
         return self.policy_head(h), self.value_head(h).squeeze(-1)
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
+    def value(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> torch.Tensor:
+        """Values (B,) of the seat to act."""
+        if self.privileged:
+            if hidden is None:
+                raise ValueError("a privileged critic needs the hidden hands (encode_hidden)")
+            return self.value_head(self.critic(torch.cat([obs, hidden], -1))).squeeze(-1)
         return self.value_head(self.trunk(obs)).squeeze(-1)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Masked logits (B, A): the export contract."""
-        return masked_logits(self.policy_head(self.trunk(obs)), mask)
+        """Masked logits (B, A): the export contract (the policy alone)."""
+        return masked_logits(self.logits(obs), mask)
 
 
 class QNetwork(nn.Module):
@@ -163,7 +222,13 @@ class QNetwork(nn.Module):
         return out
 
 
-def make_spec(algorithm: str, hidden: list[int], pair_hidden: int = 128) -> dict[str, Any]:
+def make_spec(
+    algorithm: str,
+    hidden: list[int],
+    pair_hidden: int = 128,
+    critic: str = "shared",
+    critic_hidden: list[int] | None = None,
+) -> dict[str, Any]:
     """The JSON-ready description from which ``build_network`` rebuilds a module."""
     spec: dict[str, Any] = {
         "algorithm": algorithm,
@@ -173,6 +238,12 @@ def make_spec(algorithm: str, hidden: list[int], pair_hidden: int = 128) -> dict
     }
     if algorithm == "dmc":
         spec["pair_hidden"] = int(pair_hidden)
+    if algorithm == "ppo" and critic != "shared":
+        if critic != "privileged":
+            raise ValueError(f'critic must be "shared" or "privileged", got {critic!r}')
+        spec["critic"] = critic
+        spec["critic_hidden"] = [int(h) for h in (critic_hidden or hidden)]
+        spec["hidden_size"] = HIDDEN_SIZE
     return spec
 
 
