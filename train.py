@@ -4,12 +4,14 @@
     python train.py --config ppo --seed 3            # a long preset (configs/ppo.yaml)
     python train.py --config my.yaml num_envs=1024   # a YAML file, then key=value overrides
     python train.py --resume runs/quick-s1 total_steps=5000000
+    python train.py --rules sticky_pass=true,joker_pair=true   # train under variant rules
     python train.py --config ppo --ray-address auto --device auto
 
 A config names its ``algorithm`` ("ppo" or "dmc"); every other key must be a field of that
-trainer's config dataclass (``agents.ppo.PPOConfig``, ``agents.dmc.DMCConfig``): unknown keys
-are errors. The run directory ``runs/<name>`` holds the resolved config, TensorBoard logs
-(``tensorboard --logdir runs``) and the resumable ``checkpoint.pt``.
+trainer's config dataclass (``agents.ppo.PPOConfig``, ``agents.dmc.DMCConfig``): unknown keys,
+values of the wrong type, unknown rule flags or bots, unreadable configs and checkpoints are
+errors (exit status 2, one line on stderr). The run directory ``runs/<name>`` holds the resolved
+config, TensorBoard logs (``tensorboard --logdir runs``) and the resumable ``checkpoint.pt``.
 """
 
 from __future__ import annotations
@@ -182,7 +184,9 @@ def resumed_config(path: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default="quick", help="preset name (configs/) or YAML path")
+    parser.add_argument(
+        "--config", default="quick", help="preset name (configs/) or YAML path (default: quick)"
+    )
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
     parser.add_argument("--resume", help="run directory or checkpoint to continue")
     parser.add_argument("--device", help="learner device: auto, cpu, cuda")
@@ -190,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         "--rules",
         action="append",
         metavar="FLAG=VALUE[,...]",
-        help="variant flags to train under, e.g. sticky_pass=true,joker_pair=true",
+        help="variant flags to train under, e.g. sticky_pass=true,joker_pair=true (repeatable)",
     )
     parser.add_argument(
         "--ray-address",
