@@ -38,6 +38,10 @@ import dataclasses
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class UsageError(Exception):
@@ -143,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def console():
+def console() -> Console:
     """A rich Console on the ``sys.stdout`` of the moment (made per call: tests capture it)."""
     from rich.console import Console
 

@@ -219,3 +219,17 @@ def test_replay_reads_standard_input(game_file, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(game_file.read_bytes())))
     assert cli.main(["replay", "-"]) == 0
     assert "-: valid murlan-record/1" in capsys.readouterr().out
+
+
+def test_help_and_records_need_no_torch(game_file):
+    """Building every subcommand's parser and replaying a record import no torch (fast help);
+    torch loads only for commands that run a network (export, ckpt: bots)."""
+    code = f"""
+import sys
+import murlan_cli
+murlan_cli.build_parser()
+assert murlan_cli.main(["replay", {str(game_file)!r}]) == 0
+print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
