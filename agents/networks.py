@@ -8,6 +8,10 @@ Contract (``load_policy``), for code that consumes trained policies (export, are
     policy.spec                      # {"algorithm": "ppo" | "dmc", "hidden": [...],
                                      #  "obs_size": 544, "n_actions": 109, ...}
 
+A missing checkpoint raises FileNotFoundError; one that cannot be read (truncated, corrupted,
+not a murlan checkpoint) raises ``CheckpointError``, a ValueError whose one-line message names
+the file and the fix.
+
 ``forward(obs, mask) -> (B, N_ACTIONS) float32`` returns masked scores: PPO's logits, DMC's
 Q-values, with illegal actions at ``torch.finfo(float32).min``. The module is in eval mode, on
 the CPU, and its forward has no data-dependent Python control flow, so
@@ -256,23 +260,65 @@ def build_network(spec: dict[str, Any]) -> ActorCritic | QNetwork:
     raise ValueError(f"unknown algorithm {spec['algorithm']!r} in network spec")
 
 
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be read, or holds no trained murlan policy."""
+
+
 def checkpoint_path(path: str | Path) -> Path:
     """The checkpoint file of ``path``: the file itself, or ``<run dir>/checkpoint.pt``."""
     path = Path(path)
     if path.is_dir():
         path = path / CHECKPOINT_NAME
     if not path.is_file():
-        raise FileNotFoundError(f"no checkpoint at {path}")
+        raise FileNotFoundError(
+            f"no checkpoint at {path}: give a checkpoint file or a run directory holding "
+            f"{CHECKPOINT_NAME} (python train.py writes one)"
+        )
     return path
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The dict a trainer saved (at least ``spec`` and ``model``) from a checkpoint file or run
+    directory. FileNotFoundError if there is none; CheckpointError, one line naming the file and
+    the fix, if it cannot be read (truncated, corrupted, not a checkpoint)."""
+    file = checkpoint_path(path)
+    try:
+        ckpt = torch.load(file, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 - bad bytes raise RuntimeError, EOFError, UnpicklingError...
+        raise CheckpointError(
+            f"cannot read checkpoint {file} ({_first_sentence(e)}): the file is truncated or "
+            "corrupted; re-train (python train.py) or pick another checkpoint"
+        ) from e
+    if not isinstance(ckpt, dict) or not {"spec", "model"} <= set(ckpt):
+        raise CheckpointError(
+            f"{file} is not a murlan training checkpoint (no network spec and weights); "
+            "give a checkpoint.pt written by python train.py"
+        )
+    return ckpt
 
 
 def load_policy(path: str | Path) -> nn.Module:
     """The trained policy of a checkpoint file or run directory, on the CPU in eval mode.
 
-    See the module docstring for the contract of the returned module.
+    See the module docstring for the contract of the returned module. Raises
+    FileNotFoundError or CheckpointError (see ``load_checkpoint``).
     """
-    ckpt = torch.load(checkpoint_path(path), map_location="cpu", weights_only=False)
-    net = build_network(ckpt["spec"])
-    net.load_state_dict(ckpt["model"], strict=True)
+    ckpt = load_checkpoint(path)
+    try:
+        net = build_network(ckpt["spec"])
+        net.load_state_dict(ckpt["model"], strict=True)
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise CheckpointError(
+            f"checkpoint {checkpoint_path(path)} does not hold a network this version of murlan "
+            f"can build ({_first_sentence(e)}); re-train (python train.py) or pick another "
+            "checkpoint"
+        ) from e
     net.eval()
     return net
+
+
+def _first_sentence(error: BaseException) -> str:
+    """An exception as one short line: its type and the first sentence of its message."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    text = text.split(". ")[0].rstrip(".")
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
