@@ -142,7 +142,7 @@ def test_scripted_hand_is_recorded_exactly():
         ([[1, "3H"]], "it is seat 0's turn, not seat 1's"),
         ([[0, ""]], "the leader cannot pass"),
         ([[0, "4S"]], "the first play of the match must contain 3S"),
-        ([[0, "3S 4S"]], "'3S 4S' is not a combination"),
+        ([[0, "3S 4S"]], "3S 4S is not a combination"),
         ([[0, "3S"], [1, "4H 4H"]], "named twice"),
         ([[0, "3S"], [1, "4X"]], "unknown card '4X'"),
         ([[0, "3S"], [1, "BJ"], [2, "RJ"], [3, "3C"]], "single 3 does not beat single RJ"),
@@ -474,7 +474,10 @@ def test_swapped_deal_cards_fail_at_their_first_play(match):
             ),
             "cards to seats 0-3",
         ),
-        (lambda d: d.__setitem__(2, d[2].replace(d[2].split()[0], "ZZ")), "seat 2: unknown card"),
+        (
+            lambda d: d.__setitem__(2, d[2].replace(d[2].split()[0], "ZZ")),
+            "seat 2's cards: unknown card",
+        ),
         (lambda d: d.__setitem__(3, 7), "seat 3's cards must be a string"),
         (lambda d: d.pop(), "a list of 4 card strings"),
     ],
@@ -604,7 +607,7 @@ def test_automatic_give_back(auto_record):
     assert validate(auto_record).valid
     ex = auto_record["hands"][1]["exchange"]
     assert ex["first_gives"] == "JS"
-    for change, reason in [(None, "automatically"), ("QS", "lowest card, a J, not QS")]:
+    for change, reason in [(None, "automatically"), ("QS", "lowest other card, a J, not QS")]:
         record = copy.deepcopy(auto_record)
         record["hands"][1]["exchange"]["first_gives"] = change
         fault, why = fault_of(record)
