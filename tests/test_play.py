@@ -48,6 +48,11 @@ def test_cards_by_name_or_number_become_the_play_and_its_cards():
     assert action == 16 and cards.tolist() == parse_hand("3S 3H").tolist()
     action, cards = _parse(state, "3S 4S 5S 6S 7S")
     assert cards.sum() == 5 and action != PASS
+    # Typed input is lenient (records are not): commas, extra spaces, 10 for T.
+    action, cards = _parse(state, "  3s,3h   ")
+    assert action == 16 and cards.tolist() == parse_hand("3S 3H").tolist()
+    action, cards = _parse(state, "3S\t4S 5S, 6S  7S")
+    assert cards.tolist() == parse_hand("3S 4S 5S 6S 7S").tolist()
 
 
 @pytest.mark.parametrize(
