@@ -13,8 +13,12 @@ combination, the leader cannot pass, does not beat the table, ...).
 
 ``state`` is always a batch of one (``engine.State``)::
 
-    action = read_move(state, parse_cards("7S 7H"))   # raises IllegalMove with the reason
+    ids = parse_cards("7S 7H")
+    action = read_move(state, ids)  # raises IllegalMove with the reason
     state = engine.step(state, [action], cards=cards_to_mask(ids)[None])
+
+Messages name the seat to act ("seat 2 does not hold 7H"), so they read the same in a
+record's fault and in a game's prompt.
 """
 
 from __future__ import annotations
