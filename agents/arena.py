@@ -140,7 +140,7 @@ def run_arena(
     """Play a duplicate tournament between bots (specs or Bot objects); the JSON-ready report.
 
     ``boards`` boards, each played by every lineup: whole matches, or ``max_hands`` hands.
-    ``progress(done, total)`` is called while playing (matches, or hands with ``max_hands``).
+    ``progress(done, total)`` is called as hands end (see ``play_duplicate``).
     Rates without data (match wins when no match finished) are None.
     """
     bots = [registry.make_bot(b) if isinstance(b, str) else b for b in specs_or_bots]
@@ -320,13 +320,13 @@ REPLACED = (
 )
 
 
-def _progress_bar(max_hands: int | None):
+def _progress_bar():
     """A tqdm bar on stderr and its ``progress`` callback, or (None, None) off a terminal."""
     if not sys.stderr.isatty():
         return None, None
     from tqdm import tqdm
 
-    bar = tqdm(unit="hand" if max_hands else "match", file=sys.stderr, leave=False)
+    bar = tqdm(unit="hand", file=sys.stderr, leave=False)
 
     def progress(done: int, total: int) -> None:
         bar.total = total
@@ -355,7 +355,7 @@ def run_command(args: argparse.Namespace) -> int:
     except (ValueError, RulesError, FileNotFoundError) as err:
         print(f"murlan arena: error: {err}", file=sys.stderr)
         return 2
-    bar, progress = _progress_bar(args.max_hands)
+    bar, progress = _progress_bar()
     try:
         report = run_arena(bots, args.boards, args.seed, rules, args.max_hands, progress)
     finally:

@@ -24,9 +24,9 @@ of bot 1 (training evaluation, the strength benchmark).
 Results per bot (``DuplicateResult.bot_results``): points per hand (3/2/1/0 for 1st-4th; par
 1.5) with a 95% confidence interval over boards, each board's value being the bot's points
 per hand over every lineup and seat that played it; the share of hands finished 1st; the
-match win rate (a draw shares the win; par 25%) with a 95% interval over boards, from the
-matches that finished; and exact counts of the hands and matches the bot played (one per
-seat it held).
+match win rate (a draw shares the win; par 25%) over the matches that finished, with a 95%
+Wilson interval sized by the spread between boards (``rate_ci``); and exact counts of the hands
+and matches the bot played (one per seat it held).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ BOT_STREAM = (1 << 31,)  # spawn key of the bots' generator (board deals use (bo
 
 # (board, hand) -> (dealer, (4, 54) bool deal) of that hand of that board.
 DealSource = Callable[[int, int], tuple[int, np.ndarray]]
-# progress(done, total): hands when boards are capped by max_hands, else matches.
+# progress(done, total): hands played, and those plus the fewest hands still to come.
 Progress = Callable[[int, int], None]
 
 
@@ -303,9 +303,10 @@ def play_duplicate(
         rules: the variant flags (default rules when None).
         max_hands: stop each game after this many hands (None: play whole matches).
         deals: where the boards' deals come from (default ``seeded_deals(seed)``).
-        progress: called as ``progress(done, total)`` while playing, in hands when
-            ``max_hands`` is given (a match that ends early counts its skipped hands), else
-            in matches.
+        progress: called as ``progress(done, total)`` after hands end: ``done`` hands
+            played, ``total`` those plus the fewest hands the games can still last (a leader
+            gains at most 3 points a hand), so total only grows, and equals done at the end;
+            exact from the start when ``max_hands`` is at most 7.
     """
     rules = rules or Rules()
     lineups = rotations(len(bots)) if lineups is None else np.asarray(lineups, np.int64)
@@ -330,10 +331,9 @@ def play_duplicate(
     state = engine.deal_from(
         np.stack([d for _, d in first]), np.array([d for d, _ in first], np.int8), rules
     )
-    total = n_games * max_hands if max_hands is not None else n_games
-    done = 0
+    done = 0  # hands played
     if progress is not None:
-        progress(0, total)
+        progress(done, _hands_to_come(state, active, hand_no, max_hands))
     while active.any():
         state = engine.step(state, _act(state, active, seat_bots, bots, bot_rng), donate=True)
         ended = np.flatnonzero(active & state.hand_over)
@@ -357,12 +357,20 @@ def play_duplicate(
                 raise ValueError("a board's dealer must move one seat per hand (RULES.md 5)")
             sub = engine.next_hand(state.index(go_on), hands=np.stack([c for _, c in dealt]))
             state = engine.replace_games(state, go_on, sub, donate=True)
+        done += ended.size
         if progress is not None:
-            # Hands: a match over before the cap counts the hands it skipped.
-            skipped = 0 if max_hands is None else int((max_hands - hand_no[over]).sum())
-            done += over.size if max_hands is None else ended.size + skipped
-            progress(done, total)
+            progress(done, done + _hands_to_come(state, active, hand_no, max_hands))
     return log.result(unique_names(bots), lineups, boards, max_hands)
+
+
+def _hands_to_come(state, active, hand_no, max_hands) -> int:
+    """The fewest hands the active games can still play: a match needs a score at its target
+    and a hand gives at most 3 points; ``max_hands`` caps it."""
+    lead = state.scores[active].max(1).astype(np.int64)
+    left = np.maximum(1, -((lead - state.target[active]) // 3))  # ceil((target - lead) / 3)
+    if max_hands is not None:
+        left = np.minimum(left, max_hands - hand_no[active])
+    return int(left.sum())
 
 
 def _cached(deals: DealSource) -> Callable[[int, int], tuple[int, np.ndarray]]:

@@ -139,8 +139,10 @@ def test_rules_reach_the_games():
 
 def test_progress_reaches_the_total():
     calls = []
-    arena.run_arena(["greedy", "random"], boards=2, seed=0, progress=lambda d, t: calls.append(d))
-    assert calls[0] == 0 and calls[-1] == 4
+    report = arena.run_arena(
+        ["greedy", "random"], boards=2, seed=0, progress=lambda *call: calls.append(call)
+    )
+    assert calls[0][0] == 0 and calls[-1] == (report["hands_played"],) * 2
 
 
 # --------------------------------------------------------------------------- output

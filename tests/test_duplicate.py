@@ -127,23 +127,26 @@ def test_whole_matches_are_counted_exactly():
 def test_max_hands_stops_every_game_after_that_many_hands():
     seen = []
     result = play_duplicate(
-        [GreedyBot(), RandomBot()], 3, seed=2, max_hands=2, progress=lambda d, t: seen.append(d)
+        [GreedyBot(), RandomBot()], 3, seed=2, max_hands=2, progress=lambda *c: seen.append(c)
     )
     assert len(result.hand_board) == 3 * 2 * 2  # boards x lineups x hands
     assert sorted(set(result.hand_number.tolist())) == [0, 1]
     assert len(result.match_board) == 0 and result.unfinished == 6
     assert [r.hands for r in result.bot_results()] == [24, 24]  # two seats each
-    assert seen[0] == 0 and seen[-1] == 12 and seen == sorted(seen)
+    # The total is known from the start: 6 games x 2 hands.
+    assert seen[0] == (0, 12) and seen[-1] == (12, 12) and {t for _, t in seen} == {12}
     assert "3 boards x 2 lineups = 6 games (at most 2 hands): 12 hands" in result.describe()
 
 
-def test_progress_counts_matches_for_whole_matches():
+def test_progress_counts_hands_and_its_total_only_grows():
     calls = []
-    play_duplicate(
-        [GreedyBot(), RandomBot()], 2, seed=3, progress=lambda d, t: calls.append((d, t))
-    )
-    assert calls[0] == (0, 4) and calls[-1] == (4, 4)
-    assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:], strict=False))
+    bots = [GreedyBot(), RandomBot()]
+    result = play_duplicate(bots, 2, seed=3, progress=lambda *call: calls.append(call))
+    # Four matches of at least 7 hands each (21 points at 3 a hand) to begin with.
+    assert calls[0] == (0, 4 * 7)
+    assert calls[-1] == (len(result.hand_board), len(result.hand_board))
+    done, total = np.array(calls).T
+    assert (np.diff(done) >= 0).all() and (np.diff(total) >= 0).all() and (done <= total).all()
 
 
 def test_same_seed_same_results():
