@@ -202,8 +202,8 @@ def report_table(report: dict[str, Any]):
     table = Table(
         title=f"murlan arena, seed {report['seed']}",
         caption=(
-            "par: 1.5 points/hand, 25% 1st, 25% wins; matches: one per seat held; "
-            "rating: Elo-like, mean 1500"
+            "par: 1.5 points/hand, 25% 1st, 25% wins\n"
+            "matches: one per seat held; rating: Elo-like, mean 1500"
         ),
     )
     columns = ("bot", "pts/hand", "95% CI", "1st", "wins", "95% CI", "matches", "rating", "95% CI")
