@@ -7,20 +7,19 @@ confidence interval over deals (parity is 1.5: points per hand sum to 6 over fou
 and the decisions per second of each bot's ``act`` (time inside the bot only).
 
     python benchmarks/bots_strength.py --deals 1000 --seed 0
-    python benchmarks/bots_strength.py --deals 300 --rules '{"sticky_pass": true}'
+    python benchmarks/bots_strength.py --deals 300 --rules sticky_pass=true
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
 
 from murlan_env.bots import GreedyBot, RandomBot, RuleBot
 from murlan_env.duplicate import one_against_three, play_duplicate
-from murlan_env.rules import Rules
+from murlan_env.rules import Rules, RulesError
 
 PARITY = 1.5
 
@@ -45,9 +44,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per matchup")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hands-per-deal", type=int, default=2)
-    parser.add_argument("--rules", default="{}", help="variant flags as JSON")
+    parser.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="FLAG=VALUE[,...]",
+        help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
+    )
     args = parser.parse_args(argv)
-    rules = Rules.from_dict(json.loads(args.rules))
+    try:
+        rules = Rules.parse(args.rules)
+    except RulesError as e:
+        parser.error(f"--rules: {e}")  # exits 2
 
     bots = {"random": Timed(RandomBot()), "greedy": Timed(GreedyBot()), "rule": Timed(RuleBot())}
     matchups = [("greedy", "random"), ("rule", "greedy"), ("rule", "random"), ("greedy", "rule")]

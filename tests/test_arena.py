@@ -180,7 +180,7 @@ def test_command_line_writes_table_json_and_png(tmp_path, capsys):
 
 
 def test_murlan_cli_has_the_arena(capsys):
-    from murlan_env.cli import main
+    from murlan_cli import main
 
     assert main(["arena", "random", "rule", "--boards", "1", "--max-hands", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

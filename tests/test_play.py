@@ -150,7 +150,7 @@ def test_murlan_play_end_to_end_from_stdin(tmp_path):
     path = tmp_path / "game.json"
     script = "zz\n" + "pass\n1\n" * 400
     proc = subprocess.run(
-        [sys.executable, "-m", "murlan_env.cli", "play", "--seed", "1", "--hands", "2",
+        [sys.executable, "-m", "murlan_cli", "play", "--seed", "1", "--hands", "2",
          "--bots", "rule,greedy,random", "--rules", "sticky_pass=true", "--record", str(path)],
         input=script, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -167,7 +167,7 @@ def test_murlan_play_end_to_end_from_stdin(tmp_path):
 
 
 def test_bad_options_are_usage_errors(capsys):
-    from murlan_env.cli import main
+    from murlan_cli import main
 
     assert main(["play", "--bots", "rule,greedy"]) == 2
     assert "one spec or three" in capsys.readouterr().err
