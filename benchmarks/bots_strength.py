@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from murlan_env.bots import GreedyBot, RandomBot, RuleBot, mean_ci, play_hands
+from murlan_env.bots import GreedyBot, RandomBot, RuleBot
+from murlan_env.duplicate import one_against_three, play_duplicate
 from murlan_env.rules import Rules, RulesError
 
 PARITY = 1.5
@@ -62,9 +63,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'A vs 3 x B':<20}{'A points/hand':>14}{'95% CI':>18}{'seconds':>9}")
     for a, b in matchups:
         start = time.perf_counter()
-        seats = [bots[a], bots[b], bots[b], bots[b]]
-        points = play_hands(seats, args.deals, rules, args.seed, args.hands_per_deal)[:, 0]
-        mean, low, high = mean_ci(points)
+        result = play_duplicate(
+            [bots[a], bots[b]],
+            args.deals,
+            lineups=one_against_three(),
+            seed=args.seed,
+            rules=rules,
+            max_hands=args.hands_per_deal,
+        )
+        row = result.bot_results()[0]
+        mean, (low, high) = row.points_per_hand, row.points_ci95
         elapsed = time.perf_counter() - start
         print(f"{a + ' vs ' + b:<20}{mean:>14.3f}{f'[{low:.3f}, {high:.3f}]':>18}{elapsed:>9.1f}")
     print(f"parity {PARITY}")

@@ -47,7 +47,7 @@ def arena_options(parser: argparse.ArgumentParser) -> None:
 @command(
     "arena",
     help="seeded duplicate tournament between bots: points, match wins, ratings",
-    example="murlan arena random greedy rule search:200 ckpt:runs/x --hands 400 --seed 0",
+    example="murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0",
     options=arena_options,
 )
 def arena_command(args: argparse.Namespace) -> int:

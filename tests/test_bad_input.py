@@ -77,7 +77,7 @@ def train_py(*argv: str) -> Callable[[dict[str, Path]], int]:
 ROWS = [
     # --- checkpoints: ckpt:PATH bots (agents.networks.load_policy), murlan export, --resume
     ("truncated checkpoint, arena",
-     murlan("arena", "random", "ckpt:{truncated_ckpt}", "--hands", "2"),
+     murlan("arena", "random", "ckpt:{truncated_ckpt}", "--boards", "1"),
      ["murlan arena: error:", "cannot read checkpoint", "truncated.pt", "truncated or corrupted",
       "re-train", "pick another checkpoint"]),
     ("empty checkpoint, play", murlan("play", "--bots", "ckpt:{empty_ckpt}"),
@@ -86,7 +86,7 @@ ROWS = [
      ["murlan export: error:", "cannot read checkpoint", "garbage.pt", "re-train"]),
     ("foreign checkpoint, export", murlan("export", "{foreign_ckpt}", "--out", "{missing}"),
      ["murlan export: error:", "is not a murlan training checkpoint", "python train.py"]),
-    ("missing checkpoint, arena", murlan("arena", "random", "ckpt:{missing}", "--hands", "2"),
+    ("missing checkpoint, arena", murlan("arena", "random", "ckpt:{missing}", "--boards", "1"),
      ["murlan arena: error:", "no checkpoint at", "python train.py writes one"]),
     ("truncated checkpoint, resume", train_py("--resume", "{truncated_ckpt}"),
      ["train.py: error: --resume:", "cannot read checkpoint", "re-train"]),
@@ -98,11 +98,11 @@ ROWS = [
      train_py("--config", "quick", "bots=[ckpt:{truncated_ckpt}]"),
      ["train.py: error: config key 'bots':", "cannot read checkpoint", "re-train"]),
     # --- bundles (murlan_env.bundle_bot.BundleError)
-    ("bundle with a wrong hash", murlan("arena", "random", "bundle:{wrong_hash}", "--hands", "2"),
+    ("bundle with a wrong hash", murlan("arena", "random", "bundle:{wrong_hash}", "--boards", "1"),
      ["murlan arena: error:", "sha256 does not match bot.json", "murlan export"]),
     ("bundle without its model", murlan("play", "--bots", "bundle:{no_model}"),
      ["murlan play: error:", "model file model.onnx is missing", "murlan export"]),
-    ("folder that is no bundle", murlan("arena", "random", "bundle:{no_spec}", "--hands", "2"),
+    ("folder that is no bundle", murlan("arena", "random", "bundle:{no_spec}", "--boards", "1"),
      ["murlan arena: error:", "is not a bundle: no bot.json", "murlan export"]),
     # --- training configs (train.ConfigError)
     ("config that is not a mapping", train_py("--config", "{list_yaml}"),
@@ -148,7 +148,7 @@ ROWS = [
      train_py("--config", "quick", "rules={{start_card: 3D}}"),
      ["train.py: error: config key 'rules':", "start_card", "'3S', '3C'"]),
     # --- bot specs (murlan_env.registry.BotSpecError)
-    ("unknown bot, arena", murlan("arena", "random", "wizard", "--hands", "2"),
+    ("unknown bot, arena", murlan("arena", "random", "wizard", "--boards", "1"),
      ["murlan arena: error:", "unknown bot 'wizard'", "valid bots:", "search:N", "ckpt:ARG"]),
     ("bad search budget, play", murlan("play", "--bots", "search:-5"),
      ["murlan play: error:", "bad bot spec 'search:-5'", "positive number of rollouts"]),
