@@ -135,6 +135,39 @@ def test_an_illegal_move_is_refused_with_its_reason_and_changes_nothing(client):
     assert after["decisions"] == view["decisions"] and after["board"] == view["board"]
 
 
+def test_the_exchange_give_back_is_a_prompt_that_takes_only_a_legal_card(client):
+    # Seed 0: playing the greedy bot's hints against greedy bots, the person finishes hand 1
+    # first, so in hand 2 the last player's highest card comes to them to answer.
+    view = new_game(client, seed=0, seat=0, bots=["greedy"] * 3)
+    while view["board"]["phase"] == "play":
+        cards = choose_greedy(client, view)
+        view = client.post(f"/api/games/{view['id']}/move", json={"cards": cards}).json()
+    assert view["board"]["result"]["finish"][0] == 0
+    view = client.post(f"/api/games/{view['id']}/next").json()
+    prompt = view["exchange_prompt"]
+    assert view["board"]["phase"] == "exchange" and view["your_turn"] and prompt
+    hand = view["board"]["seats"][0]["cards"]
+    assert prompt["received"] in hand and prompt["from"] == view["board"]["exchange"]["last"]
+    assert prompt["eligible"] and set(prompt["eligible"]) < set(hand)
+    assert all(card[0] in "3456789T" for card in prompt["eligible"])
+    url = f"/api/games/{view['id']}/move"
+    refusals = [
+        ([prompt["received"]], "very card you received"),
+        ([], "give back one card"),
+        (prompt["eligible"][:2], "exactly one card"),
+    ]
+    high = [c for c in hand if c[0] in "JQKA2" or c in ("BJ", "RJ")]
+    if high and high[0] != prompt["received"]:
+        refusals.append(([high[0]], "ranked 3 to 10"))
+    for cards, reason in refusals:
+        r = client.post(url, json={"cards": cards})
+        assert r.status_code == 422 and reason in r.json()["error"], (cards, r.text)
+    view = client.post(url, json={"cards": [prompt["eligible"][0]]}).json()
+    assert view["exchange_prompt"] is None and view["board"]["phase"] == "play"
+    assert view["board"]["exchange"]["first_gives"] == prompt["eligible"][0]
+    assert prompt["eligible"][0] not in view["board"]["seats"][0]["cards"]
+
+
 def test_the_person_sees_only_their_own_hand_unless_revealed(client):
     view = new_game(client, seed=8, seat=3)
     seats = view["board"]["seats"]

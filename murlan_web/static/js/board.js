@@ -21,7 +21,7 @@ export function renderBoard(container, board, { bottom = 0, hideHandOf = null } 
       class: `seat pos-${position}${acting ? " acting" : ""}`, "data-seat": seat.seat,
     },
     el("div", { class: "who" }, seat.name, badges),
-    el("div", { class: "meta", text: `${seat.count} cards · ${board.scores[seat.seat]} points` }),
+    el("div", { class: "meta", text: `${plural(seat.count, "card")} · ${plural(board.scores[seat.seat], "point")}` }),
     cards));
   }
   container.append(centre(board));
@@ -30,17 +30,19 @@ export function renderBoard(container, board, { bottom = 0, hideHandOf = null } 
 function centre(board) {
   const names = board.seats.map((s) => s.name);
   const box = el("div", { class: "centre" });
-  if (board.table) {
+  if (board.result) {
+    const over = board.phase === "match over" ? "Match over" : `Hand ${board.hand} over`;
+    const finish = board.result.finish.map((s, i) => `${PLACES[i]} ${names[s]}`).join(", ");
+    box.append(el("div", { class: "over", text: over }), el("div", { class: "what", text: finish }));
+  } else if (board.table) {
     box.append(cardRow(board.table.cards),
       el("div", { class: "what", text: `${words(board.table.text)} by ${names[board.table.seat]}` }));
   } else if (board.phase === "play") {
     const leader = names[board.to_act];
     const duty = board.start_card ? ` (with ${board.start_card})` : "";
     box.append(el("div", { class: "what", text: `Table empty: ${leader} leads${duty}` }));
-  } else if (board.phase === "exchange") {
-    box.append(el("div", { class: "what", text: `${names[board.to_act]} gives a card back` }));
   } else {
-    box.append(el("div", { class: "what", text: board.phase === "match over" ? "Match over" : "Hand over" }));
+    box.append(el("div", { class: "what", text: `${names[board.to_act]} gives a card back` }));
   }
   const ex = board.exchange;
   if (ex) {
@@ -118,4 +120,8 @@ export function renderAdvice(container, advice, { onSelect, made } = {}) {
 export function moveText(move) {
   if (!move.cards.length) return move.text;
   return `${cardsText(move.cards)} (${words(move.text)})`;
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

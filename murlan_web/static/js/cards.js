@@ -12,7 +12,7 @@ const RANK_WORDS = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
 export function cardParts(name) {
   if (name === "BJ" || name === "RJ") {
     const red = name === "RJ";
-    return { rank: red ? "RJ" : "BJ", suit: "🃏", red, joker: true,
+    return { rank: "★", suit: red ? "RJ" : "BJ", red, joker: true,
       label: red ? "red joker" : "black joker" };
   }
   const rank = name.slice(0, -1);

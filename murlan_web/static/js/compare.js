@@ -71,7 +71,11 @@ function drawProgress(job) {
     bar.removeAttribute("value"); // indeterminate until the arena reports progress
     text.textContent = `${job.status} · ${job.seconds} s`;
   }
-  if (job.status !== "running") text.textContent = `${job.status} in ${job.seconds} s`;
+  if (job.status !== "running") {
+    bar.max = 1;
+    bar.value = 1;
+    text.textContent = `${job.status} in ${job.seconds} s`;
+  }
   text.dataset.status = job.status;
 }
 
@@ -79,14 +83,20 @@ const pct = (x) => (x === null ? "-" : `${Math.round(x * 100)}%`);
 const num = (x, d = 3) => (x === null || x === undefined ? "-" : Number(x).toFixed(d));
 const range = (ci, fmt) => (Array.isArray(ci) && ci.every((x) => x !== null) ? `${fmt(ci[0])} to ${fmt(ci[1])}` : "-");
 
+const noMatches = (r) => r.matches === 0;
 const CELLS = {
   points: (r) => num(r.points),
   points_ci: (r) => range(r.points_ci, (x) => num(x, 2)),
-  wins: (r) => pct(r.wins),
-  wins_ci: (r) => range(r.wins_ci, pct),
+  wins: (r) => (noMatches(r) ? "-" : pct(r.wins)),
+  wins_ci: (r) => (noMatches(r) ? "-" : range(r.wins_ci, pct)),
   matches: (r) => (r.matches === null ? "-" : String(r.matches)),
   rating: (r) => num(r.rating, 1),
 };
+
+function extraCell(value) {
+  if (typeof value !== "number") return value ?? "";
+  return Number.isInteger(value) ? String(value) : num(value);
+}
 
 function drawResult(job) {
   const extras = [...new Set(job.rows.flatMap((r) => Object.keys(r.extra)))];
@@ -94,7 +104,7 @@ function drawResult(job) {
     extras.map((k) => el("th", { text: k })));
   const rows = job.rows.map((r) => el("tr", { "data-bot": r.bot }, el("td", { text: r.bot }),
     job.columns.map((c) => el("td", { text: (CELLS[c.key] || ((x) => String(x[c.key])))(r) })),
-    extras.map((k) => el("td", { text: typeof r.extra[k] === "number" ? num(r.extra[k]) : (r.extra[k] ?? "") }))));
+    extras.map((k) => el("td", { text: extraCell(r.extra[k]) }))));
   $("compare-table").replaceChildren(head, ...rows);
   const chart = $("compare-chart");
   chart.hidden = !job.chart;

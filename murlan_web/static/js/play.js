@@ -179,7 +179,7 @@ function drawHand() {
 function drawResult(view) {
   const box = $("game-result");
   const board = view.board;
-  if (!board.result) { box.hidden = true; return; }
+  if (!board.result) { box.hidden = true; box.replaceChildren(); return; }
   box.hidden = false;
   const finish = board.result.finish.map((s, i) =>
     `${PLACES[i]} ${view.names[s]} (+${board.result.points[s]})`).join(", ");
