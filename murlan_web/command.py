@@ -111,10 +111,14 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = "Play, replay and compare bots in the browser: a local web app."
+EXAMPLE = "example: murlan serve --open --bots ckpt:runs/quick"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="murlan serve", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="murlan serve", description=DESCRIPTION, epilog=EXAMPLE)
     add_arguments(parser)
     return run_command(parser.parse_args(argv))
 
 
-__all__ = ["add_arguments", "is_loopback", "main", "run_command"]
+__all__ = ["DESCRIPTION", "EXAMPLE", "add_arguments", "is_loopback", "main", "run_command"]
