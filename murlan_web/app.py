@@ -81,11 +81,17 @@ class Services:
         self.tournaments: SessionStore[Tournament] = SessionStore("tournament", 16)
         self.tournament_start = threading.Lock()  # one running tournament at a time
 
-    def bot(self, spec: str):
+    def bot(self, spec: str, rules: Rules | None = None):
+        """The menu's bot of a spec (400 if it is not on the menu, or if it refuses to play
+        under ``rules``)."""
         try:
-            return self.catalog.make(spec)
+            bot = self.catalog.make(spec)
         except UnknownBot as err:
             raise ApiError(400, str(err)) from None
+        why = rules_conflict(bot, rules) if rules is not None else None
+        if why:
+            raise ApiError(400, why)
+        return bot
 
     def options(self) -> dict[str, Any]:
         choices = self.catalog.choices
@@ -171,11 +177,7 @@ def _game_routes(app: FastAPI, services: Services) -> None:
     @app.post("/api/games")
     def new_game(body: schemas.NewGame) -> dict[str, Any]:
         rules = parse_rules(body.rules)
-        bots = [services.bot(spec) for spec in body.bots]
-        for bot in bots:
-            why = rules_conflict(bot, rules)
-            if why:
-                raise ApiError(400, why)
+        bots = [services.bot(spec, rules) for spec in body.bots]
         seed = body.seed if body.seed is not None else new_seed()
         game = Game(bots, body.bots, seat=body.seat, rules=rules, seed=seed, folder=services.folder)
         key = services.games.add(game)
@@ -205,7 +207,7 @@ def _game_routes(app: FastAPI, services: Services) -> None:
     @app.post("/api/games/{key}/hint")
     def hint(key: str, body: schemas.Hint) -> dict[str, Any]:
         game = services.games.get(key)
-        bot = services.bot(body.bot)
+        bot = services.bot(body.bot, game.rules)
         with game.lock:
             return json_safe(game.hint(bot))
 
@@ -238,7 +240,7 @@ def _replay_routes(app: FastAPI, services: Services) -> None:
     @app.post("/api/replays/{key}/advice")
     def replay_advice(key: str, body: schemas.ReplayAdvice) -> dict[str, Any]:
         replay = services.replays.get(key)
-        bot = services.bot(body.bot)
+        bot = services.bot(body.bot, replay.rules)
         with replay.lock:
             return json_safe(replay.advice(body.frame, bot, body.seed))
 
@@ -250,11 +252,7 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
         if body.hands > limit:
             raise ApiError(400, f"a tournament here plays at most {limit} hands")
         rules = parse_rules(body.rules)
-        bots = [services.bot(spec) for spec in body.bots]
-        for bot in bots:
-            why = rules_conflict(bot, rules)
-            if why:
-                raise ApiError(400, why)
+        bots = [services.bot(spec, rules) for spec in body.bots]
         with services.tournament_start:
             if services.tournaments.values(lambda t: t.status == "running"):
                 raise ApiError(429, "a tournament is running: wait for it to finish")

@@ -37,6 +37,9 @@ class Replay:
         self.source = source
         self.record = records.loads(text)
         self.states: list[State] = records.replay(self.record)
+        if not self.states:
+            raise ApiError(422, "the record is valid but has no hands to replay")
+        self.rules = self.states[0].rules
         self.lock = threading.Lock()
         self.frames = self._frames()
 

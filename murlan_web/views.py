@@ -1,9 +1,9 @@
 """Engine states as the JSON the browser draws: the board, and the decisions of a hand.
 
 One game is a batch of one. Cards are written as RULES.md names ("7S", "TD", "BJ"), lowest
-first; seats are 0-3 and places 1-4. ``board`` hides the hands a viewer may not see, and
-``HandLog`` hides an exchange give-back from players it did not involve, so a page never
-receives what its player could not know unless the hands are revealed on purpose.
+first; seats are 0-3 and places 1-4. ``board`` hides the hands a viewer may not see and
+``hide_cards`` the card of an exchange give-back, so a page never receives what its player
+could not know unless the hands are revealed on purpose.
 """
 
 from __future__ import annotations
@@ -42,10 +42,6 @@ def play_names(cards: np.ndarray, action: int) -> list[str]:
         ),
     )
     return [CARD_NAMES[c] for c in ids]
-
-
-def phase_name(state: State) -> str:
-    return PHASE_NAMES[Phase(int(state.phase[0]))]
 
 
 def board(
@@ -178,6 +174,5 @@ __all__ = [
     "board",
     "card_names",
     "exchange",
-    "phase_name",
     "play_names",
 ]

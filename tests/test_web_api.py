@@ -366,6 +366,10 @@ def test_an_invalid_upload_shows_the_validators_fault_not_a_trace(client, folder
     assert "Traceback" not in r.text
     r = client.post("/api/replays", json={"text": "[1, 2"})
     assert r.status_code == 422 and r.json()["fault"] == "json"
+    empty = {"format": records.FORMAT, "rules": {}, "hands": [], "scores": [0] * 4}
+    empty.update(target=21, winners=[])
+    r = client.post("/api/replays", json={"text": json.dumps(empty)})
+    assert r.status_code == 422 and "error" in r.json()
 
 
 # --------------------------------------------------------------------------- tournaments
@@ -455,6 +459,22 @@ def test_bots_named_on_the_command_line_join_the_menu(tmp_path):
         view = new_game(client, bots=[spec, "rule", "rule"], seat=0, seed=2)
         hint = client.post(f"/api/games/{view['id']}/hint", json={"bot": spec}).json()
         assert hint["meaning"].startswith("policy score") and hint["candidates"]
+
+
+def test_policies_that_insist_on_their_rules_are_refused_under_others():
+    from murlan_web.catalog import rules_conflict
+
+    class TrainedUnderStickyPass:  # the attributes BundleBot has
+        name = "policy"
+        rules = Rules(sticky_pass=True)
+        strict_rules = True
+
+    bot = TrainedUnderStickyPass()
+    assert rules_conflict(bot, Rules(sticky_pass=True)) is None
+    assert "sticky_pass=true" in rules_conflict(bot, Rules())
+    bot.strict_rules = False
+    assert rules_conflict(bot, Rules()) is None
+    assert rules_conflict(registry.make_bot("rule"), Rules(joker_pair=True)) is None
 
 
 def test_murlan_env_never_imports_the_web_app():
