@@ -14,9 +14,8 @@ with no build step) with three pages:
 Modules, one job each: ``command`` (the command line), ``app`` (routes and errors),
 ``schemas`` (request bodies), ``guards`` (size limit, JSON only, headers), ``catalog`` (the
 bot menu), ``games``, ``replays``, ``tournaments``, ``record_files`` (the records folder),
-``views`` and ``hints`` (JSON for the pages), ``sessions`` (in-memory sessions by id),
-``stand_ins`` (contracts other parts of murlan are gaining). murlan_env never imports this
-package.
+``views`` and ``hints`` (JSON for the pages), ``sessions`` (in-memory sessions by id).
+murlan_env never imports this package.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ class Settings:
     max_upload_bytes: int = 1 << 20
     max_games: int = 64
     max_replays: int = 16
-    max_tournament_hands: int = 1000
+    max_tournament_boards: int = 100
     # Host names the server answers to (None: any). Loopback only by default, which also
     # stops a web page from reaching the server through a DNS name that points here.
     allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS
@@ -106,7 +106,7 @@ class Services:
             },
             "limits": {
                 "upload_bytes": self.settings.max_upload_bytes,
-                "tournament_hands": self.settings.max_tournament_hands,
+                "tournament_boards": self.settings.max_tournament_boards,
             },
             "records": self.folder.list(),
         }
@@ -248,15 +248,22 @@ def _replay_routes(app: FastAPI, services: Services) -> None:
 def _tournament_routes(app: FastAPI, services: Services) -> None:
     @app.post("/api/tournaments")
     def new_tournament(body: schemas.NewTournament) -> dict[str, Any]:
-        limit = services.settings.max_tournament_hands
-        if body.hands > limit:
-            raise ApiError(400, f"a tournament here plays at most {limit} hands")
+        limit = services.settings.max_tournament_boards
+        if body.boards > limit:
+            raise ApiError(400, f"a tournament here plays at most {limit} boards")
         rules = parse_rules(body.rules)
         bots = [services.bot(spec, rules) for spec in body.bots]
         with services.tournament_start:
             if services.tournaments.values(lambda t: t.status == "running"):
                 raise ApiError(429, "a tournament is running: wait for it to finish")
-            tournament = Tournament(bots, body.bots, body.hands, body.seed, rules)
+            tournament = Tournament(
+                bots,
+                body.bots,
+                boards=body.boards,
+                max_hands=body.max_hands,
+                seed=body.seed,
+                rules=rules,
+            )
             key = services.tournaments.add(tournament)
             tournament.start()
         return tournament.view(key)

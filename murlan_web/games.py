@@ -20,12 +20,12 @@ import numpy as np
 from murlan_env import engine, records
 from murlan_env.bots import Bot
 from murlan_env.cards import CARD_NAMES, CARD_RANK, CardError, parse_card
+from murlan_env.moves import IllegalMove, read_move
 from murlan_env.rules import Rules
 from murlan_env.state import Phase
 from murlan_web import hints, views
 from murlan_web.errors import ApiError
 from murlan_web.record_files import RecordFolder
-from murlan_web.stand_ins import IllegalMove, read_move
 
 HINT_STREAM = 1
 

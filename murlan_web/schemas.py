@@ -63,10 +63,12 @@ class ReplayAdvice(Strict):
 
 
 class NewTournament(Strict):
-    """A duplicate tournament: 2-6 bots, ``hands`` seeded deals, seed and rule flags."""
+    """A duplicate tournament: 2-6 bots, ``boards`` seeded boards (each played by every
+    lineup as a whole match, or ``max_hands`` hands), seed and rule flags."""
 
     bots: Annotated[list[Spec], Field(min_length=2, max_length=6)]
-    hands: Annotated[int, Field(ge=1)] = 20
+    boards: Annotated[int, Field(ge=1)] = 4
+    max_hands: Annotated[int, Field(ge=1)] | None = None
     seed: Seed = 0
     rules: RuleFlags = {}
 

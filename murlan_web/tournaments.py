@@ -1,11 +1,12 @@
 """Small duplicate tournaments for the Compare page, run in the background with progress.
 
 A tournament is ``agents.arena.run_arena`` in a thread of its own: the browser polls the job
-for ``done``/``total`` (from the arena's ``progress(done, total)`` callback) and, at the end,
-gets the report, its rows in a fixed set of columns for the table, and the arena's chart.
-Rows are read generically: the columns the page knows (points per hand with its CI, match
-wins with their CI, rating) where the report has them, and every other plain field of a row
-as an extra column, so fields a newer arena adds show up without a change here.
+for ``done``/``total`` (the arena's ``progress(done, total)`` callback: hands played, and the
+fewest still to come) and, at the end, gets the report, its rows in the page's columns, and
+the arena's chart. Rows are read generically: the columns the page knows (points per hand,
+1st places, match wins and rating, each with its interval) where the report has them, and
+every other plain field of a row as an extra column, so fields a newer arena adds show up
+without a change here.
 """
 
 from __future__ import annotations
@@ -21,16 +22,17 @@ from typing import Any
 from murlan_env.bots import Bot
 from murlan_env.rules import Rules
 from murlan_web.errors import json_safe
-from murlan_web.stand_ins import run_arena_with_progress
 
 # Columns of the table: (key, label, report fields it is read from, first found).
 COLUMNS = (
     ("points", "points / hand", ("points_per_hand",)),
-    ("points_ci", "95% CI", ("points_ci95", "points_ci")),
-    ("wins", "match wins", ("match_win_rate", "win_rate")),
-    ("wins_ci", "95% CI", ("match_win_ci95", "win_ci95")),
+    ("points_ci", "95% CI", ("points_ci95",)),
+    ("first", "1st", ("first_rate",)),
+    ("wins", "match wins", ("match_win_rate",)),
+    ("wins_ci", "95% CI", ("match_win_ci95",)),
     ("matches", "matches", ("matches",)),
-    ("rating", "rating", ("rating", "rating_ordinal")),
+    ("rating", "rating", ("rating",)),
+    ("rating_ci", "95% CI", ("rating_ci95",)),
 )
 _READ = {field for _, _, fields in COLUMNS for field in fields} | {"bot"}
 
@@ -56,11 +58,19 @@ class Tournament:
     """One background run of the arena."""
 
     def __init__(
-        self, bots: Sequence[Bot], specs: Sequence[str], hands: int, seed: int, rules: Rules
+        self,
+        bots: Sequence[Bot],
+        specs: Sequence[str],
+        *,
+        boards: int,
+        max_hands: int | None,
+        seed: int,
+        rules: Rules,
     ) -> None:
         self.bots = list(bots)
         self.specs = list(specs)
-        self.hands = hands
+        self.boards = boards
+        self.max_hands = max_hands
         self.seed = seed
         self.rules = rules
         self.status = "running"
@@ -80,14 +90,15 @@ class Tournament:
         self.done, self.total = int(done), int(total)
 
     def _run(self) -> None:
-        from agents.arena import save_chart
+        from agents.arena import run_arena, save_chart
 
         try:
-            report = run_arena_with_progress(
+            report = run_arena(
                 self.bots,
-                hands=self.hands,
+                boards=self.boards,
                 seed=self.seed,
                 rules=self.rules,
+                max_hands=self.max_hands,
                 progress=self._progress,
             )
             with tempfile.TemporaryDirectory() as tmp:
@@ -108,7 +119,8 @@ class Tournament:
             "id": key,
             "status": self.status,
             "bots": self.specs,
-            "hands": self.hands,
+            "boards": self.boards,
+            "max_hands": self.max_hands,
             "seed": self.seed,
             "rules": self.rules.to_dict(),
             "done": self.done,
@@ -119,6 +131,7 @@ class Tournament:
         if self.report is not None:
             out["columns"] = [{"key": k, "label": label} for k, label, _ in COLUMNS]
             out["rows"] = table_rows(self.report)
+            out["summary"] = self.report.get("summary")
             out["report"] = json_safe(self.report)
             out["chart"] = f"/api/tournaments/{key}/chart.png" if self.chart else None
         return out

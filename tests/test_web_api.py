@@ -130,7 +130,7 @@ def test_an_illegal_move_is_refused_with_its_reason_and_changes_nothing(client):
     assert r.status_code == 422 and "named twice" in r.json()["error"]
     missing = next(c for c in ("RJ", "BJ", "2C", "2D") if c not in hand)
     r = client.post(f"/api/games/{view['id']}/move", json={"cards": [missing]})
-    assert r.status_code == 422 and "you do not hold" in r.json()["error"]
+    assert r.status_code == 422 and "does not hold" in r.json()["error"]
     after = client.get(f"/api/games/{view['id']}").json()
     assert after["decisions"] == view["decisions"] and after["board"] == view["board"]
 
@@ -152,8 +152,8 @@ def test_the_exchange_give_back_is_a_prompt_that_takes_only_a_legal_card(client)
     assert all(card[0] in "3456789T" for card in prompt["eligible"])
     url = f"/api/games/{view['id']}/move"
     refusals = [
-        ([prompt["received"]], "very card you received"),
-        ([], "give back one card"),
+        ([prompt["received"]], "card just received"),
+        ([], "exactly one card"),
         (prompt["eligible"][:2], "exactly one card"),
     ]
     high = [c for c in hand if c[0] in "JQKA2" or c in ("BJ", "RJ")]
@@ -376,7 +376,8 @@ def test_an_invalid_upload_shows_the_validators_fault_not_a_trace(client, folder
 
 
 def test_a_small_tournament_runs_in_the_background_and_reports(client):
-    r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "hands": 4, "seed": 3})
+    body = {"bots": ["greedy", "random"], "boards": 2, "max_hands": 3, "seed": 3}
+    r = client.post("/api/tournaments", json=body)
     assert r.status_code == 200, r.text
     job = r.json()
     deadline = time.monotonic() + 120
@@ -388,8 +389,12 @@ def test_a_small_tournament_runs_in_the_background_and_reports(client):
         "greedy",
         "random",
     }
+    played = 2 * len(job["report"]["lineups"]) * 3  # boards x lineups x hands per board
+    assert job["done"] == job["total"] == job["report"]["hands_played"] == played
     for row in job["rows"]:
         assert 0 <= row["points"] <= 3 and len(row["points_ci"]) == 2
+        assert 0 <= row["first"] <= 1 and row["extra"]["hands"] > 0
+        assert row["rating_ci"][0] <= row["rating"] <= row["rating_ci"][1]
     chart = client.get(job["chart"])
     assert chart.status_code == 200 and chart.content.startswith(b"\x89PNG")
 
@@ -400,14 +405,16 @@ def test_one_tournament_at_a_time_and_bounded(client):
     assert not running
     from murlan_web.tournaments import Tournament
 
-    busy = Tournament([], [], 1, 0, Rules())  # never started: stays "running"
+    busy = Tournament([], [], boards=1, max_hands=None, seed=0, rules=Rules())  # not started
     services.tournaments.add(busy)
-    r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "hands": 2})
+    r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 2})
     assert r.status_code == 429
-    r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "hands": 10**6})
+    r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 10**6})
     assert r.status_code == 400 and "at most" in r.json()["error"]
-    r = client.post("/api/tournaments", json={"bots": ["greedy"], "hands": 2})
+    r = client.post("/api/tournaments", json={"bots": ["greedy"], "boards": 2})
     assert r.status_code == 422
+    r = client.post("/api/tournaments", json={"bots": ["greedy", "rule"], "hands": 2})
+    assert r.status_code == 422 and "hands" in r.json()["error"]
 
 
 def test_report_rows_are_read_generically():
@@ -429,10 +436,12 @@ def test_report_rows_are_read_generically():
 def test_serve_binds_to_loopback_and_warns_loudly_otherwise(monkeypatch, capsys, tmp_path):
     import uvicorn
 
+    import murlan_cli
+
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
     records_dir = str(tmp_path / "r")
-    assert command.main(["--records", records_dir]) == 0
+    assert murlan_cli.main(["serve", "--records", records_dir]) == 0  # the murlan command
     assert calls[-1][1]["host"] == "127.0.0.1" and calls[-1][1]["port"] == 8000
     assert "WARNING" not in capsys.readouterr().err
     assert command.main(["--host", "0.0.0.0", "--port", "9000", "--records", records_dir]) == 0

@@ -354,9 +354,9 @@ def test_run_a_small_tournament(driver, base_url):
         wanted = box.get_attribute("data-spec") in ("greedy", "random", "rule")
         if box.is_selected() != wanted:
             box.click()
-    hands = by_id(driver, "compare-hands")
-    hands.clear()
-    hands.send_keys("30")  # enough deals for some matches to finish
+    boards = by_id(driver, "compare-boards")
+    boards.clear()
+    boards.send_keys("3")  # 3 boards x 4 lineups: 12 whole matches
     by_id(driver, "compare-run").click()
     wait_for(
         driver,

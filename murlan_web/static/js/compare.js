@@ -1,6 +1,6 @@
 // The Compare page: a small duplicate tournament run by the server, polled for progress.
 import { api, ApiFailure, el } from "./api.js";
-import { fillRules, readRules, readSeed } from "./forms.js";
+import { fillRules, readRules, readWholeNumber } from "./forms.js";
 
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 400;
@@ -15,7 +15,7 @@ export function initCompare(opts) {
     box.append(el("label", {}, el("input", { type: "checkbox", value: bot.spec,
       "data-spec": bot.spec, checked: DEFAULT_BOTS.includes(bot.spec) }), ` ${bot.label}`));
   }
-  $("compare-hands").max = opts.limits.tournament_hands;
+  $("compare-boards").max = opts.limits.tournament_boards;
   fillRules($("compare-rules"), opts.rules, "compare");
   $("compare-setup").addEventListener("submit", (e) => { e.preventDefault(); run(); });
 }
@@ -26,9 +26,11 @@ async function run() {
   const bots = [...$("compare-bots").querySelectorAll("input:checked")].map((i) => i.value);
   let job;
   try {
-    const body = { bots, hands: Number($("compare-hands").value),
+    const body = { bots, boards: Number($("compare-boards").value),
       rules: readRules($("compare-rules"), options.rules) };
-    const seed = readSeed($("compare-seed"));
+    const maxHands = readWholeNumber($("compare-max-hands"));
+    if (maxHands !== null) body.max_hands = maxHands;
+    const seed = readWholeNumber($("compare-seed"));
     if (seed !== null) body.seed = seed;
     job = await api("POST", "/api/tournaments", body);
   } catch (err) {
@@ -66,7 +68,7 @@ function drawProgress(job) {
   if (job.total) {
     bar.max = job.total;
     bar.value = job.done;
-    text.textContent = `${job.done} of ${job.total} · ${job.seconds} s`;
+    text.textContent = `${job.done} hands played, at least ${job.total - job.done} to come · ${job.seconds} s`;
   } else {
     bar.removeAttribute("value"); // indeterminate until the arena reports progress
     text.textContent = `${job.status} · ${job.seconds} s`;
@@ -87,10 +89,12 @@ const noMatches = (r) => r.matches === 0;
 const CELLS = {
   points: (r) => num(r.points),
   points_ci: (r) => range(r.points_ci, (x) => num(x, 2)),
+  first: (r) => pct(r.first),
   wins: (r) => (noMatches(r) ? "-" : pct(r.wins)),
   wins_ci: (r) => (noMatches(r) ? "-" : range(r.wins_ci, pct)),
   matches: (r) => (r.matches === null ? "-" : String(r.matches)),
-  rating: (r) => num(r.rating, 1),
+  rating: (r) => num(r.rating, 0),
+  rating_ci: (r) => range(r.rating_ci, (x) => num(x, 0)),
 };
 
 function extraCell(value) {
@@ -106,6 +110,7 @@ function drawResult(job) {
     job.columns.map((c) => el("td", { text: (CELLS[c.key] || ((x) => String(x[c.key])))(r) })),
     extras.map((k) => el("td", { text: extraCell(r.extra[k]) }))));
   $("compare-table").replaceChildren(head, ...rows);
+  $("compare-summary").textContent = job.summary || "";
   const chart = $("compare-chart");
   chart.hidden = !job.chart;
   if (job.chart) chart.src = job.chart;

@@ -40,11 +40,13 @@ export function fillBotSelect(select, bots, { selected, filter = () => true, non
   select.append(...groups.values());
 }
 
-/** A seed from a number input: a non-negative integer, or null when the field is empty. */
-export function readSeed(input) {
+/** A whole number from a number input (a seed, a count), or null when the field is empty. */
+export function readWholeNumber(input) {
   const text = input.value.trim();
   if (!text) return null;
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error("the seed is a whole number from 0");
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new Error(`${input.labels[0]?.textContent.trim() || "the number"} must be a whole number from 0`);
+  }
   return value;
 }

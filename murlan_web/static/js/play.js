@@ -2,7 +2,7 @@
 import { api, ApiFailure, el, PLACES } from "./api.js";
 import { renderAdvice, renderBoard, renderHistory, renderScores } from "./board.js";
 import { cardElement } from "./cards.js";
-import { fillBotSelect, fillRules, readRules, readSeed } from "./forms.js";
+import { fillBotSelect, fillRules, readRules, readWholeNumber } from "./forms.js";
 import { OPEN_KEY } from "./replay.js";
 
 const $ = (id) => document.getElementById(id);
@@ -66,7 +66,7 @@ async function start() {
       seat: Number($("setup-seat").value),
       rules: readRules($("setup-rules"), options.rules),
     };
-    const seed = readSeed($("setup-seed"));
+    const seed = readWholeNumber($("setup-seed"));
     if (seed !== null) body.seed = seed;
     const view = await api("POST", "/api/games", body);
     sessionStorage.setItem(STORE_KEY, view.id);
