@@ -22,10 +22,16 @@ class PolicyBot:
         self.policy = policy
         self.name = name
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(B, A) float32: the policy's masked scores (PPO's logits, DMC's Q-values), illegal
+        actions at float32's lowest value; the bot plays their argmax."""
+        obs = torch.as_tensor(np.asarray(obs, np.float32))
+        mask = torch.as_tensor(np.asarray(mask, bool))
         with torch.inference_mode():
-            scores = policy_scores(self.policy, torch.as_tensor(obs), torch.as_tensor(mask))
-        return scores.argmax(-1).numpy().astype(np.int64)
+            return policy_scores(self.policy, obs, mask).numpy()
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self.scores(obs, mask).argmax(-1).astype(np.int64)
 
 
 def from_spec(path: str) -> PolicyBot:

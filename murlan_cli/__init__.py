@@ -9,6 +9,7 @@ example):
 - ``export``        a checkpoint's bundle for apps (bots.py; torch loads only when it runs)
 - ``arena``         a duplicate tournament between bots (bots.py)
 - ``play``          a match against three bots in the terminal (bots.py)
+- ``serve``         play, replay and compare bots in the browser (serve.py; ``murlan_web``)
 
 This package sits above both ``murlan_env`` and ``agents``: it is the only place that wires the
 two together for the command line, so ``murlan_env`` never imports ``agents``.
@@ -155,7 +156,7 @@ def console() -> Console:
 
 
 # The subcommands register themselves on import (after COMMANDS and command exist).
-from murlan_cli import actions, bots, replay, selfplay  # noqa: E402, F401
+from murlan_cli import actions, bots, replay, selfplay, serve  # noqa: E402, F401
 
 __all__ = [
     "COMMANDS",

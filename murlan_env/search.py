@@ -252,17 +252,7 @@ class SearchBot:
         decide = np.flatnonzero((n_legal > 1) & ~exchanging)
         if decide.size == 0:
             return actions
-        per_game = [max(self.min_worlds, math.ceil(self.rollouts / n_legal[g])) for g in decide]
-        if self.time_limit is None:
-            totals, seen = self._evaluate(obs[decide], mask[decide], rng, per_game)
-        else:
-            deadline = time.perf_counter() + self.time_limit
-            chunk = [max(1, min(w, 8)) for w in per_game]
-            totals, seen = self._evaluate(obs[decide], mask[decide], rng, chunk)
-            while time.perf_counter() < deadline:
-                more, n = self._evaluate(obs[decide], mask[decide], rng, chunk)
-                totals, seen = totals + more, seen + n
-        mean = np.where(mask[decide], totals / np.maximum(seen, 1)[:, None], -np.inf)
+        mean = self._mean_points(obs[decide], mask[decide], rng)
         # Ties go to the move the rule of thumb likes best (cheapest, pass last).
         tie_break = np.where(np.isfinite(_PRIORITY), _PRIORITY, 200.0) * 1e-6
         best = np.argmax(mean - tie_break, axis=1)
@@ -272,6 +262,42 @@ class SearchBot:
             best = np.where(mean.max(1) > prior_value + self.margin, best, actions[decide])
         actions[decide] = best
         return actions
+
+    def scores(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """(B, A) float64: each legal move's mean hand points (3/2/1/0) over its sampled
+        worlds, the values ``act`` chooses from; -inf for illegal moves.
+
+        Forced moves are searched too (``act`` skips them). The exchange give-back is not
+        searched (see the class docstring): its legal moves score NaN. ``rng`` draws the
+        worlds (default: a fixed seed, so the same position gets the same scores).
+        """
+        obs = np.asarray(obs)
+        mask = np.asarray(mask, bool)
+        rng = np.random.default_rng(0) if rng is None else rng
+        out = np.where(mask, np.nan, -np.inf)
+        exchanging = observation.decode(obs).exchanging
+        decide = np.flatnonzero(mask.any(1) & ~exchanging)
+        if decide.size:
+            out[decide] = self._mean_points(obs[decide], mask[decide], rng)
+        return out
+
+    def _mean_points(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
+        """(n, A) mean hand points of each legal move over the worlds (-inf where illegal),
+        for rows that each have a legal move and are not an exchange give-back."""
+        n_legal = mask.sum(1)
+        per_game = [max(self.min_worlds, math.ceil(self.rollouts / k)) for k in n_legal]
+        if self.time_limit is None:
+            totals, seen = self._evaluate(obs, mask, rng, per_game)
+        else:
+            deadline = time.perf_counter() + self.time_limit
+            chunk = [max(1, min(w, 8)) for w in per_game]
+            totals, seen = self._evaluate(obs, mask, rng, chunk)
+            while time.perf_counter() < deadline:
+                more, n = self._evaluate(obs, mask, rng, chunk)
+                totals, seen = totals + more, seen + n
+        return np.where(mask, totals / np.maximum(seen, 1)[:, None], -np.inf)
 
     def _evaluate(self, obs, mask, rng, per_game):
         """Summed hand points (n, A) of each candidate over the worlds, and worlds used (n,)."""

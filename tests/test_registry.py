@@ -60,6 +60,33 @@ def test_checkpoints_resolve_through_the_agents_plugin(tmp_path):
         registry.make_bot(f"ckpt:{tmp_path / 'missing'}")
 
 
+def test_checkpoint_bots_score_every_move_and_play_the_best(tmp_path):
+    """PolicyBot.scores: the masked policy scores, whose argmax is the bot's move (hints)."""
+    import torch
+
+    from agents.networks import CHECKPOINT_NAME, build_network, make_spec
+
+    torch.manual_seed(1)
+    for algorithm in ("ppo", "dmc"):
+        net = build_network(make_spec(algorithm, [16], 8))
+        path = tmp_path / algorithm
+        path.mkdir()
+        torch.save({"spec": net.spec, "model": net.state_dict()}, path / CHECKPOINT_NAME)
+        bot = registry.make_bot(f"ckpt:{path}")
+        state = engine.init(np.random.default_rng(2), 6)
+        obs, mask = engine.observe(state), engine.legal_action_mask(state)
+        scores = bot.scores(obs, mask)
+        assert scores.shape == mask.shape and scores.dtype == np.float32
+        assert (scores[~mask] == np.finfo(np.float32).min).all()
+        assert np.isfinite(scores[mask]).all() and (scores[mask] > -1e30).all()
+        with torch.no_grad():
+            expected = net.eval()(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+        np.testing.assert_allclose(scores, expected, rtol=1e-5, atol=1e-5)
+        np.testing.assert_array_equal(
+            bot.act(obs, mask, np.random.default_rng(0)), scores.argmax(1)
+        )
+
+
 def test_rules_parse_one_syntax():
     assert Rules.parse(["sticky_pass=true", "tie_rule=leader"]) == Rules(
         sticky_pass=True, tie_rule="leader"

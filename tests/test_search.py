@@ -190,6 +190,44 @@ def test_a_prior_keeps_its_moves_unless_search_finds_better():
     )
 
 
+def test_scores_are_the_values_the_search_chooses_from():
+    positions = [s for s in _positions(13, Rules(), n_games=6) if s.batch_size]
+    state = next(
+        s
+        for s in positions
+        if (engine.legal_action_mask(s).sum(1) > 1).all() and not (s.phase == Phase.EXCHANGE).any()
+    )
+    obs, mask = engine.observe(state), engine.legal_action_mask(state)
+    bot = SearchBot(rollouts=32)
+    scores = bot.scores(obs, mask, np.random.default_rng(3))
+    assert scores.shape == mask.shape
+    assert np.isneginf(scores[~mask]).all()
+    legal = scores[mask]
+    assert ((legal >= 0) & (legal <= 3)).all()  # mean hand points: 3/2/1/0 per world
+    # The same worlds (same rng) give the move act chooses, which has the best score.
+    chosen = bot.act(obs, mask, np.random.default_rng(3))
+    rows = np.arange(state.batch_size)
+    np.testing.assert_array_equal(scores[rows, chosen], scores.max(1))
+    np.testing.assert_array_equal(scores, bot.scores(obs, mask, np.random.default_rng(3)))
+
+
+def test_scores_value_the_straight_that_goes_out_at_three_points():
+    state = _endgame("3S 4H 5D 6C 7S")
+    mask = engine.legal_action_mask(state)
+    straight = action_of_counts(rank_counts(parse_hand("3S 4H 5D 6C 7S")))
+    scores = SearchBot(rollouts=64).scores(engine.observe(state), mask)
+    assert scores[0, straight] == 3.0  # out at once in every world: 1st place
+    assert (np.delete(scores[0], straight) < 3.0).all()
+
+
+def test_scores_of_an_exchange_give_back_are_not_searched():
+    exchanges = [s.index(s.phase == Phase.EXCHANGE) for s in _positions(8, Rules(), hands=3)]
+    state = next(s for s in exchanges if s.batch_size)
+    mask = engine.legal_action_mask(state)
+    scores = SearchBot(rollouts=8).scores(engine.observe(state), mask)
+    assert np.isnan(scores[mask]).all() and np.isneginf(scores[~mask]).all()
+
+
 def test_search_time_budget_plays_legal_moves():
     state = _positions(11, Rules(), n_games=4)[3]
     mask = engine.legal_action_mask(state)

@@ -1,0 +1,25 @@
+"""``murlan serve``: play, replay and compare bots in the browser, from one local command.
+
+``murlan serve [--host 127.0.0.1] [--port 8000] [--open] [--bots ckpt:runs/x]`` starts a
+local web app (FastAPI on uvicorn; the pages are static HTML, CSS and JavaScript modules,
+with no build step) with three pages:
+
+- Play: a match against three bots from the menu (``catalog``), any seat, any rule variant,
+  optional seed; hints from any bot with its scores; the other hands shown on request; the
+  finished match saved as a murlan-record/1 file in the records folder.
+- Replay: an uploaded or saved record stepped through hand by hand and play by play, with
+  every hand visible and, for a chosen bot, its scores at each decision.
+- Compare: a small duplicate tournament (``agents.arena``) with progress, table and chart.
+
+Modules, one job each: ``command`` (the command line), ``app`` (routes and errors),
+``schemas`` (request bodies), ``guards`` (size limit, JSON only, headers), ``catalog`` (the
+bot menu), ``games``, ``replays``, ``tournaments``, ``record_files`` (the records folder),
+``views`` and ``hints`` (JSON for the pages), ``sessions`` (in-memory sessions by id).
+murlan_env never imports this package.
+"""
+
+from __future__ import annotations
+
+from murlan_web.command import add_arguments, main, run_command
+
+__all__ = ["add_arguments", "main", "run_command"]

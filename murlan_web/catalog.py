@@ -1,0 +1,121 @@
+"""The bots a person can pick in the browser: a fixed menu, never a path from the browser.
+
+The menu holds the built-in bots, a few search budgets (any ``search:N`` up to
+``MAX_ROLLOUTS`` is accepted too), each shipped policy at its three difficulty levels, and
+the specs the person who started the server named with ``murlan serve --bots`` (the only
+way a ``bundle:DIR`` or ``ckpt:PATH`` gets in). Every spec resolves through
+``murlan_env.registry.make_bot``, except the difficulty levels of shipped policies (written
+``POLICY@easy``), which ``BundleBot.from_level`` builds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from murlan_env import registry
+from murlan_env.bots import Bot
+from murlan_env.rules import Rules
+
+SEARCH_BUDGETS = (50, 200, 800)
+MAX_ROLLOUTS = 5000
+# "hard" is the shipped policy itself (its plain name); the others get a suffix.
+WEAKER_LEVELS = ("medium", "easy")
+LEVEL_MARK = "@"
+_SEARCH_SPEC = re.compile(r"search:([1-9][0-9]{0,4})")
+
+
+class UnknownBot(ValueError):
+    """A spec that is not on the menu; the message lists the menu."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BotChoice:
+    """One entry of the menu."""
+
+    spec: str  # what the browser sends back
+    label: str  # what the person reads
+    group: str  # "built-in", "search", "shipped policy" or "command line"
+    scores: bool  # the bot scores candidate moves (hints show them), else it only acts
+
+
+class BotCatalog:
+    """The menu of bots and the one place the web app builds bots from specs.
+
+    ``extra_specs`` (from the command line) are built once here, so a bad one stops the
+    server at start-up with the registry's message rather than failing in a browser later.
+    Built bots are kept and shared: bots are stateless between ``act`` calls (their
+    randomness comes from the caller's rng), so games and hints can use one instance.
+    """
+
+    def __init__(self, extra_specs: Sequence[str] = ()) -> None:
+        self._built: dict[str, Bot] = {}
+        self._lock = threading.Lock()
+        choices = [
+            BotChoice("rule", "rule (plans its hand, counts cards)", "built-in", False),
+            BotChoice("greedy", "greedy (cheapest play)", "built-in", False),
+            BotChoice("random", "random (any legal move)", "built-in", False),
+        ]
+        for n in SEARCH_BUDGETS:
+            choices.append(BotChoice(f"search:{n}", f"search, {n} rollouts", "search", True))
+        for name in registry.shipped_policies():
+            choices.append(BotChoice(name, f"{name} (hard)", "shipped policy", True))
+            for level in WEAKER_LEVELS:
+                spec = f"{name}{LEVEL_MARK}{level}"
+                choices.append(BotChoice(spec, f"{name} ({level})", "shipped policy", True))
+        for spec in extra_specs:
+            bot = self.make(spec, checked=True)
+            choices.append(BotChoice(spec, bot.name, "command line", hasattr(bot, "scores")))
+        self.choices: tuple[BotChoice, ...] = tuple(choices)
+        self._specs = {c.spec for c in choices}
+
+    def check(self, spec: Any) -> str:
+        """``spec`` if the menu offers it (or it is ``search:N``, N <= MAX_ROLLOUTS); else
+        UnknownBot. The browser can name nothing else, in particular no file path."""
+        if isinstance(spec, str):
+            if spec in self._specs:
+                return spec
+            found = _SEARCH_SPEC.fullmatch(spec)
+            if found and int(found.group(1)) <= MAX_ROLLOUTS:
+                return spec
+        menu = ", ".join(c.spec for c in self.choices)
+        raise UnknownBot(
+            f"unknown bot {spec!r}: choose one of {menu}, or search:N with N up to {MAX_ROLLOUTS}"
+        )
+
+    def make(self, spec: str, *, checked: bool = False) -> Bot:
+        """The bot of a spec (checked against the menu unless ``checked``), built once."""
+        if not checked:
+            spec = self.check(spec)
+        with self._lock:
+            bot = self._built.get(spec)
+            if bot is None:
+                bot = self._built[spec] = _build(spec)
+            return bot
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [dataclasses.asdict(c) for c in self.choices]
+
+
+def rules_conflict(bot: Bot, rules: Rules) -> str | None:
+    """Why ``bot`` cannot play under ``rules`` (an exported policy that insists on the rules
+    it was trained under), or None."""
+    trained = getattr(bot, "rules", None)
+    if getattr(bot, "strict_rules", False) and isinstance(trained, Rules) and trained != rules:
+        return f"{bot.name} plays only under the rules {trained.text() or 'of the standard game'}"
+    return None
+
+
+def _build(spec: str) -> Bot:
+    name, mark, level = spec.partition(LEVEL_MARK)
+    if mark and name in registry.shipped_policies() and level in WEAKER_LEVELS:
+        from murlan_env.bundle_bot import BundleBot
+
+        return BundleBot.from_level(registry.policies_dir() / name, level, name=spec)
+    return registry.make_bot(spec)
+
+
+__all__ = ["BotCatalog", "BotChoice", "MAX_ROLLOUTS", "UnknownBot", "rules_conflict"]

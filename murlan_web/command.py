@@ -1,0 +1,124 @@
+"""The ``murlan serve`` command line (also ``python -m murlan_web``).
+
+``murlan serve [--host 127.0.0.1] [--port 8000] [--open] [--bots SPEC,...] [--records DIR]``
+
+The server binds to 127.0.0.1 (this machine only) unless ``--host`` says otherwise, and then
+warns loudly: it has no login and no encryption. ``--bots`` adds bots to the menu, the only
+way a ``bundle:DIR`` or ``ckpt:PATH`` gets in (the browser never names a path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+import threading
+import webbrowser
+from collections.abc import Sequence
+from pathlib import Path
+
+INSTALL_HINT = "pip install 'murlan[serve]'  (FastAPI and uvicorn)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan serve`` options."""
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens the "
+        "server to the network, without login or encryption)",
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    parser.add_argument(
+        "--bots",
+        action="append",
+        default=[],
+        metavar="SPEC[,SPEC...]",
+        help="extra bots for the menu, e.g. ckpt:runs/x or bundle:bundles/quick (repeatable)",
+    )
+    parser.add_argument(
+        "--records",
+        default="murlan-records",
+        metavar="DIR",
+        help="folder for saved match records, the only folder the pages can read "
+        "(default ./murlan-records)",
+    )
+    parser.add_argument(
+        "--max-upload",
+        type=int,
+        default=1 << 20,
+        metavar="BYTES",
+        help="largest request body, e.g. an uploaded record (default 1 MiB)",
+    )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (127.0.0.0/8, ::1 or localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def open_warning(host: str, port: int) -> str:
+    line = "!" * 78
+    return (
+        f"{line}\n"
+        f"WARNING: murlan serve is listening on {host}:{port}, not just on this machine.\n"
+        "Anyone who can reach this address can play, read and upload records and run\n"
+        "tournaments here: there is no login and no encryption. Use --host 127.0.0.1\n"
+        "unless you mean it.\n"
+        f"{line}"
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Start the server from parsed arguments; returns the exit status."""
+    try:
+        import uvicorn
+
+        from murlan_web.app import LOOPBACK_HOSTS, Settings, create_app
+    except ImportError as err:
+        print(f"murlan serve: error: {err.name} is not installed: {INSTALL_HINT}", file=sys.stderr)
+        return 2
+    specs = [s.strip() for chunk in args.bots for s in chunk.split(",") if s.strip()]
+    loopback = is_loopback(args.host)
+    if args.max_upload < 1024:
+        print("murlan serve: error: --max-upload must be at least 1024 bytes", file=sys.stderr)
+        return 2
+    settings = Settings(
+        records_dir=Path(args.records),
+        bots=tuple(specs),
+        max_upload_bytes=args.max_upload,
+        allowed_hosts=LOOPBACK_HOSTS if loopback else None,
+    )
+    try:
+        app = create_app(settings)
+    except (ValueError, OSError) as err:
+        print(f"murlan serve: error: {err}", file=sys.stderr)
+        return 2
+    if not loopback:
+        print(open_warning(args.host, args.port), file=sys.stderr, flush=True)
+    shown = "127.0.0.1" if not loopback else args.host
+    url = f"http://{f'[{shown}]' if ':' in shown else shown}:{args.port}/"
+    print(f"murlan serve: {url}  (records in {settings.records_dir}; Ctrl+C stops)", flush=True)
+    if args.open:
+        threading.Timer(1.0, webbrowser.open, (url,)).start()
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+DESCRIPTION = "Play, replay and compare bots in the browser: a local web app."
+EXAMPLE = "example: murlan serve --open --bots ckpt:runs/quick"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="murlan serve", description=DESCRIPTION, epilog=EXAMPLE)
+    add_arguments(parser)
+    return run_command(parser.parse_args(argv))
+
+
+__all__ = ["DESCRIPTION", "EXAMPLE", "add_arguments", "is_loopback", "main", "run_command"]

@@ -1,0 +1,111 @@
+"""What a bot would play in a position, and how it scores the candidate moves.
+
+Bots with a ``scores(obs, mask)`` method (the search bot, exported and checkpoint policies)
+show their best-scored moves with the score of each; the others (rule, greedy, random) show
+only the move they would make. The same answer serves the Play page's hint button and the
+Replay page's view of a decision, where the move actually made is always listed.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from typing import Any
+
+import numpy as np
+
+from murlan_env import engine
+from murlan_env.bots import Bot
+from murlan_env.cards import CARD_RANK
+from murlan_env.combos import PASS, describe
+from murlan_env.search import SearchBot
+from murlan_env.state import Phase, State
+from murlan_web.views import card_names, play_names
+
+TOP_MOVES = 6
+
+
+def move_cards(state: State, action: int) -> np.ndarray:
+    """(54,) bool: the cards of ``action`` from the hand of the seat to act, as a person would
+    pick them (an exchange give-back never names the card just received)."""
+    seat = int(state.to_act[0])
+    if int(state.phase[0]) == Phase.EXCHANGE:
+        hand = state.cards[0, seat].copy()
+        hand[int(state.ex_last_gives[0])] = False
+        same_rank = np.flatnonzero(hand & (CARD_RANK == action - 1))
+        out = np.zeros(hand.shape, bool)
+        out[same_rank[:1]] = True
+        return out
+    return engine.choose_cards(state, np.array([action]))[0]
+
+
+def move_json(state: State, action: int) -> dict[str, Any]:
+    """A move as the browser shows it: action id, cards (to select them) and words."""
+    if action == PASS:
+        return {"action": PASS, "cards": [], "text": "pass"}
+    cards = move_cards(state, action)
+    if int(state.phase[0]) == Phase.EXCHANGE:
+        names = card_names(cards)
+        return {"action": action, "cards": names, "text": "give back " + " ".join(names)}
+    return {"action": action, "cards": play_names(cards, action), "text": describe(action)}
+
+
+def score_meaning(bot: Bot) -> str | None:
+    """What a bot's scores are, in words (None: it has none)."""
+    if not hasattr(bot, "scores"):
+        return None
+    if isinstance(bot, SearchBot):
+        return "mean hand points (3 for 1st to 0 for 4th) over sampled deals of the hidden cards"
+    return "policy score (higher is better)"
+
+
+def bot_scores(bot: Bot, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
+    """(B, A) float scores of a bot that has them (the search bot draws its worlds from
+    ``rng``), None for a bot that only acts."""
+    scores = getattr(bot, "scores", None)
+    if scores is None:
+        return None
+    if "rng" in inspect.signature(scores).parameters:
+        return np.asarray(scores(obs, mask, rng=rng), np.float64)
+    return np.asarray(scores(obs, mask), np.float64)
+
+
+def advice(
+    bot: Bot,
+    state: State,
+    rng: np.random.Generator,
+    *,
+    made: int | None = None,
+    top: int = TOP_MOVES,
+) -> dict[str, Any]:
+    """The bot's move and its best-scored candidates in a position waiting for a decision.
+
+    ``made``: the action actually played there (Replay), listed among the candidates even
+    when it is not in the top ``top``. A bot with scores plays its best-scored move; legal
+    moves it does not score (NaN, e.g. the search bot's exchange give-back) are left out.
+    """
+    obs = engine.observe(state)
+    mask = engine.legal_action_mask(state)
+    scores = bot_scores(bot, obs, mask, rng)
+    out: dict[str, Any] = {"bot": bot.name, "meaning": score_meaning(bot), "candidates": []}
+    legal = np.flatnonzero(mask[0])
+    if scores is None or not np.isfinite(scores[0, legal]).any():
+        action = int(bot.act(obs, mask, rng)[0])
+        out["move"] = move_json(state, action)
+        out["meaning"] = None
+        return out
+    row = scores[0]
+    scored = [int(a) for a in legal if math.isfinite(row[a])]
+    ranked = sorted(scored, key=lambda a: -row[a])
+    shown = ranked[:top]
+    if made is not None and made in scored and made not in shown:
+        shown.append(made)
+    out["move"] = move_json(state, ranked[0])
+    out["candidates"] = [
+        {**move_json(state, a), "score": float(row[a]), "rank": ranked.index(a) + 1} for a in shown
+    ]
+    out["legal_moves"] = len(legal)
+    return out
+
+
+__all__ = ["TOP_MOVES", "advice", "bot_scores", "move_cards", "move_json", "score_meaning"]

@@ -1,0 +1,65 @@
+// The JSON API and a small DOM helper, shared by the pages.
+
+let pending = 0;
+
+/** An API answer with a 4xx/5xx status: `message` is the server's error in words. */
+export class ApiFailure extends Error {
+  constructor(status, body) {
+    super((body && body.error) || `the server answered HTTP ${status}`);
+    this.status = status;
+    this.body = body || {};
+  }
+}
+
+function setBusy(delta) {
+  pending += delta;
+  document.body.dataset.busy = pending > 0 ? "1" : "0";
+}
+
+/** Call the API: `body` is sent as JSON; resolves to the parsed answer or throws ApiFailure. */
+export async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  setBusy(+1);
+  try {
+    const response = await fetch(path, init);
+    let data = null;
+    try {
+      data = await response.json();
+    } catch {
+      data = null;
+    }
+    if (!response.ok) throw new ApiFailure(response.status, data);
+    return data;
+  } finally {
+    setBusy(-1);
+  }
+}
+
+/** `el("div", {class: "x", text: "hi"}, child...)`: attributes, `text`, `on<event>` handlers. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Show an error that belongs to no page (e.g. the server is gone). */
+export function showGlobalError(message) {
+  const box = document.getElementById("global-error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+export const PLACES = ["1st", "2nd", "3rd", "4th"];

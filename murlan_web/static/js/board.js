@@ -1,0 +1,127 @@
+// The table (seats around a felt), the scores and the hand's history: Play and Replay share them.
+import { el, PLACES } from "./api.js";
+import { cardBacks, cardRow, cardsText, words } from "./cards.js";
+
+const POSITIONS = ["bottom", "left", "top", "right"];
+
+/** Draw `board` (the API's board object) with `bottom` at the bottom; `hideHandOf` is the seat
+ * whose cards are drawn elsewhere (the person's own hand on the Play page). */
+export function renderBoard(container, board, { bottom = 0, hideHandOf = null } = {}) {
+  container.replaceChildren();
+  for (const seat of board.seats) {
+    const position = POSITIONS[(seat.seat - bottom + 4) % 4];
+    const badges = [];
+    if (seat.seat === board.dealer) badges.push(el("span", { class: "badge", text: "dealer" }));
+    if (seat.place) badges.push(el("span", { class: "badge out", text: `out ${PLACES[seat.place - 1]}` }));
+    if (seat.passed && board.phase === "play") badges.push(el("span", { class: "badge", text: "passed" }));
+    let cards = null;
+    if (seat.seat !== hideHandOf) cards = seat.cards ? cardRow(seat.cards) : cardBacks(seat.count);
+    const acting = board.to_act === seat.seat;
+    container.append(el("div", {
+      class: `seat pos-${position}${acting ? " acting" : ""}`, "data-seat": seat.seat,
+    },
+    el("div", { class: "who" }, seat.name, badges),
+    el("div", { class: "meta", text: `${plural(seat.count, "card")} · ${plural(board.scores[seat.seat], "point")}` }),
+    cards));
+  }
+  container.append(centre(board));
+}
+
+function centre(board) {
+  const names = board.seats.map((s) => s.name);
+  const box = el("div", { class: "centre" });
+  if (board.result) {
+    const over = board.phase === "match over" ? "Match over" : `Hand ${board.hand} over`;
+    const finish = board.result.finish.map((s, i) => `${PLACES[i]} ${names[s]}`).join(", ");
+    box.append(el("div", { class: "over", text: over }), el("div", { class: "what", text: finish }));
+  } else if (board.table) {
+    box.append(cardRow(board.table.cards),
+      el("div", { class: "what", text: `${words(board.table.text)} by ${names[board.table.seat]}` }));
+  } else if (board.phase === "play") {
+    const leader = names[board.to_act];
+    const duty = board.start_card ? ` (with ${board.start_card})` : "";
+    box.append(el("div", { class: "what", text: `Table empty: ${leader} leads${duty}` }));
+  } else {
+    box.append(el("div", { class: "what", text: `${names[board.to_act]} gives a card back` }));
+  }
+  const ex = board.exchange;
+  if (ex) {
+    const back = ex.first_gives === null ? "is to give one back"
+      : ex.first_gives === "hidden" ? "gave one back" : `gave back ${ex.first_gives}`;
+    box.append(el("div", { class: "exchange",
+      text: `Exchange: ${names[ex.last]} gave ${ex.last_gives} to ${names[ex.first]}, who ${back}.` }));
+  }
+  return box;
+}
+
+/** The scores table: seat, name, match points, and this hand's points once it is over. */
+export function renderScores(container, board) {
+  const rows = board.seats.map((seat) => el("tr", { "data-seat": seat.seat },
+    el("td", { text: `${seat.seat} ${seat.name}` }),
+    el("td", { text: String(board.scores[seat.seat]) }),
+    el("td", { text: board.result ? `+${board.result.points[seat.seat]}` : "" })));
+  container.replaceChildren(
+    el("h3", { text: `Hand ${board.hand} · target ${board.target}` }),
+    el("table", {}, el("tr", {}, el("th", { text: "seat" }), el("th", { text: "score" }),
+      el("th", { text: "hand" })), rows));
+}
+
+/** The decisions of the hand so far, a dashed line after each trick. */
+export function renderHistory(list, events, names, { current = -1 } = {}) {
+  list.replaceChildren();
+  events.forEach((event, i) => {
+    const cards = event.cards.length ? `${cardsText(event.cards)} ` : "";
+    const what = event.kind === "play" ? `${cards}(${words(event.text)})` : event.text;
+    const notes = [];
+    if (event.out) notes.push(el("span", { class: "note", text: `${names[event.seat]} is out, ${PLACES[event.out - 1]}` }));
+    if (event.trick_to !== null && event.trick_to !== undefined) {
+      notes.push(el("span", { class: "note", text: `trick to ${names[event.trick_to]}` }));
+    }
+    const classes = [event.trick_to !== null && event.trick_to !== undefined ? "trick-end" : "",
+      i === current ? "current" : ""].join(" ").trim();
+    list.append(el("li", { class: classes || null }, `${names[event.seat]}: ${what}`, notes));
+  });
+  list.scrollTop = list.scrollHeight;
+}
+
+/** A bot's advice: its move, and its scored candidates with bars (the move made highlighted). */
+export function renderAdvice(container, advice, { onSelect, made } = {}) {
+  container.replaceChildren();
+  const move = advice.move;
+  const head = el("p", {}, `${advice.bot} would play `, el("strong", { text: moveText(move) }));
+  container.append(head);
+  if (onSelect) {
+    container.append(el("button", { type: "button", id: "hint-select",
+      onclick: () => onSelect(move.cards), text: move.cards.length ? "Select these cards" : "Pass" }));
+  }
+  if (made) container.append(el("p", {}, "Move made: ", el("strong", { text: moveText(made) })));
+  if (!advice.candidates.length) {
+    container.append(el("p", { class: "note", text: `${advice.bot} gives no scores, only its move.` }));
+    return;
+  }
+  const scores = advice.candidates.map((c) => c.score);
+  const low = Math.min(...scores);
+  const high = Math.max(...scores);
+  const rows = advice.candidates.map((c) => {
+    const share = high > low ? (c.score - low) / (high - low) : 1;
+    const fill = el("div", { class: "fill" });
+    fill.style.width = `${Math.max(4, Math.round(share * 100))}%`;
+    const isMade = made && c.action === made.action;
+    return el("tr", { class: isMade ? "made" : null },
+      el("td", { text: `${c.rank}. ${moveText(c)}` }),
+      el("td", { text: c.score.toFixed(3) }),
+      el("td", { class: "bar" }, fill));
+  });
+  container.append(el("table", { class: "candidates" },
+    el("tr", {}, el("th", { text: "move" }), el("th", { text: "score" }), el("th", {})), rows),
+  el("p", { class: "note", text: `Scores: ${advice.meaning}. ${advice.legal_moves} legal moves.` }));
+}
+
+export function moveText(move) {
+  if (!move.cards.length) return move.text;
+  return `${cardsText(move.cards)} (${words(move.text)})`;
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

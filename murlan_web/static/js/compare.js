@@ -1,0 +1,119 @@
+// The Compare page: a small duplicate tournament run by the server, polled for progress.
+import { api, ApiFailure, el } from "./api.js";
+import { fillRules, readRules, readWholeNumber } from "./forms.js";
+
+const $ = (id) => document.getElementById(id);
+const POLL_MS = 400;
+const DEFAULT_BOTS = ["rule", "greedy", "random"];
+
+let options = null;
+
+export function initCompare(opts) {
+  options = opts;
+  const box = $("compare-bots");
+  for (const bot of opts.bots) {
+    box.append(el("label", {}, el("input", { type: "checkbox", value: bot.spec,
+      "data-spec": bot.spec, checked: DEFAULT_BOTS.includes(bot.spec) }), ` ${bot.label}`));
+  }
+  $("compare-boards").max = opts.limits.tournament_boards;
+  fillRules($("compare-rules"), opts.rules, "compare");
+  $("compare-setup").addEventListener("submit", (e) => { e.preventDefault(); run(); });
+}
+
+async function run() {
+  const message = $("compare-message");
+  message.textContent = "";
+  const bots = [...$("compare-bots").querySelectorAll("input:checked")].map((i) => i.value);
+  let job;
+  try {
+    const body = { bots, boards: Number($("compare-boards").value),
+      rules: readRules($("compare-rules"), options.rules) };
+    const maxHands = readWholeNumber($("compare-max-hands"));
+    if (maxHands !== null) body.max_hands = maxHands;
+    const seed = readWholeNumber($("compare-seed"));
+    if (seed !== null) body.seed = seed;
+    job = await api("POST", "/api/tournaments", body);
+  } catch (err) {
+    message.textContent = err.message;
+    message.classList.add("bad");
+    return;
+  }
+  $("compare-run").disabled = true;
+  $("compare-result").hidden = true;
+  $("compare-progress-panel").hidden = false;
+  try {
+    while (job.status === "running") {
+      drawProgress(job);
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      job = await api("GET", `/api/tournaments/${job.id}`);
+    }
+    drawProgress(job);
+    if (job.status === "failed") {
+      message.textContent = `The tournament failed: ${job.error}`;
+      message.classList.add("bad");
+    } else {
+      drawResult(job);
+    }
+  } catch (err) {
+    if (!(err instanceof ApiFailure)) throw err;
+    message.textContent = err.message;
+  } finally {
+    $("compare-run").disabled = false;
+  }
+}
+
+function drawProgress(job) {
+  const bar = $("compare-progress");
+  const text = $("compare-progress-text");
+  if (job.total) {
+    bar.max = job.total;
+    bar.value = job.done;
+    text.textContent = `${job.done} hands played, at least ${job.total - job.done} to come · ${job.seconds} s`;
+  } else {
+    bar.removeAttribute("value"); // indeterminate until the arena reports progress
+    text.textContent = `${job.status} · ${job.seconds} s`;
+  }
+  if (job.status !== "running") {
+    bar.max = 1;
+    bar.value = 1;
+    text.textContent = `${job.status} in ${job.seconds} s`;
+  }
+  text.dataset.status = job.status;
+}
+
+const pct = (x) => (x === null ? "-" : `${Math.round(x * 100)}%`);
+const num = (x, d = 3) => (x === null || x === undefined ? "-" : Number(x).toFixed(d));
+const range = (ci, fmt) => (Array.isArray(ci) && ci.every((x) => x !== null) ? `${fmt(ci[0])} to ${fmt(ci[1])}` : "-");
+
+const noMatches = (r) => r.matches === 0;
+const CELLS = {
+  points: (r) => num(r.points),
+  points_ci: (r) => range(r.points_ci, (x) => num(x, 2)),
+  first: (r) => pct(r.first),
+  wins: (r) => (noMatches(r) ? "-" : pct(r.wins)),
+  wins_ci: (r) => (noMatches(r) ? "-" : range(r.wins_ci, pct)),
+  matches: (r) => (r.matches === null ? "-" : String(r.matches)),
+  rating: (r) => num(r.rating, 0),
+  rating_ci: (r) => range(r.rating_ci, (x) => num(x, 0)),
+};
+
+function extraCell(value) {
+  if (typeof value !== "number") return value ?? "";
+  return Number.isInteger(value) ? String(value) : num(value);
+}
+
+function drawResult(job) {
+  const extras = [...new Set(job.rows.flatMap((r) => Object.keys(r.extra)))];
+  const head = el("tr", {}, el("th", { text: "bot" }), job.columns.map((c) => el("th", { text: c.label })),
+    extras.map((k) => el("th", { text: k })));
+  const rows = job.rows.map((r) => el("tr", { "data-bot": r.bot }, el("td", { text: r.bot }),
+    job.columns.map((c) => el("td", { text: (CELLS[c.key] || ((x) => String(x[c.key])))(r) })),
+    extras.map((k) => el("td", { text: extraCell(r.extra[k]) }))));
+  $("compare-table").replaceChildren(head, ...rows);
+  $("compare-summary").textContent = job.summary || "";
+  const chart = $("compare-chart");
+  chart.hidden = !job.chart;
+  if (job.chart) chart.src = job.chart;
+  $("compare-json").textContent = JSON.stringify(job.report, null, 2);
+  $("compare-result").hidden = false;
+}

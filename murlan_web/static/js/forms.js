@@ -1,0 +1,52 @@
+// Form pieces shared by the pages: rule flags and bot menus built from /api/options.
+import { el } from "./api.js";
+
+/** Checkboxes (yes/no flags) and selects (other flags) for every rule flag, defaults chosen. */
+export function fillRules(fieldset, rules, prefix) {
+  for (const [flag, spec] of Object.entries(rules)) {
+    const id = `${prefix}-rule-${flag}`;
+    const isBool = spec.choices.length === 2 && spec.choices.every((c) => typeof c === "boolean");
+    if (isBool) {
+      fieldset.append(el("label", {}, el("input", { type: "checkbox", id, "data-flag": flag }), ` ${flag}`));
+    } else {
+      const select = el("select", { id, "data-flag": flag },
+        spec.choices.map((c) => el("option", { value: c, text: c, selected: c === spec.default })));
+      fieldset.append(el("label", {}, `${flag} `, select));
+    }
+  }
+}
+
+/** The rule flags chosen in a fieldset, only those that differ from the defaults. */
+export function readRules(fieldset, rules) {
+  const out = {};
+  for (const input of fieldset.querySelectorAll("[data-flag]")) {
+    const flag = input.dataset.flag;
+    const value = input.type === "checkbox" ? input.checked : input.value;
+    if (value !== rules[flag].default) out[flag] = value;
+  }
+  return out;
+}
+
+/** A <select> of the bot menu, grouped; `filter` picks entries (default: all). */
+export function fillBotSelect(select, bots, { selected, filter = () => true, none } = {}) {
+  select.replaceChildren();
+  if (none) select.append(el("option", { value: "", text: none }));
+  const groups = new Map();
+  for (const bot of bots.filter(filter)) {
+    if (!groups.has(bot.group)) groups.set(bot.group, el("optgroup", { label: bot.group }));
+    groups.get(bot.group).append(el("option", { value: bot.spec, text: bot.label,
+      selected: bot.spec === selected }));
+  }
+  select.append(...groups.values());
+}
+
+/** A whole number from a number input (a seed, a count), or null when the field is empty. */
+export function readWholeNumber(input) {
+  const text = input.value.trim();
+  if (!text) return null;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new Error(`${input.labels[0]?.textContent.trim() || "the number"} must be a whole number from 0`);
+  }
+  return value;
+}

@@ -1,0 +1,166 @@
+// The Replay page: a record stepped through play by play, every hand visible, a bot's scores.
+import { api, ApiFailure, el } from "./api.js";
+import { renderAdvice, renderBoard, renderHistory, renderScores } from "./board.js";
+import { fillBotSelect } from "./forms.js";
+
+const $ = (id) => document.getElementById(id);
+const NAMES = ["Seat 0", "Seat 1", "Seat 2", "Seat 3"];
+export const OPEN_KEY = "murlan.replay-open"; // a saved record the Play page asks us to open
+
+let options = null;
+let replay = null; // {id, frames, ...} from the server
+let index = 0;
+const adviceCache = new Map();
+
+export function initReplay(opts) {
+  options = opts;
+  fillSaved(opts.records);
+  fillBotSelect($("replay-bot"), opts.bots, { none: "(no bot)" });
+  $("replay-open").addEventListener("click", () => {
+    const name = $("replay-saved").value;
+    if (name) open({ name });
+  });
+  $("replay-refresh").addEventListener("click", refreshSaved);
+  $("replay-file").addEventListener("change", upload);
+  $("replay-first").addEventListener("click", () => go(0));
+  $("replay-last").addEventListener("click", () => go(replay.frames.length - 1));
+  $("replay-prev").addEventListener("click", () => go(index - 1));
+  $("replay-next").addEventListener("click", () => go(index + 1));
+  $("replay-prev-hand").addEventListener("click", () => go(handStart(index - 1)));
+  $("replay-next-hand").addEventListener("click", () => go(nextHandStart(index)));
+  $("replay-scrub").addEventListener("input", (e) => go(Number(e.target.value)));
+  $("replay-bot").addEventListener("change", drawAdvice);
+  document.addEventListener("keydown", onKey);
+}
+
+/** Called when the page is shown: refresh the list, open a record the Play page handed over. */
+export async function showReplayPage() {
+  await refreshSaved();
+  const name = sessionStorage.getItem(OPEN_KEY);
+  if (name) {
+    sessionStorage.removeItem(OPEN_KEY);
+    $("replay-saved").value = name;
+    await open({ name });
+  }
+}
+
+function fillSaved(records) {
+  const select = $("replay-saved");
+  const keep = select.value;
+  select.replaceChildren(el("option", { value: "", text: records.length ? "(choose a record)" : "(none saved yet)" }),
+    ...records.map((r) => el("option", { value: r.name, text: r.name, selected: r.name === keep })));
+}
+
+async function refreshSaved() {
+  fillSaved(await api("GET", "/api/records"));
+}
+
+async function upload(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  if (file.size > options.limits.upload_bytes) {
+    showError(`${file.name} is ${file.size} bytes; the server takes at most ${options.limits.upload_bytes}.`);
+    return;
+  }
+  await open({ text: await file.text() }, file.name);
+}
+
+async function open(body, label) {
+  const box = $("replay-error");
+  try {
+    replay = await api("POST", "/api/replays", body);
+    box.hidden = true;
+    adviceCache.clear();
+    $("replay-view").hidden = false;
+    $("replay-scrub").max = replay.frames.length - 1;
+    go(0);
+  } catch (err) {
+    if (!(err instanceof ApiFailure)) throw err;
+    $("replay-view").hidden = true;
+    const name = label || body.name || "the record";
+    if (err.body.fault) {
+      box.replaceChildren(el("strong", { text: `${name} is not a valid record.` }), " Fault at ",
+        el("code", { id: "replay-fault", text: err.body.fault }), ": ",
+        el("span", { id: "replay-reason", text: err.body.reason }));
+      box.hidden = false;
+    } else {
+      showError(`${name}: ${err.message}`);
+    }
+  }
+}
+
+function showError(text) {
+  const box = $("replay-error");
+  box.replaceChildren(el("span", { text }));
+  box.hidden = false;
+}
+
+function handStart(i) {
+  i = Math.max(0, Math.min(i, replay.frames.length - 1));
+  const hand = replay.frames[i].hand;
+  while (i > 0 && replay.frames[i - 1].hand === hand) i--;
+  return i;
+}
+
+function nextHandStart(i) {
+  const hand = replay.frames[i].hand;
+  while (i < replay.frames.length - 1 && replay.frames[i].hand === hand) i++;
+  return i;
+}
+
+function go(i) {
+  if (!replay) return;
+  index = Math.max(0, Math.min(i, replay.frames.length - 1));
+  const frame = replay.frames[index];
+  const start = handStart(index);
+  const events = replay.frames.slice(start + 1, index + 1).map((f) => f.event);
+  renderBoard($("replay-board"), frame.board, { bottom: 0 });
+  renderScores($("replay-scores"), frame.board);
+  renderHistory($("replay-history"), events, NAMES, { current: events.length - 1 });
+  $("replay-scrub").value = index;
+  const plays = replay.frames.filter((f) => f.hand === frame.hand).length - 1;
+  const last = replay.frames.length - 1;
+  $("replay-where").textContent = `Hand ${frame.hand} · decision ${index - start} of ${plays}`
+    + ` · frame ${index} of ${last}${index === last ? " (end)" : ""}`;
+  $("replay-where").dataset.frame = index;
+  drawAdvice();
+}
+
+/** The chosen bot's scores at the decision that led to this frame, beside the move made. */
+async function drawAdvice() {
+  const box = $("replay-advice");
+  const bot = $("replay-bot").value;
+  const before = index - 1;
+  if (!bot) { box.replaceChildren(el("p", { class: "note", text: "Choose a bot to see its scores at each decision." })); return; }
+  if (before < 0 || !replay.frames[before].decision || !replay.frames[index].event) {
+    box.replaceChildren(el("p", { class: "note", text: "No decision led to this position." }));
+    return;
+  }
+  const key = `${bot}|${before}`;
+  const shown = index;
+  let advice = adviceCache.get(key);
+  if (!advice) {
+    box.replaceChildren(el("p", { text: "Thinking..." }));
+    try {
+      advice = await api("POST", `/api/replays/${replay.id}/advice`, { frame: before, bot });
+      adviceCache.set(key, advice);
+    } catch (err) {
+      box.replaceChildren(el("p", { class: "message bad", text: err.message }));
+      return;
+    }
+  }
+  if (shown === index && bot === $("replay-bot").value) renderAdvice(box, advice, { made: advice.made });
+}
+
+function onKey(event) {
+  if ($("page-replay").hidden || !replay || $("replay-view").hidden) return;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) && event.target.type !== "range") return;
+  const moves = {
+    ArrowRight: () => go(index + 1), ArrowLeft: () => go(index - 1),
+    Home: () => go(0), End: () => go(replay.frames.length - 1),
+    PageDown: () => go(nextHandStart(index)), PageUp: () => go(handStart(index - 1)),
+  };
+  if (!moves[event.key]) return;
+  moves[event.key]();
+  event.preventDefault();
+}

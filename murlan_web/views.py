@@ -1,0 +1,178 @@
+"""Engine states as the JSON the browser draws: the board, and the decisions of a hand.
+
+One game is a batch of one. Cards are written as RULES.md names ("7S", "TD", "BJ"), lowest
+first; seats are 0-3 and places 1-4. ``board`` hides the hands a viewer may not see and
+``hide_cards`` the card of an exchange give-back, so a page never receives what its player
+could not know unless the hands are revealed on purpose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from murlan_env.cards import CARD_NAMES, CARD_RANK, RANKS
+from murlan_env.combos import PASS, describe
+from murlan_env.state import Phase, State
+
+PHASE_NAMES = {
+    Phase.PLAY: "play",
+    Phase.EXCHANGE: "exchange",
+    Phase.HAND_OVER: "hand over",
+    Phase.MATCH_OVER: "match over",
+}
+
+
+def card_names(cards: np.ndarray) -> list[str]:
+    """Names of the cards of a (54,) bool mask, lowest first."""
+    return [CARD_NAMES[int(c)] for c in np.flatnonzero(cards)]
+
+
+def play_names(cards: np.ndarray, action: int) -> list[str]:
+    """Names of a play's cards in the order ``describe`` lists its ranks, so a straight reads
+    in ladder order ("AS 2H 3D 4C 5S")."""
+    ladder = describe(action).split()[1:]
+    ids = sorted(
+        (int(c) for c in np.flatnonzero(cards)),
+        key=lambda c: (
+            ladder.index(RANKS[CARD_RANK[c]]) if RANKS[CARD_RANK[c]] in ladder else 99,
+            c,
+        ),
+    )
+    return [CARD_NAMES[c] for c in ids]
+
+
+def board(
+    state: State,
+    names: Sequence[str],
+    *,
+    visible: Sequence[bool],
+    table_cards: Sequence[str] = (),
+    give_back_seen: bool = True,
+) -> dict[str, Any]:
+    """The table of one game: scores, every seat's cards (where ``visible``) and count,
+    places and passes, the play to beat, this hand's exchange and, once the hand is over,
+    its finish and points. ``table_cards``: the concrete cards of the play to beat (the
+    engine keeps only its action; ``HandLog.table_cards`` remembers them)."""
+    phase = Phase(int(state.phase[0]))
+    cards = state.cards[0]
+    n_left = state.n_left[0]
+    seats = []
+    for s in range(4):
+        place = int(state.place[0, s])
+        seats.append(
+            {
+                "seat": s,
+                "name": names[s],
+                "cards": card_names(cards[s]) if visible[s] else None,
+                "count": int(n_left[s]),
+                "place": place + 1 if place >= 0 else None,
+                "passed": bool(state.passed[0, s]),
+            }
+        )
+    table = None
+    if int(state.table[0]) != PASS and int(state.table_seat[0]) >= 0:
+        table = {
+            "seat": int(state.table_seat[0]),
+            "text": describe(int(state.table[0])),
+            "cards": list(table_cards),
+        }
+    result = None
+    if phase >= Phase.HAND_OVER:
+        order = np.argsort(state.place[0], kind="stable")
+        result = {
+            "finish": [int(s) for s in order if state.place[0, s] >= 0],
+            "points": state.points[0].tolist(),
+        }
+    return {
+        "hand": int(state.hand_no[0]) + 1,
+        "dealer": int(state.dealer[0]),
+        "target": int(state.target[0]),
+        "scores": state.scores[0].tolist(),
+        "phase": PHASE_NAMES[phase],
+        "to_act": int(state.to_act[0]) if phase <= Phase.EXCHANGE else None,
+        "start_card": state.rules.start_card if bool(state.start_duty[0]) else None,
+        "seats": seats,
+        "table": table,
+        "exchange": exchange(state, give_back_seen),
+        "result": result,
+        "winners": [int(s) for s in np.flatnonzero(state.winners[0])],
+    }
+
+
+def exchange(state: State, give_back_seen: bool = True) -> dict[str, Any] | None:
+    """This hand's exchange (RULES.md 5), None without one. The previous last player's gift
+    (the highest card) is public; the card given back is shown only if ``give_back_seen``."""
+    last = int(state.ex_last[0])
+    if last < 0:
+        return None
+    back = int(state.ex_first_gives[0])
+    return {
+        "last": last,
+        "first": int(state.ex_first[0]),
+        "last_gives": CARD_NAMES[int(state.ex_last_gives[0])],
+        "first_gives": (CARD_NAMES[back] if give_back_seen else "hidden") if back >= 0 else None,
+    }
+
+
+class HandLog:
+    """The decisions of the current hand, and the cards of the play to beat.
+
+    Call ``start`` with each hand's first state and ``add`` with every (before, after) pair
+    of states around a decision.
+    """
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.table_cards: list[str] = []
+        self._trick = 0
+
+    def start(self) -> None:
+        self.events, self.table_cards, self._trick = [], [], 0
+
+    def add(self, before: State, after: State) -> dict[str, Any]:
+        """Log the decision that turned ``before`` into ``after`` (a give-back's card is
+        logged too: ``hide_cards`` hides it from players the exchange did not involve)."""
+        seat = int(after.last_seat[0])
+        action = int(after.last_action[0])
+        cards = after.last_cards[0]
+        if int(before.phase[0]) == Phase.EXCHANGE:
+            event = {"seat": seat, "kind": "give back", "trick": None}
+            event["cards"] = card_names(cards)
+            event["text"] = "gives back " + " ".join(event["cards"])
+        elif action == PASS:
+            event = {"seat": seat, "kind": "pass", "cards": [], "text": "pass"}
+            event["trick"] = self._trick
+        else:
+            shown = play_names(cards, action)
+            event = {"seat": seat, "kind": "play", "cards": shown, "text": describe(action)}
+            event["trick"] = self._trick
+            self.table_cards = shown
+        place = int(after.place[0, seat])
+        event["out"] = place + 1 if place >= 0 and int(before.place[0, seat]) < 0 else None
+        event["trick_to"] = None
+        cleared = int(before.table[0]) != PASS and int(after.table[0]) == PASS
+        if cleared and int(after.phase[0]) == Phase.PLAY:
+            event["trick_to"] = int(before.table_seat[0]) if action == PASS else seat
+            self.table_cards = []
+            self._trick += 1
+        self.events.append(event)
+        return event
+
+
+def hide_cards(event: dict[str, Any]) -> dict[str, Any]:
+    """A give-back event as players outside the exchange see it: a card, not which."""
+    return {**event, "cards": [], "text": "gives back a card"}
+
+
+__all__ = [
+    "HandLog",
+    "hide_cards",
+    "PHASE_NAMES",
+    "board",
+    "card_names",
+    "exchange",
+    "play_names",
+]

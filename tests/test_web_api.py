@@ -1,0 +1,516 @@
+"""``murlan serve``'s JSON API, in process: games, hints, records, replays, tournaments, safety.
+
+Every test drives the app through Starlette's test client, as the pages do, and checks what
+comes back against the engine, the record validator or ``murlan play``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
+from fastapi.testclient import TestClient  # noqa: E402
+
+from murlan_env import engine, records, registry  # noqa: E402
+from murlan_env.bots import GreedyBot  # noqa: E402
+from murlan_env.cards import CARD_NAMES  # noqa: E402
+from murlan_env.play import TerminalGame  # noqa: E402
+from murlan_env.rules import Rules  # noqa: E402
+from murlan_env.state import Phase  # noqa: E402
+from murlan_web import command  # noqa: E402
+from murlan_web.app import Settings, create_app  # noqa: E402
+from murlan_web.tournaments import table_rows  # noqa: E402
+
+BOTS = ["rule", "greedy", "rule"]
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    return tmp_path / "records"
+
+
+@pytest.fixture
+def client(folder):
+    app = create_app(Settings(records_dir=folder, max_upload_bytes=64 * 1024))
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        yield c
+
+
+def new_game(client, **body) -> dict:
+    body = {"bots": BOTS, "seed": 5, **body}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def choose_greedy(client, view) -> list[str]:
+    """The cards the greedy bot would play in the person's place (its hint)."""
+    r = client.post(f"/api/games/{view['id']}/hint", json={"bot": "greedy"})
+    assert r.status_code == 200, r.text
+    return r.json()["move"]["cards"]
+
+
+def play_to_end(client, view, choose=choose_greedy, max_steps=2000) -> tuple[dict, list[str]]:
+    """Play the person's moves with ``choose`` until the match is over; the final view and
+    the moves made, as ``murlan play`` input lines."""
+    lines = []
+    for _ in range(max_steps):
+        phase = view["board"]["phase"]
+        if phase == "match over":
+            return view, lines
+        if phase == "hand over":
+            r = client.post(f"/api/games/{view['id']}/next")
+        else:
+            assert view["your_turn"]
+            cards = choose(client, view)
+            lines.append(" ".join(cards) or "pass")
+            r = client.post(f"/api/games/{view['id']}/move", json={"cards": cards})
+        assert r.status_code == 200, r.text
+        view = r.json()
+    raise AssertionError("the match did not end")
+
+
+# --------------------------------------------------------------------------- playing
+
+
+def test_a_seeded_match_plays_to_the_end_and_is_saved_as_a_valid_record(client, folder):
+    view = new_game(client, seat=2, rules={"sticky_pass": True})
+    assert view["seat"] == 2 and view["rules"] == {"sticky_pass": True}
+    assert view["names"][2].startswith("You") and view["bots"] == ["rule", "greedy", None, "rule"]
+    end, _ = play_to_end(client, view)
+    board = end["board"]
+    assert board["winners"] and max(board["scores"]) >= 21
+    assert end["record"] and (folder / end["record"]).is_file()
+    saved = records.load(folder / end["record"])
+    assert records.validate(saved).valid
+    assert saved["rules"] == {"sticky_pass": True}
+    assert saved["winners"] == board["winners"] and saved["scores"] == board["scores"]
+    assert client.get(f"/api/games/{view['id']}/record").json() == saved
+    assert [r["name"] for r in client.get("/api/records").json()] == [end["record"]]
+    # Once the match is over nothing more can be played.
+    assert client.post(f"/api/games/{view['id']}/next").status_code == 409
+    assert client.post(f"/api/games/{view['id']}/move", json={"cards": []}).status_code == 409
+
+
+def test_a_game_is_murlan_play_with_the_same_seed_bots_and_moves(client):
+    """The same seeded construction as the terminal game: same seed, bots and moves, same
+    match (and asking for hints on the way changes nothing)."""
+    view = new_game(client, seed=11, seat=1)
+    end, lines = play_to_end(client, view)
+    web_record = client.get(f"/api/games/{view['id']}/record").json()
+    inputs = iter(lines)
+    terminal = TerminalGame(
+        [registry.make_bot(s) for s in BOTS],
+        seat=1,
+        seed=11,
+        read=lambda prompt: next(inputs),
+        write=lambda text: None,
+    )
+    assert terminal.run() == web_record
+    assert next(inputs, None) is None
+
+
+def test_an_illegal_move_is_refused_with_its_reason_and_changes_nothing(client):
+    view = new_game(client, seed=3, seat=0)
+    assert view["your_turn"] and view["board"]["phase"] == "play"
+    hand = view["board"]["seats"][0]["cards"]
+    ranks = {}
+    for card in hand:  # two cards of different ranks: not a combination
+        ranks.setdefault(card[:-1] if card not in ("BJ", "RJ") else card, card)
+    pair = list(ranks.values())[:2]
+    r = client.post(f"/api/games/{view['id']}/move", json={"cards": pair})
+    assert r.status_code == 422
+    assert "is not a combination" in r.json()["error"]
+    r = client.post(f"/api/games/{view['id']}/move", json={"cards": ["3S", "3S"]})
+    assert r.status_code == 422 and "named twice" in r.json()["error"]
+    missing = next(c for c in ("RJ", "BJ", "2C", "2D") if c not in hand)
+    r = client.post(f"/api/games/{view['id']}/move", json={"cards": [missing]})
+    assert r.status_code == 422 and "does not hold" in r.json()["error"]
+    after = client.get(f"/api/games/{view['id']}").json()
+    assert after["decisions"] == view["decisions"] and after["board"] == view["board"]
+
+
+def test_the_exchange_give_back_is_a_prompt_that_takes_only_a_legal_card(client):
+    # Seed 0: playing the greedy bot's hints against greedy bots, the person finishes hand 1
+    # first, so in hand 2 the last player's highest card comes to them to answer.
+    view = new_game(client, seed=0, seat=0, bots=["greedy"] * 3)
+    while view["board"]["phase"] == "play":
+        cards = choose_greedy(client, view)
+        view = client.post(f"/api/games/{view['id']}/move", json={"cards": cards}).json()
+    assert view["board"]["result"]["finish"][0] == 0
+    view = client.post(f"/api/games/{view['id']}/next").json()
+    prompt = view["exchange_prompt"]
+    assert view["board"]["phase"] == "exchange" and view["your_turn"] and prompt
+    hand = view["board"]["seats"][0]["cards"]
+    assert prompt["received"] in hand and prompt["from"] == view["board"]["exchange"]["last"]
+    assert prompt["eligible"] and set(prompt["eligible"]) < set(hand)
+    assert all(card[0] in "3456789T" for card in prompt["eligible"])
+    url = f"/api/games/{view['id']}/move"
+    refusals = [
+        ([prompt["received"]], "card just received"),
+        ([], "exactly one card"),
+        (prompt["eligible"][:2], "exactly one card"),
+    ]
+    high = [c for c in hand if c[0] in "JQKA2" or c in ("BJ", "RJ")]
+    if high and high[0] != prompt["received"]:
+        refusals.append(([high[0]], "ranked 3 to 10"))
+    for cards, reason in refusals:
+        r = client.post(url, json={"cards": cards})
+        assert r.status_code == 422 and reason in r.json()["error"], (cards, r.text)
+    view = client.post(url, json={"cards": [prompt["eligible"][0]]}).json()
+    assert view["exchange_prompt"] is None and view["board"]["phase"] == "play"
+    assert view["board"]["exchange"]["first_gives"] == prompt["eligible"][0]
+    assert prompt["eligible"][0] not in view["board"]["seats"][0]["cards"]
+
+
+def test_the_person_sees_only_their_own_hand_unless_revealed(client):
+    view = new_game(client, seed=8, seat=3)
+    seats = view["board"]["seats"]
+    assert seats[3]["cards"] and all(seats[s]["cards"] is None for s in range(3))
+    shown = client.get(f"/api/games/{view['id']}?reveal=true").json()
+    hands = [s["cards"] for s in shown["board"]["seats"]]
+    assert [len(h) for h in hands] == [s["count"] for s in seats]
+    assert hands[3] == seats[3]["cards"]
+    played = [c for event in view["events"] for c in event["cards"]]
+    assert sorted([c for h in hands for c in h] + played) == sorted(CARD_NAMES)
+
+
+def test_two_tabs_play_separate_games_at_once(client):
+    a = new_game(client, seed=1, seat=0)
+    b = new_game(client, seed=2, seat=1)
+    assert a["id"] != b["id"]
+    a_cards = choose_greedy(client, a)
+    moved = client.post(f"/api/games/{a['id']}/move", json={"cards": a_cards}).json()
+    assert moved["decisions"] > a["decisions"]
+    still = client.get(f"/api/games/{b['id']}").json()
+    assert still["decisions"] == b["decisions"] and still["board"] == b["board"]
+    assert still["seat"] == 1 and still["seed"] == 2
+
+
+def test_hints_score_the_top_moves_or_give_the_move_alone(client):
+    view = new_game(client, seed=4, seat=0)
+    scored = client.post(f"/api/games/{view['id']}/hint", json={"bot": "search:50"}).json()
+    assert scored["bot"] == "search:50" and "mean hand points" in scored["meaning"]
+    scores = [c["score"] for c in scored["candidates"]]
+    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 3 for s in scores)
+    assert scored["move"]["cards"] == scored["candidates"][0]["cards"]
+    plain = client.post(f"/api/games/{view['id']}/hint", json={"bot": "rule"}).json()
+    assert plain["candidates"] == [] and plain["meaning"] is None and "action" in plain["move"]
+    # The hinted move is legal: playing it is accepted.
+    r = client.post(f"/api/games/{view['id']}/move", json={"cards": plain["move"]["cards"]})
+    assert r.status_code == 200
+
+
+# --------------------------------------------------------------------------- bad requests
+
+
+@pytest.mark.parametrize(
+    "body, status, words",
+    [
+        ({"bots": ["rule", "rule"]}, 422, "bots"),
+        ({"bots": BOTS, "seat": 7}, 422, "seat"),
+        ({"bots": BOTS, "seat": "1"}, 422, "seat"),
+        ({"bots": BOTS, "seed": -1}, 422, "seed"),
+        ({"bots": BOTS, "colour": "red"}, 422, "colour"),
+        ({"bots": ["rule", "rule", "grandmaster"]}, 400, "unknown bot 'grandmaster'"),
+        ({"bots": ["rule", "rule", "bundle:/tmp"]}, 400, "unknown bot"),
+        ({"bots": ["rule", "rule", "ckpt:runs/x"]}, 400, "unknown bot"),
+        ({"bots": ["rule", "rule", "search:0.5s"]}, 400, "search:N"),
+        ({"bots": BOTS, "rules": {"sticky": True}}, 400, "unknown rule flag"),
+        ({"bots": BOTS, "rules": {"sticky_pass": "yes"}}, 400, "sticky_pass"),
+    ],
+)
+def test_bad_new_game_requests_get_a_clear_4xx(client, body, status, words):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == status, r.text
+    assert words in r.json()["error"]
+
+
+def test_bad_requests_of_every_kind_get_4xx_and_the_server_goes_on(client):
+    view = new_game(client)
+    game = f"/api/games/{view['id']}"
+    cases = [
+        (client.post(game + "/move", content=b"{not json", headers=_json), 422),
+        (client.post(game + "/move", content=b'{"cards": []}'), 415),
+        (client.post(game + "/move", json={"cards": ["ZZ"]}), 400),
+        (client.post(game + "/move", json={"cards": "7S"}), 422),
+        (client.post(game + "/move", json=[1, 2]), 422),
+        (client.post("/api/games/nope/move", json={"cards": []}), 404),
+        (client.get("/api/games/nope"), 404),
+        (client.post(game + "/hint", json={"bot": "bundle:../x"}), 400),
+        (client.get("/api/no-such-thing"), 404),
+        (client.delete(game, headers=_json), 405),
+        (client.post("/api/replays", json={}), 422),
+        (client.post("/api/replays", json={"text": "{}", "name": "a.json"}), 422),
+    ]
+    for response, status in cases:
+        assert response.status_code == status, response.text
+        assert response.json()["error"]
+    assert client.get(game).status_code == 200
+
+
+_json = {"content-type": "application/json"}
+
+
+def test_requests_for_other_host_names_are_refused(client):
+    """Loopback-only by default: a page reaching the server through another name is refused."""
+    r = client.get("/api/options", headers={"host": "evil.example"})
+    assert r.status_code == 400
+    assert client.get("/api/options").status_code == 200
+
+
+def test_uploads_over_the_size_limit_are_refused(client):
+    big = json.dumps({"text": "x" * 70_000})
+    r = client.post("/api/replays", content=big, headers=_json)
+    assert r.status_code == 413 and "limit" in r.json()["error"]
+
+    def chunks():  # no Content-Length: the limit is counted as the bytes arrive
+        for _ in range(20):
+            yield b" " * 4096
+
+    r = client.post("/api/replays", content=chunks(), headers=_json)
+    assert r.status_code == 413
+
+
+# --------------------------------------------------------------------------- records and replays
+
+
+def _saved_record(folder: Path, name: str = "match.json", seed: int = 0) -> dict:
+    """A whole match of greedy bots, recorded and saved in the records folder."""
+    rng = np.random.default_rng(seed)
+    state = engine.init(rng, 1)
+    recorder = records.Recorder(state)
+    bot = GreedyBot()
+    while state.phase[0] != Phase.MATCH_OVER:
+        if state.phase[0] == Phase.HAND_OVER:
+            state = engine.next_hand(state, rng)
+        else:
+            mask = engine.legal_action_mask(state)
+            state = engine.step(state, bot.act(engine.observe(state), mask, rng))
+        recorder.update(state)
+    rec = recorder.record(0)
+    folder.mkdir(parents=True, exist_ok=True)
+    records.save(rec, folder / name)
+    return rec
+
+
+def test_paths_outside_the_records_folder_are_refused(client, folder, tmp_path):
+    _saved_record(folder)
+    secret = tmp_path / "secret.json"
+    secret.write_text("{}")
+    (folder / "link.json").symlink_to(secret)
+    (folder / "sub").mkdir()
+    for name in ("../secret.json", "/etc/passwd", "sub/match.json", "link.json", ".hidden.json"):
+        r = client.post("/api/replays", json={"name": name})
+        assert r.status_code == 400, (name, r.text)
+        assert "records folder" in r.json()["error"]
+    assert client.post("/api/replays", json={"name": "absent.json"}).status_code == 404
+    assert [r["name"] for r in client.get("/api/records").json()] == ["match.json"]
+
+
+def test_a_saved_record_replays_frame_by_frame_with_every_hand(client, folder):
+    rec = _saved_record(folder)
+    r = client.post("/api/replays", json={"name": "match.json"})
+    assert r.status_code == 200, r.text
+    replay = r.json()
+    frames = replay["frames"]
+    states = records.replay(rec)
+    assert len(frames) == len(states)
+    assert replay["hands"] == len(rec["hands"]) and replay["winners"] == rec["winners"]
+    plays = [p for hand in rec["hands"] for p in hand["plays"]]
+    events = [f["event"] for f in frames if f["event"] and f["event"]["kind"] != "give back"]
+    assert [[e["seat"], " ".join(sorted(e["cards"]))] for e in events] == [
+        [s, " ".join(sorted(cards.split()))] for s, cards in plays
+    ]
+    for frame in frames:
+        assert all(seat["cards"] is not None for seat in frame["board"]["seats"])
+    assert frames[-1]["board"]["winners"] == rec["winners"]
+    assert frames[-1]["board"]["phase"] == "match over"
+
+
+def test_replay_advice_lists_the_move_made_beside_the_bots_scores(client, folder):
+    _saved_record(folder)
+    replay = client.post("/api/replays", json={"name": "match.json"}).json()
+    url = f"/api/replays/{replay['id']}/advice"
+    decision = next(
+        i for i, f in enumerate(replay["frames"]) if f["decision"] and i > 0 and f["hand"] == 1
+    )
+    made = replay["frames"][decision + 1]["event"]
+    advice = client.post(url, json={"frame": decision, "bot": "search:30", "seed": 1}).json()
+    assert advice["made"]["cards"] == made["cards"]
+    assert any(c["action"] == advice["made"]["action"] for c in advice["candidates"])
+    again = client.post(url, json={"frame": decision, "bot": "search:30", "seed": 1}).json()
+    assert again == advice
+    plain = client.post(url, json={"frame": decision, "bot": "greedy"}).json()
+    assert plain["candidates"] == [] and plain["move"]["action"] == advice["made"]["action"]
+    last = len(replay["frames"]) - 1
+    assert client.post(url, json={"frame": last, "bot": "rule"}).status_code == 409
+    assert client.post(url, json={"frame": last + 5, "bot": "rule"}).status_code == 400
+
+
+def test_an_invalid_upload_shows_the_validators_fault_not_a_trace(client, folder):
+    rec = _saved_record(folder)
+    rec["hands"][0]["plays"][2][1] = "RJ RJ"
+    text = records.dumps(rec)
+    expected = records.validate(text)
+    assert not expected.valid
+    r = client.post("/api/replays", json={"text": text})
+    assert r.status_code == 422
+    body = r.json()
+    assert (body["fault"], body["reason"]) == (expected.fault, expected.reason)
+    assert "Traceback" not in r.text
+    r = client.post("/api/replays", json={"text": "[1, 2"})
+    assert r.status_code == 422 and r.json()["fault"] == "json"
+    empty = {"format": records.FORMAT, "rules": {}, "hands": [], "scores": [0] * 4}
+    empty.update(target=21, winners=[])
+    r = client.post("/api/replays", json={"text": json.dumps(empty)})
+    assert r.status_code == 422 and "error" in r.json()
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+def test_a_small_tournament_runs_in_the_background_and_reports(client):
+    body = {"bots": ["greedy", "random"], "boards": 2, "max_hands": 3, "seed": 3}
+    r = client.post("/api/tournaments", json=body)
+    assert r.status_code == 200, r.text
+    job = r.json()
+    deadline = time.monotonic() + 120
+    while job["status"] == "running" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        job = client.get(f"/api/tournaments/{job['id']}").json()
+    assert job["status"] == "done", job
+    assert [row["bot"] for row in job["rows"]] and {r["bot"] for r in job["rows"]} == {
+        "greedy",
+        "random",
+    }
+    played = 2 * len(job["report"]["lineups"]) * 3  # boards x lineups x hands per board
+    assert job["done"] == job["total"] == job["report"]["hands_played"] == played
+    for row in job["rows"]:
+        assert 0 <= row["points"] <= 3 and len(row["points_ci"]) == 2
+        assert 0 <= row["first"] <= 1 and row["extra"]["hands"] > 0
+        assert row["rating_ci"][0] <= row["rating"] <= row["rating_ci"][1]
+    chart = client.get(job["chart"])
+    assert chart.status_code == 200 and chart.content.startswith(b"\x89PNG")
+
+
+def test_one_tournament_at_a_time_and_bounded(client):
+    services = client.app.state.services
+    running = services.tournaments.values()
+    assert not running
+    from murlan_web.tournaments import Tournament
+
+    busy = Tournament([], [], boards=1, max_hands=None, seed=0, rules=Rules())  # not started
+    services.tournaments.add(busy)
+    r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 2})
+    assert r.status_code == 429
+    r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 10**6})
+    assert r.status_code == 400 and "at most" in r.json()["error"]
+    r = client.post("/api/tournaments", json={"bots": ["greedy"], "boards": 2})
+    assert r.status_code == 422
+    r = client.post("/api/tournaments", json={"bots": ["greedy", "rule"], "hands": 2})
+    assert r.status_code == 422 and "hands" in r.json()["error"]
+
+
+def test_report_rows_are_read_generically():
+    report = {
+        "bots": [
+            {"bot": "a", "points_per_hand": 1.2, "rating": 3.0, "boards": 8, "new_field": 0.5},
+            {"bot": "b", "points_per_hand": float("nan"), "rating": 9.0, "match_win_ci95": [0, 1]},
+        ]
+    }
+    rows = table_rows(report)
+    assert [r["bot"] for r in rows] == ["b", "a"]  # best rating first
+    assert rows[0]["points"] is None and rows[0]["wins_ci"] == [0, 1]
+    assert rows[1]["extra"] == {"boards": 8, "new_field": 0.5} and rows[1]["wins"] is None
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def test_serve_binds_to_loopback_and_warns_loudly_otherwise(monkeypatch, capsys, tmp_path):
+    import uvicorn
+
+    import murlan_cli
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    records_dir = str(tmp_path / "r")
+    assert murlan_cli.main(["serve", "--records", records_dir]) == 0  # the murlan command
+    assert calls[-1][1]["host"] == "127.0.0.1" and calls[-1][1]["port"] == 8000
+    assert "WARNING" not in capsys.readouterr().err
+    assert command.main(["--host", "0.0.0.0", "--port", "9000", "--records", records_dir]) == 0
+    assert calls[-1][1]["host"] == "0.0.0.0"
+    assert "WARNING: murlan serve is listening on 0.0.0.0:9000" in capsys.readouterr().err
+    assert command.main(["--bots", "nonsense", "--records", records_dir]) == 2
+    assert "unknown bot 'nonsense'" in capsys.readouterr().err
+    assert command.is_loopback("127.0.0.5") and command.is_loopback("::1")
+    assert not command.is_loopback("192.168.1.2") and command.is_loopback("localhost")
+
+
+def test_bots_named_on_the_command_line_join_the_menu(tmp_path):
+    import torch
+
+    from agents.networks import CHECKPOINT_NAME, build_network, make_spec
+
+    net = build_network(make_spec("ppo", [16]))
+    torch.save({"spec": net.spec, "model": net.state_dict()}, tmp_path / CHECKPOINT_NAME)
+    spec = f"ckpt:{tmp_path}"
+    app = create_app(Settings(records_dir=tmp_path / "r", bots=(spec,)))
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        menu = {b["spec"]: b for b in client.get("/api/options").json()["bots"]}
+        assert menu[spec]["group"] == "command line" and menu[spec]["scores"]
+        view = new_game(client, bots=[spec, "rule", "rule"], seat=0, seed=2)
+        hint = client.post(f"/api/games/{view['id']}/hint", json={"bot": spec}).json()
+        assert hint["meaning"].startswith("policy score") and hint["candidates"]
+
+
+def test_policies_that_insist_on_their_rules_are_refused_under_others():
+    from murlan_web.catalog import rules_conflict
+
+    class TrainedUnderStickyPass:  # the attributes BundleBot has
+        name = "policy"
+        rules = Rules(sticky_pass=True)
+        strict_rules = True
+
+    bot = TrainedUnderStickyPass()
+    assert rules_conflict(bot, Rules(sticky_pass=True)) is None
+    assert "sticky_pass=true" in rules_conflict(bot, Rules())
+    bot.strict_rules = False
+    assert rules_conflict(bot, Rules()) is None
+    assert rules_conflict(registry.make_bot("rule"), Rules(joker_pair=True)) is None
+
+
+def test_murlan_env_never_imports_the_web_app():
+    root = Path(__file__).resolve().parents[1] / "murlan_env"
+    offenders = [p.name for p in root.rglob("*.py") if "murlan_web" in p.read_text()]
+    assert offenders == []
+
+
+def test_hidden_give_backs_stay_hidden(client):
+    """In a later hand's exchange only the two players involved learn the card given back."""
+    for seed in range(40):
+        view = end = new_game(client, seed=seed, seat=0)
+        for _ in range(60):
+            board = end["board"]
+            if board["hand"] >= 2 or board["phase"] == "match over":
+                break
+            if board["phase"] == "hand over":
+                end = client.post(f"/api/games/{view['id']}/next").json()
+            else:
+                cards = choose_greedy(client, end)
+                end = client.post(f"/api/games/{view['id']}/move", json={"cards": cards}).json()
+        ex = end["board"]["exchange"]
+        if ex and 0 not in (ex["first"], ex["last"]) and ex["first_gives"]:
+            assert ex["first_gives"] == "hidden"
+            gives = [e for e in end["events"] if e["kind"] == "give back"]
+            assert all(e["cards"] == [] for e in gives)
+            revealed = client.get(f"/api/games/{view['id']}?reveal=true").json()
+            assert revealed["board"]["exchange"]["first_gives"] != "hidden"
+            return
+    pytest.fail("no seed gave an exchange between two bots")
