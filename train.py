@@ -4,12 +4,14 @@
     python train.py --config ppo --seed 3            # a long preset (configs/ppo.yaml)
     python train.py --config my.yaml num_envs=1024   # a YAML file, then key=value overrides
     python train.py --resume runs/quick-s1 total_steps=5000000
+    python train.py --rules sticky_pass=true,joker_pair=true   # train under variant rules
     python train.py --config ppo --ray-address auto --device auto
 
 A config names its ``algorithm`` ("ppo" or "dmc"); every other key must be a field of that
-trainer's config dataclass (``agents.ppo.PPOConfig``, ``agents.dmc.DMCConfig``): unknown keys
-are errors. The run directory ``runs/<name>`` holds the resolved config, TensorBoard logs
-(``tensorboard --logdir runs``) and the resumable ``checkpoint.pt``.
+trainer's config dataclass (``agents.ppo.PPOConfig``, ``agents.dmc.DMCConfig``): unknown keys,
+values of the wrong type, unknown rule flags or bots, unreadable configs and checkpoints are
+errors (exit status 2, one line on stderr). The run directory ``runs/<name>`` holds the resolved
+config, TensorBoard logs (``tensorboard --logdir runs``) and the resumable ``checkpoint.pt``.
 """
 
 from __future__ import annotations
@@ -51,10 +53,27 @@ def load_preset(name_or_path: str) -> dict[str, Any]:
     if not path.is_file():
         presets = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
         raise ConfigError(f"no config {name_or_path!r}: give a YAML path or one of {presets}")
-    raw = yaml.safe_load(path.read_text()) or {}
+    try:
+        raw = yaml.safe_load(path.read_text())
+    except OSError as e:
+        raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path} is not valid YAML ({yaml_problem(e)}); fix the file") from None
+    if raw is None:
+        raw = {}
     if not isinstance(raw, dict):
-        raise ConfigError(f"{path}: a config is a mapping of keys to values")
+        raise ConfigError(
+            f"{path}: a config is a mapping of keys to values (key: value lines), "
+            f"got a YAML {type(raw).__name__}"
+        )
     return raw
+
+
+def yaml_problem(error: Exception) -> str:
+    """A YAML error as one line: what is wrong and where (PyYAML's own message spans lines)."""
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error).strip().splitlines()[0]
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark else problem
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
@@ -64,8 +83,46 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ConfigError(f"override {item!r} is not key=value")
-        out[key.strip()] = yaml.safe_load(value)
+        try:
+            out[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError as e:
+            raise ConfigError(
+                f"override {item!r}: the value is not valid YAML ({yaml_problem(e)})"
+            ) from None
     return out
+
+
+def checked_value(key: str, value: Any, default: Any) -> Any:
+    """``value`` for a config key whose default is ``default``, if it has the same type (an
+    integral float such as 1e6 becomes an int); ConfigError saying what the key takes if not."""
+
+    def wrong(takes: str) -> ConfigError:
+        return ConfigError(f"config key {key!r} takes {takes}, got {value!r}")
+
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise wrong("true or false")
+    elif isinstance(default, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise wrong("a number")
+        if isinstance(default, int) and isinstance(value, float):
+            if not value.is_integer():
+                raise wrong("an integer")
+            return int(value)  # "1e6" style budgets
+    elif isinstance(default, str):
+        if not isinstance(value, str):
+            raise wrong("a string (quote it in YAML)")
+    elif isinstance(default, list):
+        if not isinstance(value, list):
+            raise wrong(f"a list, e.g. {default!r}")
+        if default:  # the items have the type of the default's items
+            kind = type(default[0])
+            if not all(type(item) is kind for item in value):
+                raise wrong(f"a list of {kind.__name__} values, e.g. {default!r}")
+    elif isinstance(default, dict):
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise wrong("a mapping of names to values, e.g. {sticky_pass: true}")
+    return value
 
 
 def build_config(raw: dict[str, Any]):
@@ -84,16 +141,11 @@ def build_config(raw: dict[str, Any]):
             f"unknown {algorithm} config key(s) {unknown}; known keys: {sorted(known)}"
         )
     for key, value in raw.items():
-        default = known[key].default
-        if isinstance(default, (int, float)) and not isinstance(default, bool):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ConfigError(f"config key {key!r} takes a number, got {value!r}")
-            if isinstance(default, int) and isinstance(value, float) and value.is_integer():
-                raw[key] = int(value)  # "1e6" style budgets
-            elif isinstance(default, int) and isinstance(value, float):
-                raise ConfigError(f"config key {key!r} takes an integer, got {value!r}")
-        elif isinstance(default, bool) and not isinstance(value, bool):
-            raise ConfigError(f"config key {key!r} takes true or false, got {value!r}")
+        field = known[key]
+        default = field.default
+        if default is dataclasses.MISSING:
+            default = field.default_factory()
+        raw[key] = checked_value(key, value, default)
     cfg = cls(**raw)
     from murlan_env import registry
     from murlan_env.episode import REWARD_MODES
@@ -114,9 +166,27 @@ def build_config(raw: dict[str, Any]):
     return algorithm, cfg
 
 
+def resumed_config(path: str) -> dict[str, Any]:
+    """The raw config saved in the checkpoint of ``path`` (file or run directory); ConfigError
+    naming the file and the fix when it is missing or cannot be read."""
+    from agents.networks import CheckpointError, load_checkpoint
+
+    try:
+        ckpt = load_checkpoint(path)
+    except (CheckpointError, FileNotFoundError) as e:
+        raise ConfigError(f"--resume: {e}") from None
+    if not isinstance(ckpt.get("config"), dict):
+        raise ConfigError(
+            f"--resume: {path} holds no training config; resume a run directory of train.py"
+        )
+    return dict(ckpt["config"])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default="quick", help="preset name (configs/) or YAML path")
+    parser.add_argument(
+        "--config", default="quick", help="preset name (configs/) or YAML path (default: quick)"
+    )
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
     parser.add_argument("--resume", help="run directory or checkpoint to continue")
     parser.add_argument("--device", help="learner device: auto, cpu, cuda")
@@ -124,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         "--rules",
         action="append",
         metavar="FLAG=VALUE[,...]",
-        help="variant flags to train under, e.g. sticky_pass=true,joker_pair=true",
+        help="variant flags to train under, e.g. sticky_pass=true,joker_pair=true (repeatable)",
     )
     parser.add_argument(
         "--ray-address",
@@ -135,12 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.resume:
-            import torch
-
-            from agents.networks import checkpoint_path
-
-            ckpt = torch.load(checkpoint_path(args.resume), map_location="cpu", weights_only=False)
-            raw = dict(ckpt["config"])
+            raw = resumed_config(args.resume)
         else:
             raw = load_preset(args.config)
         raw.update(parse_overrides(args.overrides))
@@ -164,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
             raw["name"] = f"{Path(args.config).stem}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
         algorithm, cfg = build_config(raw)
     except ConfigError as e:
-        print(f"train.py: config error: {e}", file=sys.stderr)
+        print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     _, train = trainer_of(algorithm)
     out = train(cfg, resume=args.resume)

@@ -1,25 +1,21 @@
 """Seeded duplicate tournaments between bots, with confidence intervals and ratings.
 
-``murlan arena random greedy rule search:200 ckpt:runs/x --hands 400 --seed 0``
+``murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0``
 
-Duplicate format: the tournament is a set of *lanes*, each a sequence of seeded deals. Every
-lane is played once per *lineup*: the same deals with the bots rotated through the seats, so
-each bot holds each seat's cards in turn and the luck of the deal cancels. Matches run hand
-after hand (RULES.md 6); the deal of hand k of match m in a lane depends only on
-(seed, lane, m, k), so every lineup gets the same cards as long as its matches last as long.
-Each lane stops after its share of ``--hands`` deals, mid-match if need be (unfinished
-matches count for points, not for wins). All games of all lanes and lineups step together on
-the batched engine; each bot acts on the batch of games where it is to act.
+The tournament is a duplicate run (``murlan_env.duplicate``): ``--boards N`` seeded boards,
+each played by every lineup (the bots rotated through the seats, so each bot holds each
+seat's cards in turn), as whole matches (RULES.md 6) unless ``--max-hands K`` stops each
+after K hands. With 4 bots there are 4 lineups; with 2 or 3, the rotations of ``A B A B`` /
+``A B C A`` (2 and 4 lineups; a bot may hold two seats); with more, the 4 rotations of every
+group of 4. So ``--boards 20`` with 3 bots plays 20 x 4 = 80 matches.
 
-Lineups: with 4 bots, the 4 rotations; with 2 or 3, the rotations of ``A B A B`` /
-``A B C A`` (a bot may hold two seats); with more, the 4 rotations of every group of 4.
-
-Per bot the report gives points per hand (3/2/1/0 for 1st-4th; 1.5 is par) with a 95% CI
-over *boards* (a board is one deal; its value is the bot's mean over the lineups that played
-it, which removes deal luck), the match win rate per seat (a draw shares the win; par is
-25%; a bot holding two seats counts both) with a 95% Wilson interval, and an openskill
-Plackett-Luce rating updated after every hand from the bots' places (a bot holding two seats
-is ranked by their mean points). Same seed and bots, same report.
+Per bot the report gives points per hand (3/2/1/0 for 1st-4th; par 1.5) with a 95% CI over
+boards, the share of hands finished 1st, the match win rate (a draw shares the win; par 25%)
+with a 95% interval, and a rating: a Bradley-Terry model fitted by maximum likelihood to
+every pair of seats in every hand (the better-placed seat wins the pair), on an Elo-like
+scale (a 400-point gap means 10:1 odds of finishing ahead; the mean rating is 1500), with a
+95% interval from resampling boards. The fit uses all results at once, so their order does
+not matter. Same seed and bots, same report.
 
 Bot specs are those of ``murlan_env.registry`` (``random``, ``greedy``, ``rule``,
 ``search:N``, ``search:0.5s``, ``bundle:DIR``, ``ckpt:PATH``, the shipped policies).
@@ -28,7 +24,6 @@ Bot specs are those of ``murlan_env.registry`` (``random``, ``greedy``, ``rule``
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import itertools
 import json
 import math
@@ -39,253 +34,165 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import engine, registry
+from murlan_env import registry
 from murlan_env.bots import Bot
-from murlan_env.engine import Phase, State
+from murlan_env.duplicate import DuplicateResult, Progress, play_duplicate
+from murlan_env.engine import N_SEATS
 from murlan_env.rules import Rules
 
-Z95 = 1.959963984540054
-DEFAULT_HANDS_PER_LANE = 60
+DEFAULT_BOARDS = 20
+BOOTSTRAP_SAMPLES = 1000
+ELO_SCALE = 400 / math.log(10)  # rating points per unit of log-strength
+ELO_MEAN = 1500.0
+PRIOR_TIE = 0.5  # virtual half-wins each way between every two bots: keeps the fit finite
 
 
-# --------------------------------------------------------------------------- bots
+# --------------------------------------------------------------------------- ratings
 
 
-def _unique_names(bots: Sequence[Bot]) -> list[str]:
-    names, seen = [], {}
-    for bot in bots:
-        seen[bot.name] = seen.get(bot.name, 0) + 1
-        names.append(bot.name if seen[bot.name] == 1 else f"{bot.name}#{seen[bot.name]}")
-    return names
+def pairwise_wins(
+    hand_board: np.ndarray,
+    hand_bots: np.ndarray,
+    hand_points: np.ndarray,
+    n_boards: int,
+    n_bots: int,
+) -> np.ndarray:
+    """(boards, bots, bots) ``[b, i, j]``: on board b, how often a seat of bot i finished a
+    hand ahead of a seat of bot j (a tie counts half). Seats of one bot are not compared.
 
-
-# --------------------------------------------------------------------------- schedule
-
-
-def lineups(n_bots: int) -> np.ndarray:
-    """(L, 4) bot index at each seat for every lineup of a duplicate tournament."""
-    if n_bots < 2:
-        raise ValueError("an arena needs at least 2 bots")
-    groups = [(0, 1, 0, 1)] if n_bots == 2 else [(0, 1, 2, 0)] if n_bots == 3 else []
-    if n_bots >= 4:
-        groups = list(itertools.combinations(range(n_bots), 4))
-    out: list[tuple[int, ...]] = []
-    for group in groups:
-        for r in range(4):
-            rotated = tuple(group[(s - r) % 4] for s in range(4))
-            if rotated not in out:
-                out.append(rotated)
-    return np.array(out, dtype=np.int64)
-
-
-def _deal(seed: int, lane: int, match: int, hand: int, dealer: int) -> np.ndarray:
-    """(4, 54) bool: the seeded deal of one hand, the same for every lineup."""
-    rng = np.random.default_rng([seed, lane, match, hand])
-    return engine.random_deal(rng, np.array([dealer], np.int8))[0]
-
-
-def _first_dealer(seed: int, lane: int, match: int) -> int:
-    return int(np.random.default_rng([seed, lane, match, 1 << 20]).integers(0, 4))
-
-
-# --------------------------------------------------------------------------- running
-
-
-@dataclasses.dataclass
-class ArenaLog:
-    """Raw results: one row per finished hand and per finished match (seats, not bots)."""
-
-    hand_board: list[tuple[int, int, int]]  # (lane, match, hand) deal of each finished hand
-    hand_lineup: list[int]  # lineup index of each finished hand
-    hand_points: list[np.ndarray]  # (4,) points per seat of each finished hand
-    match_lineup: list[int]  # lineup index of each finished match
-    match_winners: list[np.ndarray]  # (4,) bool winners per seat of each finished match
-
-
-def play_tournament(
-    bots: Sequence[Bot],
-    hands: int,
-    seed: int = 0,
-    rules: Rules | None = None,
-    lanes: int | None = None,
-) -> tuple[np.ndarray, ArenaLog]:
-    """Play the duplicate tournament; returns the lineups (L, 4) and the raw log.
-
-    ``hands`` seeded deals in all, split over ``lanes`` (default: one lane per
-    ``DEFAULT_HANDS_PER_LANE`` deals); each deal is played by every lineup.
+    ``hand_bots`` and ``hand_points`` are (H, 4): the bot and the points of each seat in
+    each finished hand.
     """
-    rules = rules or Rules()
-    if hands < 1:
-        raise ValueError("hands must be positive")
-    seats = lineups(len(bots))
-    n_lanes = lanes or max(1, math.ceil(hands / DEFAULT_HANDS_PER_LANE))
-    n_lanes = min(n_lanes, hands)
-    budget_per_lane = [hands // n_lanes + (lane < hands % n_lanes) for lane in range(n_lanes)]
-    lane_of = np.repeat(np.arange(n_lanes), len(seats))
-    lineup_of = np.tile(np.arange(len(seats)), n_lanes)
-    n_games = lane_of.size
-    budget = np.array([budget_per_lane[lane] for lane in lane_of])
-    match_no = np.zeros(n_games, np.int64)
-    hand_in_match = np.zeros(n_games, np.int64)
-    hands_done = np.zeros(n_games, np.int64)
-    finished = np.zeros(n_games, bool)
-    rng = np.random.default_rng([seed, 7])  # the bots' randomness, drawn in a fixed order
-    log = ArenaLog([], [], [], [], [])
-
-    def new_matches(games: np.ndarray) -> State:
-        dealers = [_first_dealer(seed, lane_of[g], match_no[g]) for g in games]
-        deals = np.stack(
-            [
-                _deal(seed, lane_of[g], match_no[g], 0, d)
-                for g, d in zip(games, dealers, strict=True)
-            ]
-        )
-        return engine.deal_from(deals, np.array(dealers, np.int8), rules)
-
-    state = new_matches(np.arange(n_games))
-    while not finished.all():
-        mask = engine.legal_action_mask(state)
-        waiting = mask.any(1) & ~finished
-        bot_to_act = seats[lineup_of, state.to_act]
-        actions = np.zeros(n_games, np.int64)
-        for b, bot in enumerate(bots):
-            games = np.flatnonzero(waiting & (bot_to_act == b))
-            if games.size:
-                sub = state.index(games)
-                actions[games] = bot.act(engine.observe(sub), mask[games], rng)
-        illegal = waiting & ~mask[np.arange(n_games), actions]
-        if illegal.any():
-            g = int(np.flatnonzero(illegal)[0])
-            raise RuntimeError(f"bot {bots[bot_to_act[g]].name} played illegal action {actions[g]}")
-        state = engine.step(state, actions)
-
-        ended = np.flatnonzero(state.hand_over & ~finished)
-        for g in ended:
-            log.hand_board.append((int(lane_of[g]), int(match_no[g]), int(hand_in_match[g])))
-            log.hand_lineup.append(int(lineup_of[g]))
-            log.hand_points.append(state.points[g].copy())
-            if state.phase[g] == Phase.MATCH_OVER:
-                log.match_lineup.append(int(lineup_of[g]))
-                log.match_winners.append(state.winners[g].copy())
-        hands_done[ended] += 1
-        finished[ended] |= hands_done[ended] >= budget[ended]
-        go_on = ended[~finished[ended]]
-        over = go_on[state.phase[go_on] == Phase.MATCH_OVER]
-        next_in_match = go_on[state.phase[go_on] == Phase.HAND_OVER]
-        if over.size:
-            match_no[over] += 1
-            hand_in_match[over] = 0
-            state = engine.replace_games(state, over, new_matches(over))
-        if next_in_match.size:
-            hand_in_match[next_in_match] += 1
-            sub = state.index(next_in_match)
-            dealers = (sub.dealer.astype(np.int64) + 1) % 4
-            deals = np.stack(
-                [
-                    _deal(seed, lane_of[g], match_no[g], hand_in_match[g], d)
-                    for g, d in zip(next_in_match, dealers, strict=True)
-                ]
-            )
-            state = engine.replace_games(state, next_in_match, engine.next_hand(sub, hands=deals))
-    return seats, log
+    wins = np.zeros((n_boards, n_bots, n_bots))
+    board = np.asarray(hand_board)
+    for s, t in itertools.combinations(range(N_SEATS), 2):
+        a, b = hand_bots[:, s], hand_bots[:, t]
+        diff = np.sign(hand_points[:, s] - hand_points[:, t])
+        other = a != b
+        np.add.at(wins, (board[other], a[other], b[other]), (1 + diff[other]) / 2)
+        np.add.at(wins, (board[other], b[other], a[other]), (1 - diff[other]) / 2)
+    return wins
 
 
-# --------------------------------------------------------------------------- statistics
+def bradley_terry(wins: np.ndarray, tol: float = 1e-10, max_iter: int = 100_000) -> np.ndarray:
+    """Log-strengths (..., n) maximising the Bradley-Terry likelihood of ``wins`` (..., n, n).
+
+    ``wins[i, j]`` counts i's wins over j; ``PRIOR_TIE`` virtual half-wins are added each way
+    between every two bots. Minorise-maximise iterations (Hunter 2004, "MM algorithms for
+    generalized Bradley-Terry models"), vectorised over leading axes (bootstrap samples).
+    The result has mean 0 over the last axis.
+    """
+    n = wins.shape[-1]
+    off_diagonal = ~np.eye(n, dtype=bool)
+    w = wins + PRIOR_TIE * off_diagonal
+    total_wins = w.sum(-1)
+    games = w + np.swapaxes(w, -1, -2)
+    p = np.ones(wins.shape[:-1])
+    for _ in range(max_iter):
+        pair_sum = p[..., :, None] + p[..., None, :]
+        new = total_wins / (games / pair_sum).sum(-1)
+        new /= np.exp(np.log(new).mean(-1, keepdims=True))
+        if np.abs(np.log(new) - np.log(p)).max() < tol:
+            p = new
+            break
+        p = new
+    log_p = np.log(p)
+    return log_p - log_p.mean(-1, keepdims=True)
 
 
-def wilson_interval(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (fractional successes allowed)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
+def fit_ratings(
+    result: DuplicateResult, seed: int = 0, samples: int = BOOTSTRAP_SAMPLES
+) -> tuple[np.ndarray, np.ndarray]:
+    """Elo-like ratings (bots,) and their 95% intervals (bots, 2) from a duplicate run.
+
+    The interval is the 2.5-97.5 percentile range of the ratings refitted to ``samples``
+    resamplings of the boards (with replacement), drawn from ``seed``.
+    """
+    hand_bots = result.lineups[result.hand_lineup]
+    per_board = pairwise_wins(
+        result.hand_board, hand_bots, result.hand_points, result.boards, len(result.names)
+    )
+    rating = ELO_MEAN + ELO_SCALE * bradley_terry(per_board.sum(0))
+    rng = np.random.default_rng(seed)
+    counts = rng.multinomial(result.boards, np.full(result.boards, 1 / result.boards), samples)
+    resampled = np.tensordot(counts.astype(np.float64), per_board, axes=1)
+    boot = ELO_MEAN + ELO_SCALE * bradley_terry(resampled)
+    interval = np.percentile(boot, [2.5, 97.5], axis=0).T
+    return rating, interval
 
 
-def summarise(names: Sequence[str], seats: np.ndarray, log: ArenaLog) -> dict[str, Any]:
-    """The report: per bot points per hand, match win rate and rating (JSON-ready)."""
-    from openskill.models import PlackettLuce
+# --------------------------------------------------------------------------- the report
 
-    n_bots = len(names)
-    model = PlackettLuce()
-    ratings = [model.rating(name=name) for name in names]
-    # Points per board: each board's value is the bot's mean over the seats that played it.
-    board_sum: dict[tuple[int, int, int], np.ndarray] = {}
-    board_n: dict[tuple[int, int, int], np.ndarray] = {}
-    for board, lineup, points in zip(log.hand_board, log.hand_lineup, log.hand_points, strict=True):
-        seat_bots = seats[lineup]
-        sums = board_sum.setdefault(board, np.zeros(n_bots))
-        counts = board_n.setdefault(board, np.zeros(n_bots))
-        np.add.at(sums, seat_bots, points)
-        np.add.at(counts, seat_bots, 1)
-        present = np.unique(seat_bots)
-        score = np.array([points[seat_bots == b].mean() for b in present])
-        teams = [[ratings[b]] for b in present]
-        new = model.rate(teams, ranks=list(-score))
-        for b, team in zip(present, new, strict=True):
-            ratings[b] = team[0]
-    boards = sorted(board_sum)
-    per_board = np.array([board_sum[k] / np.maximum(board_n[k], 1) for k in boards])
-    played = np.array([board_n[k] > 0 for k in boards])
-    wins = np.zeros(n_bots)
-    entries = np.zeros(n_bots)
-    for lineup, winners in zip(log.match_lineup, log.match_winners, strict=True):
-        share = winners / max(1, winners.sum())
-        np.add.at(wins, seats[lineup], share)
-        np.add.at(entries, seats[lineup], 1)
-    rows = []
-    for b, name in enumerate(names):
-        values = per_board[played[:, b], b] if len(boards) else np.zeros(0)
-        mean = float(values.mean()) if values.size else float("nan")
-        half = (
-            float(Z95 * values.std(ddof=1) / math.sqrt(values.size))
-            if values.size > 1
-            else float("nan")
-        )
-        lo, hi = wilson_interval(wins[b], entries[b])
-        rows.append(
-            {
-                "bot": name,
-                "points_per_hand": mean,
-                "points_ci95": [mean - half, mean + half],
-                "hands": int(sum(board_n[k][b] for k in boards)),
-                "boards": int(values.size),
-                "match_win_rate": float(wins[b] / entries[b]) if entries[b] else float("nan"),
-                "match_win_ci95": [lo, hi],
-                "matches": int(entries[b]),
-                "rating_mu": float(ratings[b].mu),
-                "rating_sigma": float(ratings[b].sigma),
-                "rating": float(ratings[b].ordinal()),
-            }
-        )
-    return {
-        "bots": rows,
-        "lineups": [[names[b] for b in lineup] for lineup in seats],
-        "boards": len(boards),
-        "hands_played": len(log.hand_points),
-        "matches_finished": len(log.match_lineup),
-        "rating_model": "openskill PlackettLuce, ordinal = mu - 3 sigma, updated per hand",
-    }
+
+def _number(x: float) -> float | None:
+    """JSON-ready: nan (nothing measured) becomes None."""
+    return None if x is None or not np.isfinite(x) else float(x)
 
 
 def run_arena(
     specs_or_bots: Sequence[str | Bot],
-    hands: int = 200,
+    boards: int = DEFAULT_BOARDS,
     seed: int = 0,
     rules: Rules | None = None,
-    lanes: int | None = None,
+    max_hands: int | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Play a duplicate tournament between bots (specs or Bot objects) and return the report."""
+    """Play a duplicate tournament between bots (specs or Bot objects); the JSON-ready report.
+
+    ``boards`` boards, each played by every lineup: whole matches, or ``max_hands`` hands.
+    ``progress(done, total)`` is called as hands end (see ``play_duplicate``).
+    Rates without data (match wins when no match finished) are None.
+    """
     bots = [registry.make_bot(b) if isinstance(b, str) else b for b in specs_or_bots]
-    names = _unique_names(bots)
-    seats, log = play_tournament(bots, hands, seed, rules, lanes)
-    report = summarise(names, seats, log)
-    report.update(seed=seed, hands=hands, rules=(rules or Rules()).to_dict())
-    return report
+    if len(bots) < 2:
+        raise ValueError(f"an arena needs at least 2 bots, got {len(bots)}")
+    rules = rules or Rules()
+    result = play_duplicate(
+        bots, boards, seed=seed, rules=rules, max_hands=max_hands, progress=progress
+    )
+    rating, rating_ci = fit_ratings(result, seed)
+    rows = []
+    for i, r in enumerate(result.bot_results()):
+        rows.append(
+            {
+                "bot": r.name,
+                "points_per_hand": _number(r.points_per_hand),
+                "points_ci95": [_number(x) for x in r.points_ci95],
+                "first_rate": _number(r.first_rate),
+                "hands": r.hands,
+                "boards": r.boards,
+                "match_win_rate": _number(r.match_win_rate),
+                "match_win_ci95": [_number(x) for x in r.match_win_ci95],
+                "matches": r.matches,
+                "rating": float(rating[i]),
+                "rating_ci95": [float(x) for x in rating_ci[i]],
+            }
+        )
+    return {
+        "summary": result.describe(),
+        "bots": rows,
+        "lineups": [[result.names[b] for b in lineup] for lineup in result.lineups],
+        "boards": result.boards,
+        "games": result.games,
+        "max_hands": max_hands,
+        "hands_played": len(result.hand_board),
+        "matches_finished": len(result.match_board),
+        "unfinished": result.unfinished,
+        "rating_model": (
+            "Bradley-Terry on pairs of seats per hand, maximum likelihood; Elo-like scale "
+            "(mean 1500, 400 = 10:1 odds); 95% interval from resampled boards"
+        ),
+        "seed": seed,
+        "rules": rules.to_dict(),
+    }
 
 
 # --------------------------------------------------------------------------- output
+
+
+def _span(pair, fmt: str) -> str:
+    lo, hi = pair
+    return "-" if lo is None or hi is None else f"{lo:{fmt}}-{hi:{fmt}}"
 
 
 def report_table(report: dict[str, Any]):
@@ -293,28 +200,44 @@ def report_table(report: dict[str, Any]):
     from rich.table import Table
 
     table = Table(
-        title=(
-            f"murlan arena: {report['boards']} deals, {report['hands_played']} hands, "
-            f"{report['matches_finished']} matches, seed {report['seed']}"
+        title=f"murlan arena, seed {report['seed']}",
+        caption=(
+            "par: 1.5 points/hand, 25% 1st, 25% wins\n"
+            "matches: one per seat held; rating: Elo-like, mean 1500"
         ),
-        caption="par: 1.5 points/hand, 25% wins; rating: openskill mu - 3 sigma",
     )
-    for col in ("bot", "pts/hand", "95% CI", "wins", "95% CI", "matches", "rating"):
+    columns = ("bot", "pts/hand", "95% CI", "1st", "wins", "95% CI", "matches", "rating", "95% CI")
+    for col in columns:
         table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
     for row in sorted(report["bots"], key=lambda r: -r["rating"]):
-        lo, hi = row["points_ci95"]
-        wlo, whi = row["match_win_ci95"]
-        has_matches = row["matches"] > 0
+        win = row["match_win_rate"]
         table.add_row(
             row["bot"],
             f"{row['points_per_hand']:.3f}",
-            f"{lo:.2f}-{hi:.2f}",
-            f"{row['match_win_rate']:.0%}" if has_matches else "-",
-            f"{wlo:.0%}-{whi:.0%}" if has_matches else "-",
+            _span(row["points_ci95"], ".2f"),
+            f"{row['first_rate']:.0%}",
+            "-" if win is None else f"{win:.0%}",
+            _span(row["match_win_ci95"], ".0%"),
             str(row["matches"]),
-            f"{row['rating']:.1f}",
+            f"{row['rating']:.0f}",
+            _span(row["rating_ci95"], ".0f"),
         )
     return table
+
+
+def print_report(report: dict[str, Any], console=None) -> None:
+    """Print the one-line summary and the table. Off a terminal (piped, CI) the table keeps
+    its natural width: no column is truncated or wrapped to fit an assumed 80 columns."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = console or Console()
+    table = report_table(report)
+    if not console.is_terminal:
+        natural = Measurement.get(console, console.options.update_width(1 << 20), table).maximum
+        console = Console(file=console.file, width=natural, no_color=True, highlight=False)
+    console.print(f"murlan arena: {report['summary']}", soft_wrap=True)
+    console.print(table)
 
 
 def save_chart(report: dict[str, Any], path: str | Path) -> Path:
@@ -322,26 +245,29 @@ def save_chart(report: dict[str, Any], path: str | Path) -> Path:
     # A bare Figure (no pyplot): nothing global changes, so notebooks keep their backend.
     from matplotlib.figure import Figure
 
+    def values(key: str) -> np.ndarray:
+        return np.array([np.nan if r[key] is None else r[key] for r in rows], np.float64)
+
+    def errors(key: str, centre: np.ndarray) -> np.ndarray:
+        ci = np.array([[np.nan if x is None else x for x in r[key]] for r in rows], np.float64)
+        return np.nan_to_num(np.abs(ci.T - centre))
+
     rows = report["bots"]
     names = [r["bot"] for r in rows]
     x = np.arange(len(rows))
     fig = Figure(figsize=(4 + 1.2 * len(rows), 4))
     ax1, ax2 = fig.subplots(1, 2)
-    pts = np.array([r["points_per_hand"] for r in rows])
-    pci = np.array([r["points_ci95"] for r in rows])
-    ax1.bar(x, pts, yerr=np.abs(pci.T - pts), capsize=4, color="tab:blue")
+    pts = values("points_per_hand")
+    ax1.bar(x, pts, yerr=errors("points_ci95", pts), capsize=4, color="tab:blue")
     ax1.axhline(1.5, color="grey", lw=1, ls="--")
     ax1.set(xticks=x, title="points per hand (par 1.5)")
     ax1.set_xticklabels(names, rotation=30, ha="right")
-    win = np.array([r["match_win_rate"] for r in rows])
-    wci = np.array([r["match_win_ci95"] for r in rows])
-    ax2.bar(
-        x, np.nan_to_num(win), yerr=np.abs(wci.T - np.nan_to_num(win)), capsize=4, color="tab:green"
-    )
+    win = np.nan_to_num(values("match_win_rate"))
+    ax2.bar(x, win, yerr=errors("match_win_ci95", win), capsize=4, color="tab:green")
     ax2.axhline(0.25, color="grey", lw=1, ls="--")
     ax2.set(xticks=x, title="match win rate (par 25%)", ylim=(0, 1))
     ax2.set_xticklabels(names, rotation=30, ha="right")
-    fig.suptitle(f"{report['boards']} deals, seed {report['seed']}")
+    fig.suptitle(report["summary"], fontsize="small")
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=100)
@@ -357,7 +283,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "bots", nargs="+", help="bot specs: random greedy rule search:200 ckpt:PATH bundle:DIR"
     )
     parser.add_argument(
-        "--hands", type=int, default=200, help="seeded deals (each played by every lineup)"
+        "--boards",
+        type=int,
+        default=DEFAULT_BOARDS,
+        help=f"seeded boards, each played by every lineup (default {DEFAULT_BOARDS})",
+    )
+    parser.add_argument(
+        "--max-hands",
+        type=int,
+        default=None,
+        metavar="K",
+        help="stop each board after K hands (default: whole matches)",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -368,9 +304,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
     )
     parser.add_argument(
-        "--lanes", type=int, default=None, help="parallel deal sequences (default: hands/60)"
-    )
-    parser.add_argument(
         "--json",
         nargs="?",
         const="-",
@@ -379,25 +312,62 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the report as JSON (to stdout without FILE)",
     )
     parser.add_argument("--png", default=None, metavar="FILE", help="save a chart of the report")
+    # Options of earlier versions, kept only to say what replaced them.
+    for gone in ("--hands", "--lanes"):
+        parser.add_argument(gone, default=None, help=argparse.SUPPRESS)
+
+
+REPLACED = (
+    "{option} is gone: use --boards N (N seeded boards, each played by every lineup as a "
+    "whole match) and --max-hands K to stop each board after K hands"
+)
+
+
+def _progress_bar():
+    """A tqdm bar on stderr and its ``progress`` callback, or (None, None) off a terminal."""
+    if not sys.stderr.isatty():
+        return None, None
+    from tqdm import tqdm
+
+    bar = tqdm(unit="hand", file=sys.stderr, leave=False)
+
+    def progress(done: int, total: int) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    return bar, progress
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Run ``murlan arena`` from parsed arguments."""
-    from rich.console import Console
-
     from murlan_env.rules import RulesError
 
+    for option in ("hands", "lanes"):
+        if getattr(args, option, None) is not None:
+            print(f"murlan arena: error: {REPLACED.format(option='--' + option)}", file=sys.stderr)
+            return 2
     try:
+        if args.boards < 1:
+            raise ValueError(f"--boards must be at least 1, got {args.boards}")
+        if args.max_hands is not None and args.max_hands < 1:
+            raise ValueError(f"--max-hands must be at least 1, got {args.max_hands}")
         rules = Rules.parse(args.rules)
         bots = [registry.make_bot(spec) for spec in args.bots]
+        if len(bots) < 2:
+            raise ValueError("an arena needs at least 2 bots")
     except (ValueError, RulesError, FileNotFoundError) as err:
         print(f"murlan arena: error: {err}", file=sys.stderr)
         return 2
-    report = run_arena(bots, args.hands, args.seed, rules, args.lanes)
+    bar, progress = _progress_bar()
+    try:
+        report = run_arena(bots, args.boards, args.seed, rules, args.max_hands, progress)
+    finally:
+        if bar is not None:
+            bar.close()
     if args.json == "-":
         print(json.dumps(report, indent=2))
     else:
-        Console().print(report_table(report))
+        print_report(report)
         if args.json:
             Path(args.json).write_text(json.dumps(report, indent=2))
     if args.png:

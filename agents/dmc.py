@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import QNetwork, make_spec
+from agents.networks import QNetwork, autocast, make_spec, resolve_precision
 from agents.rollout import RolloutSettings
 from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
 
@@ -80,6 +80,7 @@ class DMCLearner:
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
         self.rng = np.random.default_rng(cfg.seed + 17)
         self.replay = Replay(cfg.replay_size, self.net.spec["obs_size"])
+        self.precision = resolve_precision(cfg.precision, self.device)
 
     def settings(self) -> RolloutSettings:
         c = self.cfg
@@ -105,7 +106,8 @@ class DMCLearner:
         for _ in range(c.updates_per_rollout):
             obs, act, ret = self.replay.sample(self.rng, c.batch_size)
             obs_t = torch.from_numpy(obs).to(self.device)
-            q = self.net.q_of(obs_t, torch.from_numpy(act).to(self.device))
+            with autocast(self.precision, self.device):
+                q = self.net.q_of(obs_t, torch.from_numpy(act).to(self.device)).float()
             loss = ((q - torch.from_numpy(ret).to(self.device)) ** 2).mean()
             self.opt.zero_grad(set_to_none=True)
             loss.backward()

@@ -1,26 +1,29 @@
 """Seeded evaluation of a policy against bots, comparable across runs.
 
-A fixed set of deals comes from ``seed``; every deal is played with the learner in each of the
-four seats against three copies of the bot (seats rotated, duplicate style), for ``n_hands``
-hands of a match (the later hands' deals are fixed too, so the exchange is evaluated). The
-learner plays greedily (argmax of its masked scores); the bots draw from their own seeded rng.
+A duplicate run (``murlan_env.duplicate``): the learner sits in each of the four seats in turn
+against three copies of the bot, on the same seeded boards, for the first ``n_hands`` hands of
+a match (hand 1 with its opening duty, then hands with the exchange) or whole matches
+(``n_hands=None``). The learner plays greedily (the argmax of its masked scores, as
+``agents.policy_bot.PolicyBot``); the bots draw from the run's seeded generator.
 
-Points per hand are averaged per deal over the four seatings, and the 95% confidence interval
-is taken over deals, which removes most of the luck of the cards.
+Points per hand are averaged per board over the four seatings, and the 95% confidence
+interval is taken over boards, which removes most of the luck of the cards.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import policy_scores
-from murlan_env import engine, registry
-from murlan_env.engine import N_SEATS, Phase
+from agents.policy_bot import PolicyBot
+from murlan_env import registry
+from murlan_env.bots import Bot
+from murlan_env.duplicate import DealSource, one_against_three, play_duplicate
 from murlan_env.rules import Rules
+
+LEARNER = "learner"
 
 
 @dataclasses.dataclass
@@ -29,82 +32,62 @@ class EvalResult:
 
     bot: str  # the opponents' name
     points_per_hand: float  # learner's mean points per hand (0-3; 1.5 is par)
-    ci95: float  # half-width of the 95% CI of points_per_hand, over deals
+    ci95: float  # half-width of the 95% CI of points_per_hand, over boards
     win_rate: float  # share of hands the learner finished 1st (0.25 is par)
     hands: int  # hands played by the learner
+    matches: int = 0  # finished matches (whole matches only)
+    match_win_rate: float | None = None  # share of them won (a draw shares); None: no match
+    match_win_ci95: tuple[float, float] | None = None  # its 95% interval
 
     def line(self) -> str:
-        return (
+        text = (
             f"vs {self.bot}: {self.points_per_hand:.3f} ± {self.ci95:.3f} points/hand "
             f"(par 1.5), 1st in {self.win_rate:.1%} of {self.hands} hands"
         )
-
-
-def fixed_deals(seed: int, n_deals: int, n_hands: int) -> tuple[np.ndarray, np.ndarray]:
-    """(n_hands, n_deals, 4, 54) deals and (n_deals,) first dealers, from ``seed`` only."""
-    rng = np.random.default_rng(seed)
-    dealer = rng.integers(0, N_SEATS, n_deals).astype(np.int8)
-    deals = []
-    for h in range(n_hands):
-        deals.append(engine.random_deal(rng, ((dealer + h) % N_SEATS).astype(np.int8)))
-    return np.stack(deals), dealer
+        if self.matches and self.match_win_rate is not None and self.match_win_ci95:
+            lo, hi = self.match_win_ci95
+            text += (
+                f", won {self.match_win_rate:.1%} [{lo:.0%}, {hi:.0%}] of {self.matches} matches"
+            )
+        return text
 
 
 @torch.inference_mode()
 def evaluate(
     policy: nn.Module,
-    bot_name: str,
+    bot_name: str | Bot,
     *,
     seed: int = 1234,
     n_deals: int = 256,
-    n_hands: int = 2,
+    n_hands: int | None = 2,
     rules: Rules | None = None,
+    deals: DealSource | None = None,
 ) -> EvalResult:
-    """Play the fixed deals with ``policy`` in each seat against three ``bot_name`` bots."""
-    rules = rules or Rules()
-    bot = registry.make_bot(bot_name)
-    rng = np.random.default_rng(seed + 1)
-    deals, dealer = fixed_deals(seed, n_deals, n_hands)
-    rep = lambda x: np.repeat(x, N_SEATS, axis=0)  # noqa: E731  game = deal * 4 + seat
-    learner_seat = np.tile(np.arange(N_SEATS), n_deals)
-    state = engine.deal_from(rep(deals[0]), rep(dealer), rules)
-    b = state.batch_size
-    rows = np.arange(b)
-    points = np.zeros(b, np.float64)
-    firsts = np.zeros(b, np.float64)
-    hands_done = np.zeros(b, np.int64)
-    for h in range(n_hands):
-        if h > 0:
-            state = engine.next_hand(state, hands=rep(deals[h]))
-        playing = (state.phase == Phase.PLAY) | (state.phase == Phase.EXCHANGE)
-        while playing.any():
-            mask = engine.legal_action_mask(state)
-            obs = engine.observe(state)
-            mine = playing & (state.to_act == learner_seat)
-            theirs = playing & ~mine
-            actions = np.zeros(b, np.int64)
-            if mine.any():
-                scores = policy_scores(
-                    policy, torch.from_numpy(obs[mine]), torch.from_numpy(mask[mine])
-                )
-                actions[mine] = scores.argmax(-1).numpy()
-            if theirs.any():
-                actions[theirs] = bot.act(obs[theirs], mask[theirs], rng)
-            state = engine.step(state, actions)
-            ended = playing & (state.phase >= Phase.HAND_OVER)
-            points[ended] += state.points[rows, learner_seat][ended]
-            firsts[ended] += state.place[rows, learner_seat][ended] == 0
-            hands_done[ended] += 1
-            playing &= ~ended
-        if (state.phase == Phase.MATCH_OVER).all():
-            break
-    per_game = points / np.maximum(hands_done, 1)
-    per_deal = per_game.reshape(n_deals, N_SEATS).mean(1)
-    ci = 1.96 * per_deal.std(ddof=1) / np.sqrt(n_deals) if n_deals > 1 else float("nan")
+    """Play ``n_deals`` boards with ``policy`` in each seat against three ``bot_name`` bots.
+
+    ``bot_name``: a ``murlan_env.registry`` spec (or a Bot). ``n_hands``: hands per board
+    (None: whole matches, which also measures the match win rate). ``deals``: the boards'
+    deals (default: seeded from ``seed``, see ``murlan_env.duplicate.seeded_deals``).
+    """
+    bot = registry.make_bot(bot_name) if isinstance(bot_name, str) else bot_name
+    result = play_duplicate(
+        [PolicyBot(policy, LEARNER), bot],
+        n_deals,
+        lineups=one_against_three(),
+        seed=seed,
+        rules=rules,
+        max_hands=n_hands,
+        deals=deals,
+    )
+    learner = result.bot_results()[0]
+    lo, hi = learner.points_ci95
     return EvalResult(
-        bot=bot_name,
-        points_per_hand=float(points.sum() / hands_done.sum()),
-        ci95=float(ci),
-        win_rate=float(firsts.sum() / hands_done.sum()),
-        hands=int(hands_done.sum()),
+        bot=bot_name if isinstance(bot_name, str) else bot.name,
+        points_per_hand=learner.points_per_hand,
+        ci95=(hi - lo) / 2,
+        win_rate=learner.first_rate,
+        hands=learner.hands,
+        matches=learner.matches,
+        match_win_rate=learner.match_win_rate if learner.matches else None,
+        match_win_ci95=learner.match_win_ci95 if learner.matches else None,
     )

@@ -8,6 +8,10 @@ Contract (``load_policy``), for code that consumes trained policies (export, are
     policy.spec                      # {"algorithm": "ppo" | "dmc", "hidden": [...],
                                      #  "obs_size": 544, "n_actions": 109, ...}
 
+A missing checkpoint raises FileNotFoundError; one that cannot be read (truncated, corrupted,
+not a murlan checkpoint) raises ``CheckpointError``, a ValueError whose one-line message names
+the file and the fix.
+
 ``forward(obs, mask) -> (B, N_ACTIONS) float32`` returns masked scores: PPO's logits, DMC's
 Q-values, with illegal actions at ``torch.finfo(float32).min``. The module is in eval mode, on
 the CPU, and its forward has no data-dependent Python control flow, so
@@ -16,7 +20,11 @@ untrained module of the same shape (strict ``load_state_dict`` then checks the w
 
 Networks:
 - ``MLPTrunk``: the flat egocentric observation of ``engine.observe`` through a ReLU MLP.
-- ``ActorCritic``: a trunk, then a logit per action of the action table and a state value.
+- ``ActorCritic``: a trunk, then a logit per action of the action table, and a state value:
+  from the same trunk (``critic="shared"``), or from a critic of its own that also sees the
+  other seats' hands (``critic="privileged"``, as PerfectDou trains: the critic only shapes
+  the policy's updates, so it may know what the policy cannot; play and export use the
+  policy alone).
 - ``QNetwork``: DouZero's Q(s, a), scoring (observation, action features) pairs. Action
   features come from the static table (``combos.COST``, ``KIND``, ``KEY``), so similar plays
   (a pair of 7s, a pair of 8s) share what is learnt. The first pair layer is factorised
@@ -25,6 +33,7 @@ Networks:
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +42,34 @@ import torch
 from torch import nn
 
 from murlan_env.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
+from murlan_env.observation import HIDDEN_SIZE
 from murlan_env.observation import SIZE as OBS_SIZE
 
 CHECKPOINT_NAME = "checkpoint.pt"
+
+
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def resolve_precision(precision: str, device: torch.device) -> str:
+    """ "auto" -> "bf16" where the device computes bfloat16 natively (CUDA; CPUs with
+    AVX512-BF16 or AMX, some 2.5x the float32 matrix speed), else "fp32"."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    if precision != "auto":
+        return precision
+    if device.type == "cuda":
+        return "bf16"
+    native = device.type == "cpu" and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    return "bf16" if native else "fp32"
+
+
+def autocast(precision: str, device: torch.device | str = "cpu"):
+    """The context for forward passes in ``precision``: bf16 autocast (float32 weights and
+    reductions, bfloat16 matrix products), or nothing for fp32."""
+    if precision == "bf16":
+        return torch.autocast(torch.device(device).type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -88,30 +122,59 @@ def policy_scores(policy: nn.Module, obs: torch.Tensor, mask: torch.Tensor) -> t
     return fast(obs, mask) if fast is not None else policy(obs, mask)
 
 
+def _orthogonal_trunk(size: int, hidden: list[int]) -> MLPTrunk:
+    trunk = MLPTrunk(size, hidden)
+    for m in trunk.modules():
+        if isinstance(m, nn.Linear):
+            _init_linear(m, 2**0.5)
+    return trunk
+
+
 class ActorCritic(nn.Module):
-    """PPO's network: a shared trunk, one logit per action and a value (for the seat to act)."""
+    """PPO's network: one logit per action and a value, both for the seat to act.
+
+    ``spec["critic"]``: "shared" (the value head sits on the policy's trunk) or "privileged"
+    (a separate critic MLP of widths ``spec["critic_hidden"]`` reads the observation and the
+    hidden hands of ``murlan_env.observation.encode_hidden``).
+    """
 
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__()
         self.spec = dict(spec)
-        self.trunk = MLPTrunk(spec["obs_size"], list(spec["hidden"]))
-        for m in self.trunk.modules():
-            if isinstance(m, nn.Linear):
-                _init_linear(m, 2**0.5)
+        self.privileged = spec.get("critic", "shared") == "privileged"
+        self.trunk = _orthogonal_trunk(spec["obs_size"], list(spec["hidden"]))
         self.policy_head = _init_linear(nn.Linear(self.trunk.out_size, spec["n_actions"]), 0.01)
-        self.value_head = _init_linear(nn.Linear(self.trunk.out_size, 1), 1.0)
+        if self.privileged:
+            size = spec["obs_size"] + spec["hidden_size"]
+            self.critic = _orthogonal_trunk(size, list(spec["critic_hidden"]))
+            self.value_head = _init_linear(nn.Linear(self.critic.out_size, 1), 1.0)
+        else:
+            self.value_head = _init_linear(nn.Linear(self.trunk.out_size, 1), 1.0)
 
-    def logits_and_value(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Unmasked logits (B, A) and values (B,)."""
+    def logits(self, obs: torch.Tensor) -> torch.Tensor:
+        """Unmasked logits (B, A)."""
+        return self.policy_head(self.trunk(obs))
+
+    def logits_and_value(
+        self, obs: torch.Tensor, hidden: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Unmasked logits (B, A) and values (B,); ``hidden`` feeds a privileged critic."""
         h = self.trunk(obs)
+        if self.privileged:
+            return self.policy_head(h), self.value(obs, hidden)
         return self.policy_head(h), self.value_head(h).squeeze(-1)
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
+    def value(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> torch.Tensor:
+        """Values (B,) of the seat to act."""
+        if self.privileged:
+            if hidden is None:
+                raise ValueError("a privileged critic needs the hidden hands (encode_hidden)")
+            return self.value_head(self.critic(torch.cat([obs, hidden], -1))).squeeze(-1)
         return self.value_head(self.trunk(obs)).squeeze(-1)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """Masked logits (B, A): the export contract."""
-        return masked_logits(self.policy_head(self.trunk(obs)), mask)
+        """Masked logits (B, A): the export contract (the policy alone)."""
+        return masked_logits(self.logits(obs), mask)
 
 
 class QNetwork(nn.Module):
@@ -163,7 +226,13 @@ class QNetwork(nn.Module):
         return out
 
 
-def make_spec(algorithm: str, hidden: list[int], pair_hidden: int = 128) -> dict[str, Any]:
+def make_spec(
+    algorithm: str,
+    hidden: list[int],
+    pair_hidden: int = 128,
+    critic: str = "shared",
+    critic_hidden: list[int] | None = None,
+) -> dict[str, Any]:
     """The JSON-ready description from which ``build_network`` rebuilds a module."""
     spec: dict[str, Any] = {
         "algorithm": algorithm,
@@ -173,6 +242,12 @@ def make_spec(algorithm: str, hidden: list[int], pair_hidden: int = 128) -> dict
     }
     if algorithm == "dmc":
         spec["pair_hidden"] = int(pair_hidden)
+    if algorithm == "ppo" and critic != "shared":
+        if critic != "privileged":
+            raise ValueError(f'critic must be "shared" or "privileged", got {critic!r}')
+        spec["critic"] = critic
+        spec["critic_hidden"] = [int(h) for h in (critic_hidden or hidden)]
+        spec["hidden_size"] = HIDDEN_SIZE
     return spec
 
 
@@ -185,23 +260,65 @@ def build_network(spec: dict[str, Any]) -> ActorCritic | QNetwork:
     raise ValueError(f"unknown algorithm {spec['algorithm']!r} in network spec")
 
 
+class CheckpointError(ValueError):
+    """A checkpoint file that cannot be read, or holds no trained murlan policy."""
+
+
 def checkpoint_path(path: str | Path) -> Path:
     """The checkpoint file of ``path``: the file itself, or ``<run dir>/checkpoint.pt``."""
     path = Path(path)
     if path.is_dir():
         path = path / CHECKPOINT_NAME
     if not path.is_file():
-        raise FileNotFoundError(f"no checkpoint at {path}")
+        raise FileNotFoundError(
+            f"no checkpoint at {path}: give a checkpoint file or a run directory holding "
+            f"{CHECKPOINT_NAME} (python train.py writes one)"
+        )
     return path
+
+
+def load_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The dict a trainer saved (at least ``spec`` and ``model``) from a checkpoint file or run
+    directory. FileNotFoundError if there is none; CheckpointError, one line naming the file and
+    the fix, if it cannot be read (truncated, corrupted, not a checkpoint)."""
+    file = checkpoint_path(path)
+    try:
+        ckpt = torch.load(file, map_location="cpu", weights_only=False)
+    except Exception as e:  # noqa: BLE001 - bad bytes raise RuntimeError, EOFError, UnpicklingError...
+        raise CheckpointError(
+            f"cannot read checkpoint {file} ({_first_sentence(e)}): the file is truncated or "
+            "corrupted; re-train (python train.py) or pick another checkpoint"
+        ) from e
+    if not isinstance(ckpt, dict) or not {"spec", "model"} <= set(ckpt):
+        raise CheckpointError(
+            f"{file} is not a murlan training checkpoint (no network spec and weights); "
+            "give a checkpoint.pt written by python train.py"
+        )
+    return ckpt
 
 
 def load_policy(path: str | Path) -> nn.Module:
     """The trained policy of a checkpoint file or run directory, on the CPU in eval mode.
 
-    See the module docstring for the contract of the returned module.
+    See the module docstring for the contract of the returned module. Raises
+    FileNotFoundError or CheckpointError (see ``load_checkpoint``).
     """
-    ckpt = torch.load(checkpoint_path(path), map_location="cpu", weights_only=False)
-    net = build_network(ckpt["spec"])
-    net.load_state_dict(ckpt["model"], strict=True)
+    ckpt = load_checkpoint(path)
+    try:
+        net = build_network(ckpt["spec"])
+        net.load_state_dict(ckpt["model"], strict=True)
+    except (KeyError, TypeError, ValueError, RuntimeError) as e:
+        raise CheckpointError(
+            f"checkpoint {checkpoint_path(path)} does not hold a network this version of murlan "
+            f"can build ({_first_sentence(e)}); re-train (python train.py) or pick another "
+            "checkpoint"
+        ) from e
     net.eval()
     return net
+
+
+def _first_sentence(error: BaseException) -> str:
+    """An exception as one short line: its type and the first sentence of its message."""
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    text = text.split(". ")[0].rstrip(".")
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.networks import ActorCritic, make_spec, masked_logits
+from agents.networks import ActorCritic, autocast, make_spec, masked_logits, resolve_precision
 from agents.rollout import RolloutSettings
 from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
 
@@ -32,8 +32,14 @@ class PPOConfig(CommonConfig):
     """GAE lambda: bias/variance trade-off of the advantages."""
     update_epochs: int = 3
     """Passes over each rollout batch."""
-    num_minibatches: int = 4
-    """Minibatches per pass."""
+    minibatch_size: int = 4096
+    """Learner decisions per gradient step. Fixed, so the number of gradient steps per
+    decision stays the same however many workers (or games per worker) feed the batch."""
+    critic: str = "shared"
+    """"shared": the value head sits on the policy's trunk; "privileged": a critic of its own
+    that also sees the other seats' hands (training only; play uses the policy alone)."""
+    critic_hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
+    """Widths of the privileged critic's layers."""
     clip_coef: float = 0.2
     """PPO ratio clipping."""
     ent_coef: float = 0.01
@@ -54,7 +60,9 @@ class PPOLearner:
     def __init__(self, cfg: PPOConfig) -> None:
         self.cfg = cfg
         self.device = resolve_device(cfg.device)
-        self.net: nn.Module = ActorCritic(make_spec("ppo", cfg.hidden)).to(self.device)
+        spec = make_spec("ppo", cfg.hidden, critic=cfg.critic, critic_hidden=cfg.critic_hidden)
+        self.net: nn.Module = ActorCritic(spec).to(self.device)
+        self.precision = resolve_precision(cfg.precision, self.device)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(cfg.seed + 17)
         self.seen = 0
@@ -89,16 +97,20 @@ class PPOLearner:
         old_logp = torch.from_numpy(batch["logp"]).to(dev)
         adv_all = torch.from_numpy(batch["advantage"]).to(dev)
         ret = torch.from_numpy(batch["return"]).to(dev)
+        hidden = torch.from_numpy(batch["hidden"]).to(dev) if "hidden" in batch else None
         n = len(act)
-        mb = max(n // c.num_minibatches, 1)
+        n_minibatches = max(1, round(n / c.minibatch_size))
         stats: dict[str, list[float]] = {
             k: [] for k in ("policy", "value", "entropy", "approx_kl", "clipfrac")
         }
         for _ in range(c.update_epochs):
             order = torch.from_numpy(self.rng.permutation(n)).to(dev)
-            for start in range(0, n, mb):
-                idx = order[start : start + mb]
-                logits, value = self.net.logits_and_value(obs[idx])
+            for idx in torch.tensor_split(order, n_minibatches):
+                with autocast(self.precision, dev):
+                    logits, value = self.net.logits_and_value(
+                        obs[idx], None if hidden is None else hidden[idx]
+                    )
+                logits, value = logits.float(), value.float()
                 logits = masked_logits(logits, mask[idx])  # the stored mask, re-applied
                 logp_all = torch.log_softmax(logits, -1)
                 logp = logp_all.gather(1, act[idx, None]).squeeze(1)

@@ -1,40 +1,38 @@
-"""Self-play rollouts on the batched engine, and the workers that run them.
+"""Self-play rollouts on the batched engine: what a worker does between two learner updates.
 
 ``SelfPlay`` steps ``num_envs`` matches together on ``murlan_env.engine``: one batched forward
 pass per step for every game whose seat to act belongs to the learner, bots or frozen
 snapshots for the others. A match goes on hand after hand; finished matches are dealt anew.
+Rewards come from ``murlan_env.episode`` (the definition the environments pay): with
+``reward="hand"`` an episode is a hand, with ``reward="match"`` a match.
 
-Per-seat trajectories are kept time-major, (T, B) arrays with the acting seat of each step,
-and all bookkeeping is vectorised over games: a backward pass over T carries, for each
-(game, seat), the value, advantage and pending reward of that seat's *next* decision. Rewards
-arrive at the end of an episode (a hand: ``points - 1.5``; a match: the zero-sum result).
-
-- PPO: GAE, bootstrapping unfinished episodes with the value of each seat's view of the
-  final state; only the learner's decisions are returned.
-- DMC: Monte-Carlo returns. Decisions whose hand has not ended yet are carried over to the next
-  call (up to ``carry_steps`` steps back), so no decision is lost to the window's edge.
-
-Workers share one small interface (``submit(weights, snapshots)`` then ``result()``):
-``LocalWorker`` (in this process), ``ProcessWorker`` (a child process: rollouts on one core
-while the learner updates on the other) and ``RayWorker`` (a Ray actor).
+Per-seat trajectories are kept time-major, (T, B) arrays with the acting seat of each step;
+``agents.returns`` turns them into GAE advantages (PPO, bootstrapping unfinished episodes
+with each seat's value of the final state) or Monte-Carlo returns (DMC: decisions whose hand
+has not ended yet are carried over to the next call, up to ``carry_steps`` steps back, so no
+decision is lost to the window's edge). Only the learner's decisions are returned, written
+into arrays that a ``sink`` provides: plain arrays in this process, or a shared-memory slot
+that the learner reads without a copy (``agents.transport``, ``agents.workers``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing as mp
 import time
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 import torch
 
 from agents.networks import build_network, masked_logits, policy_scores
-from murlan_env import engine, registry
-from murlan_env.engine import N_SEATS, Phase
+from agents.returns import gae_advantages, mc_returns
+from agents.transport import LocalSink
+from murlan_env import engine, episode, observation, registry
+from murlan_env.combos import N_ACTIONS
+from murlan_env.observation import HIDDEN_SIZE
+from murlan_env.observation import SIZE as OBS_SIZE
 from murlan_env.rules import Rules
-
-REWARDS = ("hand", "match")
+from murlan_env.state import N_SEATS
 
 
 @dataclasses.dataclass
@@ -45,27 +43,49 @@ class RolloutSettings:
     spec: dict  # network spec (networks.make_spec)
     num_envs: int  # matches stepped together by this worker
     num_steps: int  # engine steps per collect call
-    reward: str = "hand"  # "hand": points - 1.5 per hand; "match": zero-sum match result
+    reward: str = episode.HAND  # murlan_env.episode reward mode (it also names the episode)
     rules: dict = dataclasses.field(default_factory=dict)  # variant flags (Rules.from_dict)
     gamma: float = 1.0  # discount per decision of the same seat
     gae_lambda: float = 0.95  # GAE lambda (PPO)
     epsilon: float = 0.01  # exploration rate (DMC)
     snapshot_share: float = 0.0  # share of games against frozen snapshots of the learner
-    bot_share: float = 0.0  # share of games against rule-based bots
-    bots: tuple[str, ...] = ("random",)  # bot names for the bot share
+    bot_share: float = 0.0  # share of games against bots
+    bots: tuple[str, ...] = ("random",)  # bot specs (murlan_env.registry) for the bot share
     carry_steps: int = 192  # DMC: how far back unfinished hands are kept
     torch_threads: int = 1  # intra-op threads of a process or Ray worker's forward passes
 
 
-def episode_rewards(state: engine.State, reward: str) -> tuple[np.ndarray, np.ndarray]:
-    """(B,) episode ended and (B, 4) zero-sum rewards, right after a step of a full batch."""
-    if reward == "hand":
-        ended = state.phase >= Phase.HAND_OVER
-        return ended, (state.points.astype(np.float32) - 1.5) * ended[:, None]
-    ended = state.phase == Phase.MATCH_OVER
-    w = state.winners.astype(np.float32)
-    share = w / np.maximum(w.sum(1, keepdims=True), 1.0)
-    return ended, (share * (4.0 / 3.0) - 1.0 / 3.0) * ended[:, None]
+def privileged(settings: RolloutSettings) -> bool:
+    """Whether the learner's critic reads the hidden hands."""
+    return settings.spec.get("critic") == "privileged"
+
+
+def batch_spec(settings: RolloutSettings, rows: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """The arrays of a batch of ``rows`` learner decisions: name -> (shape, dtype)."""
+    if settings.algorithm == "dmc":
+        return {
+            "obs": ((rows, OBS_SIZE), np.float32),
+            "action": ((rows,), np.int64),
+            "return": ((rows,), np.float32),
+        }
+    spec = {
+        "obs": ((rows, OBS_SIZE), np.float32),
+        "mask": ((rows, N_ACTIONS), np.bool_),
+        "action": ((rows,), np.int64),
+        "logp": ((rows,), np.float32),
+        "value": ((rows,), np.float32),
+        "advantage": ((rows,), np.float32),
+        "return": ((rows,), np.float32),
+    }
+    if privileged(settings):
+        spec["hidden"] = ((rows, HIDDEN_SIZE), np.float32)
+    return spec
+
+
+def max_rows(settings: RolloutSettings) -> int:
+    """The most learner decisions one ``collect`` call can return."""
+    steps = settings.num_steps + (settings.carry_steps if settings.algorithm == "dmc" else 0)
+    return settings.num_envs * steps
 
 
 def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
@@ -74,63 +94,6 @@ def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.nda
     cum = np.cumsum(probs, axis=1)
     u = rng.random(len(cum))[:, None] * cum[:, -1:]
     return np.minimum((cum <= u).sum(1), logits.shape[1] - 1)
-
-
-def gae_advantages(
-    seat: np.ndarray,
-    learner: np.ndarray,
-    value: np.ndarray,
-    ended: np.ndarray,
-    reward: np.ndarray,
-    bootstrap: np.ndarray,
-    gamma: float,
-    lam: float,
-) -> np.ndarray:
-    """(T, B) GAE advantages of per-seat trajectories interleaved in time-major arrays.
-
-    ``seat`` (T, B) acting seat, ``learner`` (T, B) whether the decision is the learner's (only
-    those form trajectories), ``value`` (T, B), ``ended`` (T, B) an episode ended right after
-    step t with ``reward`` (T, B, 4) for every seat, ``bootstrap`` (B, 4) each seat's value
-    after the last step. A seat's reward belongs to its last decision before the episode end.
-    """
-    steps, b = seat.shape
-    rows = np.arange(b)
-    next_v = bootstrap.astype(np.float32).copy()
-    next_adv = np.zeros((b, N_SEATS), np.float32)
-    pending = np.zeros((b, N_SEATS), np.float32)
-    adv = np.zeros((steps, b), np.float32)
-    for t in range(steps - 1, -1, -1):
-        e = ended[t]
-        if e.any():
-            pending[e] = reward[t][e]
-            next_v[e] = 0.0
-            next_adv[e] = 0.0
-        st, lt, v = seat[t], learner[t], value[t]
-        delta = pending[rows, st] + gamma * next_v[rows, st] - v
-        a = delta + gamma * lam * next_adv[rows, st]
-        adv[t] = a
-        r, s_lt = rows[lt], st[lt]
-        next_v[r, s_lt], next_adv[r, s_lt], pending[r, s_lt] = v[lt], a[lt], 0.0
-    return adv
-
-
-def mc_returns(seat: np.ndarray, ended: np.ndarray, reward: np.ndarray):
-    """(T, B) undiscounted return of each decision's episode for its seat, and (T, B) bool
-    whether that episode ended within the arrays (otherwise the return is not known yet)."""
-    steps, b = seat.shape
-    rows = np.arange(b)
-    ret_next = np.zeros((b, N_SEATS), np.float32)
-    known = np.zeros((b, N_SEATS), bool)
-    ret = np.zeros((steps, b), np.float32)
-    has = np.zeros((steps, b), bool)
-    for t in range(steps - 1, -1, -1):
-        e = ended[t]
-        if e.any():
-            ret_next[e] = reward[t][e]
-            known[e] = True
-        ret[t] = ret_next[rows, seat[t]]
-        has[t] = known[rows, seat[t]]
-    return ret, has
 
 
 class SelfPlay:
@@ -150,26 +113,43 @@ class SelfPlay:
         self.n_self = b - self.n_snapshot - self.n_bot
         self.carry: dict[str, np.ndarray] | None = None
         self.hand_len = np.zeros(b, np.int64)
+        t = settings.num_steps
+        self.buf = {
+            "obs": np.zeros((t, b, OBS_SIZE), np.float32),
+            "mask": np.zeros((t, b, N_ACTIONS), bool),
+            "action": np.zeros((t, b), np.int64),
+            "seat": np.zeros((t, b), np.int8),
+            "learner": np.zeros((t, b), bool),
+            "logp": np.zeros((t, b), np.float32),
+            "value": np.zeros((t, b), np.float32),
+            "ended": np.zeros((t, b), bool),
+            "reward": np.zeros((t, b, N_SEATS), np.float32),
+        }
+        if privileged(settings):
+            self.buf["hidden"] = np.zeros((t, b, HIDDEN_SIZE), np.float32)
 
     # ------------------------------------------------------------------ acting
-    def _learner_act(self, obs: np.ndarray, mask: np.ndarray, out: dict, rows: np.ndarray):
-        o, m = torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows])
+    def _learner_act(self, t: int, rows: np.ndarray, mask: np.ndarray) -> None:
+        buf = self.buf
+        o, m = torch.from_numpy(buf["obs"][t, rows]), torch.from_numpy(mask[rows])
         if self.s.algorithm == "ppo":
-            logits, value = self.net.logits_and_value(o)
+            hidden = torch.from_numpy(buf["hidden"][t, rows]) if "hidden" in buf else None
+            logits, value = self.net.logits_and_value(o, hidden)
             logits = masked_logits(logits, m)
             acts = sample_from_logits(logits, self.rng)
             logp = torch.log_softmax(logits, -1).gather(1, torch.from_numpy(acts)[:, None])
-            out["logp"][rows] = logp.squeeze(1).numpy()
-            out["value"][rows] = value.numpy()
+            buf["logp"][t, rows] = logp.squeeze(1).numpy()
+            buf["value"][t, rows] = value.numpy()
         else:
             q = policy_scores(self.net, o, m)
             acts = q.argmax(-1).numpy()
             explore = self.rng.random(len(rows)) < self.s.epsilon
             if explore.any():
                 acts[explore] = engine.random_legal_actions(mask[rows[explore]], self.rng)
-        out["action"][rows] = acts
+        buf["action"][t, rows] = acts
 
-    def _opponent_act(self, obs, mask, actions, rows_snap, rows_bot, bot_of_game):
+    def _opponent_act(self, t, mask, rows_snap, rows_bot, bot_of_game) -> None:
+        obs, actions = self.buf["obs"][t], self.buf["action"][t]
         if len(rows_snap):
             scores = policy_scores(
                 self.opponent_net,
@@ -187,9 +167,12 @@ class SelfPlay:
 
     # ------------------------------------------------------------------ collecting
     @torch.inference_mode()
-    def collect(self, weights: dict, snapshots: list[dict] | None = None) -> dict[str, Any]:
-        """Play ``num_steps`` steps with the given learner weights; return learner samples."""
-        s, rng = self.s, self.rng
+    def collect(
+        self, weights: dict, snapshots: list[dict] | None = None, sink=None
+    ) -> dict[str, Any]:
+        """Play ``num_steps`` steps with the given learner weights; return the learner's
+        samples (arrays from ``sink``, default plain arrays) and ``"stats"``."""
+        s, rng, buf = self.s, self.rng, self.buf
         t_start = time.perf_counter()
         self.net.load_state_dict(weights)
         b, steps = s.num_envs, s.num_steps
@@ -202,19 +185,6 @@ class SelfPlay:
         if n_snap:
             self.opponent_net.load_state_dict(snapshots[int(rng.integers(len(snapshots)))])
         bot_of_game = rng.integers(0, max(len(self.bots), 1), b)
-
-        obs_size, n_act = s.spec["obs_size"], s.spec["n_actions"]
-        buf = {
-            "obs": np.zeros((steps, b, obs_size), np.float32),
-            "mask": np.zeros((steps, b, n_act), bool),
-            "action": np.zeros((steps, b), np.int64),
-            "seat": np.zeros((steps, b), np.int8),
-            "learner": np.zeros((steps, b), bool),
-            "logp": np.zeros((steps, b), np.float32),
-            "value": np.zeros((steps, b), np.float32),
-            "ended": np.zeros((steps, b), bool),
-            "reward": np.zeros((steps, b, N_SEATS), np.float32),
-        }
         stats = {"hands": 0, "matches": 0, "learner_points": [0.0, 0.0, 0.0], "games_of": [0, 0, 0]}
         hand_lengths = []
         t_engine = 0.0
@@ -222,34 +192,28 @@ class SelfPlay:
         for t in range(steps):
             t0 = time.perf_counter()
             mask = engine.legal_action_mask(state)
-            obs = engine.observe(state)
+            observation.encode(state, out=buf["obs"][t])
+            if "hidden" in buf:
+                observation.encode_hidden(state, out=buf["hidden"][t])
             seat = state.to_act.copy()
             t_engine += time.perf_counter() - t0
             learner = (kind == 0) | (seat == learner_seat)
-            step_out = {k: buf[k][t] for k in ("action", "logp", "value")}
-            rows = np.flatnonzero(learner)
-            self._learner_act(obs, mask, step_out, rows)
+            self._learner_act(t, np.flatnonzero(learner), mask)
             opp = ~learner
             self._opponent_act(
-                obs,
+                t,
                 mask,
-                step_out["action"],
                 np.flatnonzero(opp & (kind == 1)),
                 np.flatnonzero(opp & (kind == 2)),
                 bot_of_game,
             )
-            buf["obs"][t], buf["mask"][t], buf["seat"][t], buf["learner"][t] = (
-                obs,
-                mask,
-                seat,
-                learner,
-            )
+            buf["mask"][t], buf["seat"][t], buf["learner"][t] = mask, seat, learner
             t0 = time.perf_counter()
-            state = engine.step(state, step_out["action"])
-            ended, reward = episode_rewards(state, s.reward)
-            buf["ended"][t], buf["reward"][t] = ended, reward
+            state = engine.step(state, buf["action"][t], donate=True)
+            buf["ended"][t] = episode.ended(state, s.reward)
+            buf["reward"][t] = episode.rewards(state, s.reward)
             self.hand_len += 1
-            hand_end = state.phase >= Phase.HAND_OVER
+            hand_end = state.hand_over
             if hand_end.any():
                 stats["hands"] += int(hand_end.sum())
                 hand_lengths += self.hand_len[hand_end].tolist()
@@ -259,17 +223,14 @@ class SelfPlay:
                     g = hand_end & (kind == k)
                     stats["learner_points"][k] += float(pts[g].sum())
                     stats["games_of"][k] += int(g.sum())
-                over = state.phase == Phase.MATCH_OVER
+                over = state.done
                 stats["matches"] += int(over.sum())
-                state = engine.next_hand(state, rng)
-                state = engine.new_matches(state, over, rng)
+                state = engine.next_hand(state, rng, donate=True)
+                state = engine.new_matches(state, over, rng, donate=True)
             t_engine += time.perf_counter() - t0
         self.state = state
-        if s.algorithm == "ppo":
-            out = self._gae(buf, learner_seat, kind)
-        else:
-            out = self._mc_returns(buf)
-        elapsed = time.perf_counter() - t_start
+        sink = sink or LocalSink()
+        out = self._gae(sink) if s.algorithm == "ppo" else self._mc_returns(sink)
         out["stats"] = {
             "decisions": steps * b,
             "learner_decisions": int(buf["learner"].sum()),
@@ -278,25 +239,22 @@ class SelfPlay:
             "hand_length": float(np.mean(hand_lengths)) if hand_lengths else float("nan"),
             "points_vs_snapshot": _ratio(stats["learner_points"][1], stats["games_of"][1]),
             "points_vs_bots": _ratio(stats["learner_points"][2], stats["games_of"][2]),
-            "seconds": elapsed,
+            "seconds": time.perf_counter() - t_start,
             "engine_seconds": t_engine,
         }
         return out
 
-    def _gae(self, buf, learner_seat, kind) -> dict[str, np.ndarray]:
-        s = self.s
-        b = buf["action"].shape[1]
+    def _gae(self, sink) -> dict[str, np.ndarray]:
+        s, buf = self.s, self.buf
+        b = s.num_envs
         # Bootstrap: each seat's value of the final state, from its own point of view.
-        with torch.inference_mode():
-            next_v = np.stack(
-                [
-                    self.net.value(
-                        torch.from_numpy(engine.observe(self.state, np.full(b, k, np.int8)))
-                    ).numpy()
-                    for k in range(N_SEATS)
-                ],
-                axis=1,
-            )
+        next_v = np.zeros((b, N_SEATS), np.float32)
+        for k in range(N_SEATS):
+            obs = torch.from_numpy(observation.encode(self.state, k))
+            hidden = None
+            if "hidden" in buf:
+                hidden = torch.from_numpy(observation.encode_hidden(self.state, k))
+            next_v[:, k] = self.net.value(obs, hidden).numpy()
         adv = gae_advantages(
             buf["seat"],
             buf["learner"],
@@ -307,234 +265,59 @@ class SelfPlay:
             s.gamma,
             s.gae_lambda,
         )
-        sel = buf["learner"]
-        return {
-            "obs": buf["obs"][sel],
-            "mask": buf["mask"][sel],
-            "action": buf["action"][sel],
-            "logp": buf["logp"][sel],
-            "value": buf["value"][sel],
-            "advantage": adv[sel],
-            "return": adv[sel] + buf["value"][sel],
-        }
+        sel = buf["learner"].reshape(-1)
+        out = sink.arrays(batch_spec(s, int(sel.sum())))
+        for name in ("obs", "mask", "action", "logp", "value", "hidden"):
+            if name in out:
+                arr = buf[name]
+                np.compress(sel, arr.reshape(sel.size, *arr.shape[2:]), axis=0, out=out[name])
+        np.compress(sel, adv.reshape(-1), out=out["advantage"])
+        np.add(out["advantage"], out["value"], out=out["return"])
+        return out
 
-    def _mc_returns(self, buf) -> dict[str, np.ndarray]:
+    def _mc_returns(self, sink) -> dict[str, np.ndarray]:
         keys = ("obs", "action", "seat", "learner", "ended", "reward")
-        new = {k: buf[k] for k in keys}
+        new = {k: self.buf[k] for k in keys}
         new["obs"] = new["obs"].astype(np.float16)  # the carry can be large: half the memory
-        new["emitted"] = np.zeros(buf["action"].shape, bool)
+        new["emitted"] = np.zeros(new["action"].shape, bool)
         if self.carry is not None:
             new = {k: np.concatenate([self.carry[k], new[k]]) for k in new}
         ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
-        sel = new["learner"] & has & ~new["emitted"]
-        out = {
-            "obs": new["obs"][sel].astype(np.float32),
-            "action": new["action"][sel],
-            "return": ret[sel],
-        }
+        sel = (new["learner"] & has & ~new["emitted"]).reshape(-1)
+        out = sink.arrays(batch_spec(self.s, int(sel.sum())))
+        obs = new["obs"].reshape(sel.size, OBS_SIZE)
+        out["obs"][...] = obs[sel]
+        np.compress(sel, new["action"].reshape(-1), out=out["action"])
+        np.compress(sel, ret.reshape(-1), out=out["return"])
         new["emitted"] |= has
         keep = max(0, len(new["seat"]) - self.s.carry_steps)
         self.carry = {k: v[keep:] for k, v in new.items()}
         return out
+
+    # ------------------------------------------------------------------ resuming
+    def get_state(self) -> dict:
+        """What a resumed run needs to go on exactly: the generator, games and carry."""
+        return {
+            "rng": self.rng.bit_generator.state,
+            "state": self.state.copy(),
+            "carry": self.carry,
+            "hand_len": self.hand_len.copy(),
+        }
+
+    def set_state(self, st: dict) -> None:
+        self.rng.bit_generator.state = st["rng"]
+        self.state, self.carry, self.hand_len = st["state"].copy(), st["carry"], st["hand_len"]
 
 
 def _ratio(total: float, n: int) -> float:
     return total / n if n else float("nan")
 
 
-# ---------------------------------------------------------------------- workers
-
-
-class Worker(Protocol):
-    """Runs ``SelfPlay.collect`` somewhere: ``submit`` starts it, ``result`` waits for it."""
-
-    def submit(self, weights: dict, snapshots: list[dict]) -> None: ...
-
-    def result(self) -> dict[str, Any]: ...
-
-    def close(self) -> None: ...
-
-
-class LocalWorker:
-    """Rollouts in this process (the learner waits while they run)."""
-
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
-        self.selfplay = SelfPlay(settings, seed)
-        self._job: tuple | None = None
-
-    def submit(self, weights: dict, snapshots: list[dict]) -> None:
-        self._job = (weights, snapshots)
-
-    def result(self) -> dict[str, Any]:
-        job, self._job = self._job, None
-        return self.selfplay.collect(*job)
-
-    def close(self) -> None:
-        pass
-
-    def get_state(self) -> dict:
-        return _selfplay_state(self.selfplay)
-
-    def set_state(self, st: dict) -> None:
-        _set_selfplay_state(self.selfplay, st)
-
-
-def _selfplay_state(sp: SelfPlay) -> dict:
-    return {
-        "rng": sp.rng.bit_generator.state,
-        "state": sp.state,
-        "carry": sp.carry,
-        "hand_len": sp.hand_len,
-    }
-
-
-def _set_selfplay_state(sp: SelfPlay, st: dict) -> None:
-    sp.rng.bit_generator.state = st["rng"]
-    sp.state, sp.carry, sp.hand_len = st["state"], st["carry"], st["hand_len"]
-
-
-def _weights_numpy(weights: dict) -> dict:
-    return {k: v.detach().cpu().numpy() for k, v in weights.items()}
-
-
-def _weights_torch(weights: dict) -> dict:
-    return {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
-
-
-def _process_main(conn, settings: RolloutSettings, seed: int) -> None:
-    torch.set_num_threads(settings.torch_threads)
-    selfplay = SelfPlay(settings, seed)
-    while True:
-        msg = conn.recv()
-        if msg is None:
-            break
-        cmd, payload = msg
-        if cmd == "collect":
-            w, snaps = payload
-            conn.send(selfplay.collect(_weights_torch(w), [_weights_torch(x) for x in snaps]))
-        elif cmd == "get_state":
-            conn.send(_selfplay_state(selfplay))
-        elif cmd == "set_state":
-            _set_selfplay_state(selfplay, payload)
-            conn.send(True)
-    conn.close()
-
-
-class ProcessWorker:
-    """Rollouts in a child process, so they overlap with the learner's update."""
-
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
-        ctx = mp.get_context("spawn")  # fork after torch has started threads can deadlock
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_process_main, args=(child, settings, seed), daemon=True)
-        self.proc.start()
-
-    def submit(self, weights: dict, snapshots: list[dict]) -> None:
-        self.conn.send(
-            ("collect", (_weights_numpy(weights), [_weights_numpy(x) for x in snapshots]))
-        )
-
-    def result(self) -> dict[str, Any]:
-        return self.conn.recv()
-
-    def get_state(self) -> dict:
-        self.conn.send(("get_state", None))
-        return self.conn.recv()
-
-    def set_state(self, st: dict) -> None:
-        self.conn.send(("set_state", st))
-        self.conn.recv()
-
-    def close(self) -> None:
-        if self.proc.is_alive():
-            self.conn.send(None)
-            self.proc.join(timeout=10)
-
-
-class RayWorker:
-    """Rollouts in a Ray actor (``--ray-address``/``RAY_ADDRESS``); the learner stays here."""
-
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
-        import ray
-
-        actor_cls = ray.remote(num_cpus=1)(_RayActor)
-        self.actor = actor_cls.remote(settings, seed)
-        self._ref = None
-
-    def submit(self, weights: dict, snapshots: list[dict]) -> None:
-        self._ref = self.actor.collect.remote(
-            _weights_numpy(weights), [_weights_numpy(x) for x in snapshots]
-        )
-
-    def result(self) -> dict[str, Any]:
-        import ray
-
-        ref, self._ref = self._ref, None
-        return ray.get(ref)
-
-    def get_state(self) -> dict:
-        import ray
-
-        return ray.get(self.actor.get_state.remote())
-
-    def set_state(self, st: dict) -> None:
-        import ray
-
-        ray.get(self.actor.set_state.remote(st))
-
-    def close(self) -> None:
-        import ray
-
-        ray.kill(self.actor)
-
-
-class _RayActor:
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
-        torch.set_num_threads(settings.torch_threads)
-        self.selfplay = SelfPlay(settings, seed)
-
-    def collect(self, weights, snapshots):
-        return self.selfplay.collect(
-            _weights_torch(weights), [_weights_torch(x) for x in snapshots]
-        )
-
-    def get_state(self):
-        return _selfplay_state(self.selfplay)
-
-    def set_state(self, st):
-        _set_selfplay_state(self.selfplay, st)
-
-
-def make_workers(
-    settings: RolloutSettings, kind: str, n: int, seed: int, ray_address: str | None = None
-) -> list:
-    """``n`` workers of ``kind`` ("local", "process" or "ray"), seeded ``seed``, ``seed+1``, ..."""
-    if kind == "local":
-        return [LocalWorker(settings, seed + i) for i in range(n)]
-    if kind == "process":
-        return [ProcessWorker(settings, seed + i) for i in range(n)]
-    if kind == "ray":
-        import ray
-
-        if not ray.is_initialized():
-            ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
-        return [RayWorker(settings, seed + i) for i in range(n)]
-    raise ValueError(f"unknown worker kind {kind!r}: local, process or ray")
-
-
-def merge_batches(batches: list[dict[str, Any]]) -> dict[str, Any]:
-    """Concatenate worker results; stats are summed (counts) or averaged (rates)."""
-    if len(batches) == 1:
-        return batches[0]
-    out = {k: np.concatenate([b[k] for b in batches]) for k in batches[0] if k != "stats"}
-    stats = {}
-    for k in batches[0]["stats"]:
-        vals = [b["stats"][k] for b in batches]
-        if k in ("decisions", "learner_decisions", "hands", "matches"):
-            stats[k] = sum(vals)
-        elif k in ("seconds", "engine_seconds"):
-            stats[k] = max(vals)
-        else:
-            stats[k] = float(np.nanmean(vals)) if not all(np.isnan(vals)) else float("nan")
-    out["stats"] = stats
-    return out
+__all__ = [
+    "RolloutSettings",
+    "SelfPlay",
+    "batch_spec",
+    "max_rows",
+    "privileged",
+    "sample_from_logits",
+]

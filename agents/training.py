@@ -68,6 +68,9 @@ class CommonConfig:
     """Intra-op threads of the learner (workers use one each)."""
     device: str = "auto"
     """Learner device: "cpu", "cuda" or "auto" (cuda when present). Rollouts run on the CPU."""
+    precision: str = "auto"
+    """Matrix precision of forward and backward passes: "fp32", "bf16" (autocast: float32
+    weights, bfloat16 products) or "auto" (bf16 where the device computes it natively)."""
     eval_every: int = 10
     """Iterations between evaluations (0: only at the end)."""
     eval_deals: int = 128
@@ -206,13 +209,18 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
 
     ``learner`` provides ``net`` (the policy module, on the learner device), ``settings()``
     (RolloutSettings), ``update(batch) -> dict`` of losses, and ``state_dict()`` /
-    ``load_state_dict()`` for what it needs to resume (optimiser, ...).
-    Returns the final evaluation results and counters.
+    ``load_state_dict()`` for what it needs to resume (optimiser, replay, ...).
+    Returns the final evaluation results, counters and the time split of the iterations.
+
+    Checkpoints are consistent at any kill: worker states are read right after a rollout
+    returns, before the next one starts (with asynchronous workers the learner otherwise
+    never sees them idle), and saved with the learner state after it trained on that
+    rollout, so a resumed run continues from there with nothing lost.
     """
     import time
 
     from agents.networks import CHECKPOINT_NAME, checkpoint_path
-    from agents.rollout import make_workers, merge_batches
+    from agents.workers import make_workers, merge_batches
 
     counters = {"step": 0, "iteration": 0}
     snapshots: list[dict] = []
@@ -228,14 +236,11 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
     settings = learner.settings()
     ray_address = cfg.ray_address or None
     workers = make_workers(settings, cfg.workers, cfg.num_workers, cfg.seed * 1000, ray_address)
-    if ckpt is not None and ckpt["rng"]["workers"] is not None:
-        for w, st in zip(workers, ckpt["rng"]["workers"], strict=False):
+    if ckpt is not None:
+        for w, st in zip(workers, ckpt["rng"]["workers"], strict=True):
             w.set_state(st)
 
-    def save(in_flight: bool) -> None:
-        # A worker with a rollout in flight cannot report its state; it then restarts from
-        # its seed on resume (the learner's weights and counters are what matter).
-        worker_states = None if in_flight else [w.get_state() for w in workers]
+    def save(worker_states: list[dict]) -> None:
         save_checkpoint(
             run.dir / CHECKPOINT_NAME,
             {
@@ -250,29 +255,35 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
         )
 
     async_rollout = cfg.workers != "local"
-    in_flight = False
+    split = {k: 0.0 for k in ("wait", "transfer", "update", "evaluation", "checkpoint")}
 
     def submit() -> None:
-        nonlocal in_flight
         weights = cpu_weights(learner.net)
         for w in workers:
             w.submit(weights, snapshots)
-        in_flight = True
 
     submit()
     results: dict[str, EvalResult] = {}
-    t_last = time.perf_counter()
+    t_start = t_last = time.perf_counter()
+    rollout_seconds = 0.0
+    worker_states = None
     try:
         while counters["step"] < cfg.total_steps:
-            batch = merge_batches([w.result() for w in workers])
-            in_flight = False
+            t0 = time.perf_counter()
+            batches = [w.result() for w in workers]
+            t1 = time.perf_counter()
+            batch = merge_batches(batches)
+            it = counters["iteration"] + 1
+            checkpointing = (cfg.checkpoint_every and it % cfg.checkpoint_every == 0) or counters[
+                "step"
+            ] + batch["stats"]["decisions"] >= cfg.total_steps
+            worker_states = [w.get_state() for w in workers] if checkpointing else None
             more = counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
             if async_rollout and more:  # the next rollout runs while this batch trains
                 submit()
-            t0 = time.perf_counter()
+            t2 = time.perf_counter()
             losses = learner.update(batch)
-            t_update = time.perf_counter() - t0
-            it = counters["iteration"] + 1
+            t3 = time.perf_counter()
             if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
                 snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
             if not async_rollout and more:
@@ -280,17 +291,30 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
             st = batch["stats"]
             counters["step"] += st["decisions"]
             counters["iteration"] += 1
-            it, step = counters["iteration"], counters["step"]
-            now = time.perf_counter()
-            rate = st["decisions"] / max(now - t_last, 1e-9)
-            t_last = now
+            step = counters["step"]
+            rollout_seconds += st["seconds"]
+            t4 = time.perf_counter()
+            if cfg.eval_every and it % cfg.eval_every == 0 and step < cfg.total_steps:
+                results = run.evaluate(learner.net, step)
+            t5 = time.perf_counter()
+            if checkpointing and step < cfg.total_steps:
+                save(worker_states)
+            t6 = time.perf_counter()
+            split["wait"] += t1 - t0
+            split["transfer"] += (t2 - t1) + (t4 - t3)
+            split["update"] += t3 - t2
+            split["evaluation"] += t5 - t4
+            split["checkpoint"] += t6 - t5
+            rate = st["decisions"] / max(t6 - t_last, 1e-9)
+            t_last = t6
             run.scalars(
                 "charts",
                 {
                     "decisions_per_s": rate,
                     "rollout_decisions_per_s": st["decisions"] / max(st["seconds"], 1e-9),
                     "engine_share": st["engine_seconds"] / max(st["seconds"], 1e-9),
-                    "update_seconds": t_update,
+                    "update_seconds": t3 - t2,
+                    "wait_seconds": t1 - t0,
                     "hand_length": st["hand_length"],
                     "points_vs_snapshot": st["points_vs_snapshot"],
                     "points_vs_bots": st["points_vs_bots"],
@@ -302,15 +326,18 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
                 step,
             )
             run.scalars("losses", losses, step)
-            if cfg.eval_every and it % cfg.eval_every == 0 and step < cfg.total_steps:
-                results = run.evaluate(learner.net, step)
-            if cfg.checkpoint_every and it % cfg.checkpoint_every == 0:
-                save(in_flight=in_flight and async_rollout)
             run.progress(st["decisions"], rate)
+        t0 = time.perf_counter()
         results = run.evaluate(learner.net, counters["step"], cfg.final_eval_deals or None)
-        save(in_flight=False)
+        t1 = time.perf_counter()
+        if worker_states is not None:  # else the loop did not run: the checkpoint stands
+            save(worker_states)
+        split["evaluation"] += t1 - t0
+        split["checkpoint"] += time.perf_counter() - t1
     finally:
         for w in workers:
             w.close()
         run.close()
-    return {"results": results, "counters": counters, "run_dir": str(run.dir)}
+    split["total"] = time.perf_counter() - t_start
+    split["rollout"] = rollout_seconds
+    return {"results": results, "counters": counters, "run_dir": str(run.dir), "split": split}

@@ -7,19 +7,19 @@ confidence interval over deals (parity is 1.5: points per hand sum to 6 over fou
 and the decisions per second of each bot's ``act`` (time inside the bot only).
 
     python benchmarks/bots_strength.py --deals 1000 --seed 0
-    python benchmarks/bots_strength.py --deals 300 --rules '{"sticky_pass": true}'
+    python benchmarks/bots_strength.py --deals 300 --rules sticky_pass=true
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import time
 
 import numpy as np
 
-from murlan_env.bots import GreedyBot, RandomBot, RuleBot, mean_ci, play_hands
-from murlan_env.rules import Rules
+from murlan_env.bots import GreedyBot, RandomBot, RuleBot
+from murlan_env.duplicate import one_against_three, play_duplicate
+from murlan_env.rules import Rules, RulesError
 
 PARITY = 1.5
 
@@ -44,9 +44,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per matchup")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hands-per-deal", type=int, default=2)
-    parser.add_argument("--rules", default="{}", help="variant flags as JSON")
+    parser.add_argument(
+        "--rules",
+        action="append",
+        default=[],
+        metavar="FLAG=VALUE[,...]",
+        help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
+    )
     args = parser.parse_args(argv)
-    rules = Rules.from_dict(json.loads(args.rules))
+    try:
+        rules = Rules.parse(args.rules)
+    except RulesError as e:
+        parser.error(f"--rules: {e}")  # exits 2
 
     bots = {"random": Timed(RandomBot()), "greedy": Timed(GreedyBot()), "rule": Timed(RuleBot())}
     matchups = [("greedy", "random"), ("rule", "greedy"), ("rule", "random"), ("greedy", "rule")]
@@ -54,9 +63,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{'A vs 3 x B':<20}{'A points/hand':>14}{'95% CI':>18}{'seconds':>9}")
     for a, b in matchups:
         start = time.perf_counter()
-        seats = [bots[a], bots[b], bots[b], bots[b]]
-        points = play_hands(seats, args.deals, rules, args.seed, args.hands_per_deal)[:, 0]
-        mean, low, high = mean_ci(points)
+        result = play_duplicate(
+            [bots[a], bots[b]],
+            args.deals,
+            lineups=one_against_three(),
+            seed=args.seed,
+            rules=rules,
+            max_hands=args.hands_per_deal,
+        )
+        row = result.bot_results()[0]
+        mean, (low, high) = row.points_per_hand, row.points_ci95
         elapsed = time.perf_counter() - start
         print(f"{a + ' vs ' + b:<20}{mean:>14.3f}{f'[{low:.3f}, {high:.3f}]':>18}{elapsed:>9.1f}")
     print(f"parity {PARITY}")

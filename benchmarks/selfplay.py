@@ -1,22 +1,33 @@
-"""Self-play throughput with the policy in the loop, per trainer preset.
+"""Training throughput: the real training loop of a preset, and where its time goes.
 
-    python benchmarks/selfplay.py                       # presets quick, ppo, dmc
-    python benchmarks/selfplay.py --presets quick --threads 1 2 --rollouts 3
+    python benchmarks/selfplay.py                          # the quick preset, end to end
+    python benchmarks/selfplay.py --preset ppo --steps 2e6 num_workers=2
+    python benchmarks/selfplay.py --components             # per-part rates of each preset
 
-For each preset (its batch size, network and opponents) it reports:
-- rollout decisions/s: ``SelfPlay.collect`` (engine + batched forward passes + bookkeeping),
-  and the engine's share of that time;
-- engine-only decisions/s at the same batch size (random legal actions, no network);
-- learner samples/s: one ``update`` on the collected batch;
-- the implied end-to-end rate, serial (one process: rollout then update) and overlapped (a
-  process worker rolls out while the learner updates: the slower of the two sets the pace).
-Numbers depend on the machine's load; run it on idle cores.
+The default mode runs ``agents.training.train_loop`` exactly as ``python train.py`` does
+(rollout workers, learner updates, periodic and final evaluation, checkpoints), for
+``--steps`` decisions, and prints decisions per second end to end with the split of the
+wall time:
+
+- rollout: seconds the workers spent collecting (in parallel with the learner when they run
+  in processes, so it overlaps the rows below);
+- wait: the learner idle, waiting for a rollout;
+- transfer: the learner reading rollouts (shared memory, merging workers) and handing out
+  weights;
+- update, evaluation, checkpoint: the learner's own work.
+
+"Outside rollout and update" is everything the learner does besides updating and waiting
+for rollouts: transfer, evaluation and checkpoints, as a share of the wall time.
+
+``--components`` measures the parts on their own instead (one collect call, one update,
+the bare engine) and the end-to-end rates they imply.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,29 +38,57 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import train  # noqa: E402
 from agents.rollout import SelfPlay  # noqa: E402
+from agents.training import resolve_device  # noqa: E402
 from murlan_env import engine  # noqa: E402
 
 
+def run_loop(preset: str, steps: int, overrides: list[str]) -> dict:
+    """One real training run of ``preset`` for ``steps`` decisions; its split and rate."""
+    raw = train.load_preset(preset)
+    raw.update(train.parse_overrides(overrides))
+    with tempfile.TemporaryDirectory() as runs:
+        raw.update(total_steps=steps, runs_dir=runs, name="bench", progress=False)
+        algorithm, cfg = train.build_config(raw)
+        _, train_fn = train.trainer_of(algorithm)
+        out = train_fn(cfg)
+    split = out["split"]
+    decisions = out["counters"]["step"]
+    return {"preset": preset, "decisions": decisions, "split": split, "config": cfg}
+
+
+def print_loop(r: dict) -> None:
+    s, total = r["split"], r["split"]["total"]
+    cfg = r["config"]
+    print(
+        f"{r['preset']}: {r['decisions']:,} decisions in {total:.1f} s = "
+        f"{r['decisions'] / total:,.0f} decisions/s end to end "
+        f"({cfg.workers} x{cfg.num_workers} workers, B={cfg.num_envs}, hidden={cfg.hidden})"
+    )
+    print(f"{'part':<12}{'seconds':>9}{'share':>8}")
+    for name in ("rollout", "wait", "transfer", "update", "evaluation", "checkpoint"):
+        print(f"{name:<12}{s[name]:>9.2f}{s[name] / total:>8.1%}")
+    outside = s["transfer"] + s["evaluation"] + s["checkpoint"]
+    print(f"outside rollout and update: {outside:.2f} s = {outside / total:.1%} of the wall time")
+
+
 def engine_only(batch: int, steps: int, seed: int = 0) -> float:
-    """Decisions/s of the bare engine with random legal actions."""
+    """Decisions/s of the bare engine with random legal actions and observations."""
     rng = np.random.default_rng(seed)
     state = engine.init(rng, batch)
     t = time.perf_counter()
     for _ in range(steps):
         mask = engine.legal_action_mask(state)
         engine.observe(state)
-        state = engine.step(state, engine.random_legal_actions(mask, rng))
-        state = engine.next_hand(state, rng)
-        if state.done.any():
-            state = engine.init(rng, batch)
+        state = engine.step(state, engine.random_legal_actions(mask, rng), rng=rng, donate=True)
+        state = engine.new_matches(state, state.done, rng, donate=True)
     return batch * steps / (time.perf_counter() - t)
 
 
-def bench_preset(preset: str, threads: int, rollouts: int) -> dict:
+def components(preset: str, rollouts: int) -> dict:
+    """Rates of one preset's parts on their own: collect, update and the bare engine."""
     algorithm, cfg = train.build_config(train.load_preset(preset))
     cfg.device = "cpu"
-    torch.set_num_threads(threads)
-    _, _ = train.trainer_of(algorithm)
+    torch.set_num_threads(1)
     if algorithm == "ppo":
         from agents.ppo import PPOLearner as Learner
     else:
@@ -60,7 +99,6 @@ def bench_preset(preset: str, threads: int, rollouts: int) -> dict:
     selfplay.collect(weights)  # warm-up
     t_roll = t_engine = 0.0
     decisions = 0
-    batch = None
     for _ in range(rollouts):
         batch = selfplay.collect(weights)
         t_roll += batch["stats"]["seconds"]
@@ -69,13 +107,12 @@ def bench_preset(preset: str, threads: int, rollouts: int) -> dict:
     t = time.perf_counter()
     learner.update(batch)
     t_update = time.perf_counter() - t
-    per_rollout = batch["stats"]["decisions"]
     roll_rate = decisions / t_roll
-    update_rate = per_rollout / t_update  # decisions whose samples one update consumes per s
+    update_rate = batch["stats"]["decisions"] / t_update  # decisions one update consumes per s
     return {
         "preset": preset,
         "algorithm": algorithm,
-        "threads": threads,
+        "device": str(resolve_device(cfg.device)),
         "num_envs": cfg.num_envs,
         "hidden": cfg.hidden,
         "rollout_dec_s": roll_rate,
@@ -88,22 +125,30 @@ def bench_preset(preset: str, threads: int, rollouts: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="example: python benchmarks/selfplay.py --preset quick --steps 3e6",
+    )
+    parser.add_argument("--preset", default="quick", help="preset to run end to end")
+    parser.add_argument("--steps", type=float, default=3e6, help="decisions to train for")
+    parser.add_argument("--components", action="store_true", help="per-part rates instead")
     parser.add_argument("--presets", nargs="+", default=["quick", "ppo", "dmc"])
-    parser.add_argument("--threads", nargs="+", type=int, default=[1])
-    parser.add_argument("--rollouts", type=int, default=2)
+    parser.add_argument("--rollouts", type=int, default=2, help="collect calls (components)")
+    parser.add_argument("overrides", nargs="*", help="key=value config overrides")
     args = parser.parse_args(argv)
-    for preset in args.presets:
-        for threads in args.threads:
-            r = bench_preset(preset, threads, args.rollouts)
+    if args.components:
+        for preset in args.presets:
+            r = components(preset, args.rollouts)
             print(
-                f"{r['preset']:>6} ({r['algorithm']}, B={r['num_envs']}, hidden={r['hidden']}, "
-                f"threads={threads}): rollout {r['rollout_dec_s']:,.0f} dec/s "
-                f"(engine {r['engine_share']:.0%}; engine alone {r['engine_only_dec_s']:,.0f}), "
-                f"update {r['update_samples_s']:,.0f} samples/s -> "
-                f"serial {r['serial_dec_s']:,.0f}, overlapped {r['overlapped_dec_s']:,.0f} dec/s",
+                f"{r['preset']:>6} ({r['algorithm']}, B={r['num_envs']}, hidden={r['hidden']}): "
+                f"rollout {r['rollout_dec_s']:,.0f} dec/s (engine {r['engine_share']:.0%}; "
+                f"engine alone {r['engine_only_dec_s']:,.0f}), update "
+                f"{r['update_samples_s']:,.0f} samples/s -> serial {r['serial_dec_s']:,.0f}, "
+                f"overlapped {r['overlapped_dec_s']:,.0f} dec/s",
                 flush=True,
             )
+        return 0
+    print_loop(run_loop(args.preset, int(args.steps), args.overrides))
     return 0
 
 

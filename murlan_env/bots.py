@@ -10,22 +10,19 @@ for a batch of games at once, so arenas and trainers drive many games in one cal
 | GreedyBot   | the cheapest play that beats the table; leads its lowest rank; keeps bombs     |
 | RuleBot     | plans its hand, counts cards for controls, blocks opponents close to going out |
 
-``play_hands`` plays seeded duplicate deals between bots (each deal four times, the bots
-rotated through the seats) and ``play_matches`` plays whole matches; both check that every
-action a bot returns is legal.
+Games between bots (duplicate deals, whole matches, legality checks) are played by
+``murlan_env.duplicate``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from murlan_env import engine, observation
-from murlan_env.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind, beats_table
-from murlan_env.engine import Phase, random_legal_actions
-from murlan_env.rules import Rules
+from murlan_env import observation
+from murlan_env.combos import COST, KEY, KIND, LENGTH, PASS, Kind, beats_table
+from murlan_env.engine import random_legal_actions
 from murlan_env.strategy import (
     CONTROL_CREDIT,
     COST_ROWS,
@@ -271,138 +268,4 @@ class RuleBot:
         return PASS
 
 
-# --------------------------------------------------------------------------- game loops
-
-
-class IllegalActionError(RuntimeError):
-    """A bot returned an action its mask forbids."""
-
-
-def act_for_seats(
-    state: engine.State, seat_bots: np.ndarray, bots: Sequence[Bot], rng: np.random.Generator
-) -> np.ndarray:
-    """(B,) actions of every game waiting for a decision; ``bots[seat_bots[g, s]]`` plays seat s.
-
-    Each distinct bot object acts once per call on all the games where it is to act, so
-    several seats sharing one bot cost one batched call. Raises IllegalActionError when a
-    bot returns an action outside its mask.
-    """
-    batch = state.batch_size
-    actions = np.zeros(batch, np.int16)
-    waiting = state.phase <= Phase.EXCHANGE
-    if not waiting.any():
-        return actions
-    mask = engine.legal_action_mask(state)
-    obs = engine.observe(state)
-    who = seat_bots[np.arange(batch), state.to_act]
-    distinct: dict[int, list[int]] = {}
-    for i, bot in enumerate(bots):
-        distinct.setdefault(id(bot), []).append(i)
-    for indices in distinct.values():
-        bot = bots[indices[0]]
-        games = np.flatnonzero(waiting & np.isin(who, indices))
-        if games.size == 0:
-            continue
-        chosen = np.asarray(bot.act(obs[games], mask[games], rng)).astype(np.int64).reshape(-1)
-        ok = chosen.shape == games.shape and (chosen >= 0).all() and (chosen < N_ACTIONS).all()
-        if not ok or not mask[games, chosen].all():
-            raise IllegalActionError(
-                f"bot {bot.name!r} returned {chosen[:8].tolist()} for games {games[:8].tolist()}, "
-                "not all legal"
-            )
-        actions[games] = chosen
-    return actions
-
-
-def rotated_seats(n_deals: int) -> np.ndarray:
-    """(4 * n_deals, 4) bot index per seat: each deal four times, bot i in seat (i + r) % 4."""
-    r = np.tile(np.arange(4), n_deals)
-    return (np.arange(4)[None, :] - r[:, None]) % 4
-
-
-def play_hands(
-    bots: Sequence[Bot],
-    n_deals: int,
-    rules: Rules | None = None,
-    seed: int = 0,
-    hands_per_deal: int = 2,
-) -> np.ndarray:
-    """Seeded duplicate play: (n_deals, 4) mean points per hand of ``bots[i]`` on each deal.
-
-    Each deal is a fixed sequence of ``hands_per_deal`` random deals (hand 1 of a match with
-    its opening duty, then later hands with the exchange), played four times with the bots
-    rotated through the seats, so luck of the cards cancels out. Points per hand sum to 6 over
-    the four bots; with four equal bots each gets 1.5. Pass the same bot object several times
-    to have it act for several seats in one batched call.
-    """
-    if len(bots) != 4:
-        raise ValueError(f"play_hands needs 4 bots, one per seat, got {len(bots)}")
-    if not 1 <= hands_per_deal <= 6:
-        # From 7 hands on a match can be won (21 points), and its later hands never come.
-        raise ValueError(f"hands_per_deal must be 1 to 6, got {hands_per_deal}")
-    rules = rules or Rules()
-    rng = np.random.default_rng(seed)
-    deal_rng, bot_rng = rng.spawn(2)
-    seat_bots = rotated_seats(n_deals)
-    first_dealer = np.repeat(deal_rng.integers(0, 4, n_deals), 4).astype(np.int8)
-    totals = np.zeros((4 * n_deals, 4), np.float64)  # by game and seat
-    state = None
-    for k in range(hands_per_deal):
-        dealer = (first_dealer + k) % 4
-        deals = np.repeat(engine.random_deal(deal_rng, dealer[::4]), 4, axis=0)
-        if state is None:
-            state = engine.deal_from(deals, dealer, rules)
-        else:
-            state = engine.next_hand(state, hands=deals)
-        while (state.phase <= Phase.EXCHANGE).any():
-            state = engine.step(state, act_for_seats(state, seat_bots, bots, bot_rng))
-        totals += state.points
-    by_bot = np.zeros_like(totals)
-    np.put_along_axis(by_bot, seat_bots, totals, axis=1)
-    return by_bot.reshape(n_deals, 4, 4).mean(1) / hands_per_deal
-
-
-def play_matches(
-    bots: Sequence[Bot],
-    n_matches: int,
-    rules: Rules | None = None,
-    seed: int = 0,
-    max_hands: int = 200,
-) -> engine.State:
-    """Play whole matches, bot i in seat i, and return the final states (MATCH_OVER)."""
-    if len(bots) != 4:
-        raise ValueError(f"play_matches needs 4 bots, one per seat, got {len(bots)}")
-    rng = np.random.default_rng(seed)
-    deal_rng, bot_rng = rng.spawn(2)
-    state = engine.init(deal_rng, n_matches, rules or Rules())
-    seat_bots = np.tile(np.arange(4), (n_matches, 1))
-    while not state.done.all():
-        if (state.hand_no >= max_hands).any():
-            raise RuntimeError(f"a match lasted more than {max_hands} hands")
-        state = engine.step(state, act_for_seats(state, seat_bots, bots, bot_rng))
-        state = engine.next_hand(state, deal_rng)
-    return state
-
-
-def mean_ci(samples: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
-    """(mean, low, high): a normal 95% confidence interval of the mean of ``samples``."""
-    samples = np.asarray(samples, np.float64)
-    mean = float(samples.mean())
-    if len(samples) < 2:
-        return mean, float("-inf"), float("inf")
-    half = z * float(samples.std(ddof=1)) / np.sqrt(len(samples))
-    return mean, mean - half, mean + half
-
-
-__all__ = [
-    "Bot",
-    "GreedyBot",
-    "IllegalActionError",
-    "RandomBot",
-    "RuleBot",
-    "act_for_seats",
-    "mean_ci",
-    "play_hands",
-    "play_matches",
-    "rotated_seats",
-]
+__all__ = ["Bot", "GreedyBot", "RandomBot", "RuleBot"]

@@ -126,10 +126,14 @@ def load_spec(bundle_dir: str | Path) -> dict[str, Any]:
     model = spec.get("model", {})
     model_path = bundle_dir / model.get("file", MODEL_FILE)
     if not model_path.is_file():
-        raise BundleError(f"{bundle_dir}: model file {model_path.name} is missing")
+        raise BundleError(
+            f"{bundle_dir}: model file {model_path.name} is missing; copy the whole bundle "
+            "or write it again with murlan export"
+        )
     if model.get("sha256") != file_sha256(model_path):
         raise BundleError(
-            f"{model_path}: sha256 does not match bot.json (corrupt or replaced file)"
+            f"{model_path}: sha256 does not match bot.json (corrupt or replaced file); "
+            "copy the bundle again or write it again with murlan export"
         )
     try:
         Rules.from_dict(spec.get("rules"))

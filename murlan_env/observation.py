@@ -168,19 +168,68 @@ def encode_games(data, seats, flags, out):
         encode_one(data[b], seats[b], flags, out[b])
 
 
-def encode(state: State, seats: np.ndarray | int | None = None) -> np.ndarray:
+def encode(
+    state: State, seats: np.ndarray | int | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
     """(B, SIZE) float32 observation of each game from ``seats`` (default: the seat to act).
 
-    Named views: ``obs[:, SLICES["my_hand"]]``.
+    Named views: ``obs[:, SLICES["my_hand"]]``. ``out``: a (B, SIZE) float32 array with
+    C-contiguous rows to write into (e.g. a rollout buffer) instead of a new one.
     """
-    batch = state.batch_size
-    if seats is None:
-        seats = np.ascontiguousarray(state.to_act)
-    else:
-        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int8), (batch,)))
-    out = np.empty((batch, SIZE), np.float32)
-    encode_games(state.data, seats, rule_flags(state.rules), out)
+    if out is None:
+        out = np.empty((state.batch_size, SIZE), np.float32)
+    encode_games(state.data, _seats(state, seats), rule_flags(state.rules), out)
     return out
+
+
+# --------------------------------------------------------------------------- hidden facts
+
+# What a seat may NOT know, for critics trained with privileged information (a critic that
+# sees every hand while the policy sees only its own): the other seats' cards.
+HIDDEN_PIECES: tuple[Piece, ...] = (
+    Piece(
+        "others_hands",
+        (N_SEATS - 1) * N_RANKS * THERMO,
+        "cards seat slots 1-3 hold: 3 x 15 ranks x 4 thermometer bits",
+    ),
+)
+HIDDEN_SIZE = sum(p.size for p in HIDDEN_PIECES)
+
+
+@inline
+def encode_hidden_one(g, me, out):
+    """Write the other seats' hands of game ``g``, seen from ``me``, into ``out``."""
+    for k in range(1, N_SEATS):
+        held = g.card_bits[(me + k) % N_SEATS]
+        for r in range(N_RANKS):
+            _thermometer(out, THERMO * (N_RANKS * (k - 1) + r), rank_count(held, r))
+
+
+@jit
+def encode_hidden_games(data, seats, out):
+    """``encode_hidden_one`` for every game of a record array, from ``seats`` (B,)."""
+    for b in range(data.shape[0]):
+        encode_hidden_one(data[b], seats[b], out[b])
+
+
+def encode_hidden(
+    state: State, seats: np.ndarray | int | None = None, out: np.ndarray | None = None
+) -> np.ndarray:
+    """(B, HIDDEN_SIZE) float32: what ``seats`` (default: the seat to act) cannot see.
+
+    Only for training (a privileged critic); never give it to a policy that plays.
+    ``out``: an array to write into, as for ``encode``.
+    """
+    if out is None:
+        out = np.empty((state.batch_size, HIDDEN_SIZE), np.float32)
+    encode_hidden_games(state.data, _seats(state, seats), out)
+    return out
+
+
+def _seats(state: State, seats) -> np.ndarray:
+    if seats is None:
+        return np.ascontiguousarray(state.to_act)
+    return np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int8), (state.batch_size,)))
 
 
 # --------------------------------------------------------------------------- decoding
@@ -304,6 +353,9 @@ def layout_hash() -> str:
 __all__ = [
     "CARDS_LEFT_SCALE",
     "Decoded",
+    "HIDDEN_PIECES",
+    "HIDDEN_SIZE",
+    "encode_hidden",
     "PIECES",
     "Piece",
     "RULE_FEATURES",

@@ -21,11 +21,19 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_env import engine, registry
+from murlan_env import engine, moves, registry
 from murlan_env.bots import Bot
-from murlan_env.cards import CARD_NAMES, CARD_RANK, CardError, format_cards, parse_card
-from murlan_env.combos import KIND, LENGTH, PASS, Kind, action_of_counts, describe
+from murlan_env.cards import (
+    CARD_NAMES,
+    CARD_RANK,
+    CardError,
+    cards_to_mask,
+    format_cards,
+    parse_card,
+)
+from murlan_env.combos import PASS, describe
 from murlan_env.engine import Phase, State
+from murlan_env.moves import IllegalMove
 from murlan_env.rules import Rules, RulesError
 
 PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
@@ -38,8 +46,10 @@ SHOWN_PLAYS = 12
 # --------------------------------------------------------------------------- the game
 
 
-class IllegalInput(ValueError):
-    """Typed input that is not a legal play here; the message says why."""
+class IllegalInput(IllegalMove):
+    """Typed input that names no card: an unknown card name or a number beyond my hand.
+
+    Moves that name cards but are not allowed raise ``moves.IllegalMove``, its base."""
 
 
 class TerminalGame:
@@ -142,32 +152,37 @@ class TerminalGame:
         while True:
             text = self.read("Your play> ")
             try:
-                return self.parse_play(state, mask, text)
+                return self.parse_play(state, text)
             except _ShowAll:
                 self._show_legal(state, mask, limit=None)
-            except IllegalInput as err:
+            except IllegalMove as err:
                 self.write(f"  Not allowed: {err}")
 
     def hand_cards(self, state: State) -> list[int]:
         """Card ids of my hand, lowest first: the numbers I can type are positions here."""
         return [int(c) for c in np.flatnonzero(state.cards[0, self.seat])]
 
-    def parse_play(self, state: State, mask: np.ndarray, text: str) -> tuple[int, np.ndarray]:
-        """(action, (54,) bool cards) for typed input; raises IllegalInput with the reason."""
+    def parse_play(self, state: State, text: str) -> tuple[int, np.ndarray]:
+        """(action, (54,) bool cards) for typed input; raises IllegalMove with the reason.
+
+        Typed input is read leniently: cards by name in RULES.md notation (``10`` for ``T``,
+        any case) or by number in my sorted hand, separated by spaces or commas; ``pass``,
+        ``p``, ``-`` or nothing is a pass. Whether the move is allowed, and why not, is for
+        ``moves.read_move`` to say, as for every other reader of moves.
+        """
         words = text.replace(",", " ").split()
         lowered = [w.lower() for w in words]
         if lowered in (["quit"], ["q"], ["exit"]):
             raise _Quit("You quit")
         if lowered in (["?"], ["help"], ["hint"]):
             raise _ShowAll
-        exchanging = state.phase[0] == Phase.EXCHANGE
+        ids = [] if lowered in ([], ["pass"], ["p"], ["-"]) else self._card_ids(state, words)
+        action = moves.read_move(state, ids)
+        return action, cards_to_mask(ids)
+
+    def _card_ids(self, state: State, words: list[str]) -> list[int]:
+        """Card ids of typed words, each a card name or a number in my sorted hand."""
         hand = self.hand_cards(state)
-        if lowered in ([], ["pass"], ["p"], ["-"]):
-            if exchanging:
-                raise IllegalInput("you must give back one card ranked 3 to 10")
-            if not mask[PASS]:
-                raise IllegalInput("you lead this trick, so you cannot pass: play any combination")
-            return PASS, np.zeros(len(CARD_NAMES), bool)
         ids = []
         for word in words:
             if word.isdigit():
@@ -182,59 +197,7 @@ class TerminalGame:
                     ids.append(parse_card(word))
                 except CardError as err:
                     raise IllegalInput(str(err)) from None
-        if len(set(ids)) != len(ids):
-            raise IllegalInput("a card is named twice")
-        missing = [CARD_NAMES[c] for c in ids if c not in hand]
-        if missing:
-            raise IllegalInput(f"you do not hold {' '.join(missing)}")
-        cards = np.zeros(len(CARD_NAMES), bool)
-        cards[ids] = True
-        if exchanging:
-            return self._give_back(state, mask, ids, cards)
-        action = action_of_counts(np.bincount(CARD_RANK[ids], minlength=15).astype(np.int8))
-        if action is None:
-            raise IllegalInput(
-                f"{format_cards(cards)} is not a combination: play a single, a pair, a triple, "
-                "a quad or a straight of 5 or more consecutive ranks"
-            )
-        if not mask[action]:
-            raise IllegalInput(self._why_illegal(state, action, cards))
-        return action, cards
-
-    def _give_back(self, state, mask, ids, cards) -> tuple[int, np.ndarray]:
-        received = int(state.ex_last_gives[0])
-        if len(ids) != 1:
-            raise IllegalInput("give back exactly one card")
-        card = ids[0]
-        if card == received:
-            raise IllegalInput(
-                f"you cannot give back the very card you received ({CARD_NAMES[card]})"
-            )
-        action = 1 + int(CARD_RANK[card])
-        if CARD_RANK[card] > 7 or not mask[action]:
-            raise IllegalInput("give back a card ranked 3 to 10")
-        return action, cards
-
-    def _why_illegal(self, state: State, action: int, cards: np.ndarray) -> str:
-        played = format_cards(cards)
-        if state.start_duty[0]:
-            start = self.rules.start_card
-            return f"the first play of the match must contain {start}"
-        if action == engine.JOKER_PAIR and not self.rules.joker_pair:
-            return "the jokers do not form a pair in these rules"
-        table = int(state.table[0])
-        if table == PASS:
-            return f"{played} cannot be led"
-        what = describe(table)
-        if KIND[table] == Kind.QUAD and KIND[action] == Kind.QUAD:
-            return f"{played} is not a higher quad than {what}"
-        if KIND[action] != KIND[table] or LENGTH[action] != LENGTH[table]:
-            return (
-                f"{played} does not beat {what}: play the same kind and number of cards, or a quad"
-            )
-        if self.rules.straight_plus_one and KIND[table] == Kind.STRAIGHT:
-            return f"{played} does not beat {what}: a straight must be exactly one step higher"
-        return f"{played} is not higher than {what}"
+        return ids
 
     # ----------------------------------------------------------------- display
 

@@ -10,6 +10,9 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 | ``rule``          | ``RuleBot``: plans its hand and counts cards                            |
 | ``search``        | ``SearchBot`` with its default budget; ``search:N`` N rollouts per      |
 |                   | decision; ``search:0.5s`` half a second per call (not deterministic)    |
+| ``search:N:BOT``  | search on top of another bot (e.g. ``search:200:hard``): BOT plays the  |
+|                   | rollouts for every seat and its own move stands unless the search finds |
+|                   | one better by ``SEARCH_MARGIN`` points                                  |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
 | a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
 | ``KIND:ARG``      | a bot kind added by an installed plugin, e.g. ``ckpt:PATH`` (a training |
@@ -31,6 +34,8 @@ from pathlib import Path
 from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot
 
 PLUGIN_GROUP = "murlan.bots"
+# Points per hand by which a search over a policy must prefer a move to the policy's own.
+SEARCH_MARGIN = 0.2
 BUILTIN: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "rule": RuleBot}
 
 
@@ -64,6 +69,7 @@ def spec_forms() -> list[str]:
         "search",
         "search:N",
         "search:SECONDSs",
+        "search:N:BOT",
         "bundle:DIR",
         *shipped_policies(),
         *(f"{kind}:ARG" for kind in sorted(plugin_kinds())),
@@ -106,18 +112,25 @@ def make_bot(spec: str) -> Bot:
 def _search_bot(text: str, arg: str) -> Bot:
     from murlan_env.search import SearchBot
 
-    if not arg:
-        return SearchBot()
+    budget, sep, inner = arg.partition(":")
+    guide = {}
+    if sep:
+        if not inner:
+            raise _unknown(text, "search:N:BOT needs a bot after the budget, e.g. search:200:rule")
+        bot = make_bot(inner)
+        guide = {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
+    if not budget:
+        return SearchBot(name=text, **guide)
     try:
-        if arg.lower().endswith("s"):
-            seconds = float(arg[:-1])
+        if budget.lower().endswith("s"):
+            seconds = float(budget[:-1])
             if seconds <= 0:
                 raise ValueError
-            return SearchBot(time_limit=seconds, name=text)
-        rollouts = int(arg)
+            return SearchBot(time_limit=seconds, name=text, **guide)
+        rollouts = int(budget)
         if rollouts < 1:
             raise ValueError
-        return SearchBot(rollouts=rollouts, name=text)
+        return SearchBot(rollouts=rollouts, name=text, **guide)
     except ValueError:
         raise _unknown(
             text, "search takes a positive number of rollouts (search:200) or seconds (search:0.5s)"

@@ -165,10 +165,14 @@ def rollout_actions(
     return np.where(mask.any(1), actions, PASS).astype(np.int16)
 
 
-def rollout_hand(state: State, rng: np.random.Generator, epsilon: float = 0.1) -> np.ndarray:
-    """(B, 4) hand points of every game played out to the end of its hand by rollout_actions."""
+def rollout_hand(
+    state: State, rng: np.random.Generator, epsilon: float = 0.1, playout: Bot | None = None
+) -> np.ndarray:
+    """(B, 4) hand points of every game played out to the end of its hand, every seat by
+    ``playout`` (a bot acting on each seat's observation) or else by ``rollout_actions``."""
     points = np.zeros((state.batch_size, N_SEATS), np.int16)
     live = np.arange(state.batch_size)
+    state = state.copy()  # stepped in place (donated) from here on
     steps = 0
     while True:
         over = state.hand_over
@@ -182,7 +186,11 @@ def rollout_hand(state: State, rng: np.random.Generator, epsilon: float = 0.1) -
             keep = ~over
             live, state = live[keep], state.index(keep)
         mask = engine.legal_action_mask(state)
-        state = engine.step(state, rollout_actions(state, mask, rng, epsilon))
+        if playout is None:
+            actions = rollout_actions(state, mask, rng, epsilon)
+        else:
+            actions = playout.act(observation.encode(state), mask, rng)
+        state = engine.step(state, actions, donate=True)
         steps += 1
         if steps > 4 * N_CARDS * N_SEATS:  # a hand cannot last this long: an engine bug
             raise RuntimeError("rollout did not finish the hand")
@@ -200,6 +208,8 @@ class SearchBot:
     round), which makes play depend on the machine's speed, so arenas use ``rollouts``.
     ``epsilon``: share of random moves in rollouts (0: rollouts are a deterministic function
     of the sampled world, which makes the comparison between candidates sharper).
+    ``playout``: a bot that plays every seat in the rollouts (e.g. a trained policy), instead
+    of the rule of thumb; it sees each seat's observation of the sampled world.
     ``prior``: an optional bot whose move is kept unless the search values another move
     more than ``margin`` points higher (with the rule bot as prior and margin 1, measured level
     with the rule bot alone). The previous 1st player's give-back in an exchange is not
@@ -216,6 +226,7 @@ class SearchBot:
         epsilon: float = 0.0,
         prior: Bot | None = None,
         margin: float = 0.0,
+        playout: Bot | None = None,
         name: str | None = None,
     ) -> None:
         if rollouts < 1:
@@ -226,6 +237,7 @@ class SearchBot:
         self.epsilon = epsilon
         self.prior = prior
         self.margin = margin
+        self.playout = playout
         self.name = name or (f"search:{time_limit}s" if time_limit else f"search:{rollouts}")
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -278,7 +290,7 @@ class SearchBot:
         first = np.concatenate(first)
         states = state_from_observation(obs[game_idx], held[game_idx, world_idx])
         states = engine.step(states, first)
-        points = rollout_hand(states, rng, self.epsilon)[:, 0].astype(np.float64)
+        points = rollout_hand(states, rng, self.epsilon, self.playout)[:, 0].astype(np.float64)
         totals = np.zeros((n, N_ACTIONS))
         np.add.at(totals, (game_idx, first), points)
         return totals, np.asarray(per_game, np.float64)

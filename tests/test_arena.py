@@ -1,78 +1,108 @@
-"""murlan arena: duplicate schedules, determinism, statistics and outputs."""
+"""murlan arena: counts, determinism, ratings and outputs."""
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import json
+import math
 
 import numpy as np
 import pytest
+from rich.console import Console
 
 from agents import arena
-from murlan_env.bots import RandomBot, RuleBot
+from murlan_env.bots import GreedyBot, RandomBot, RuleBot
+from murlan_env.duplicate import play_duplicate
 from murlan_env.rules import Rules
 
 
-@pytest.mark.parametrize("n_bots, n_lineups", [(2, 2), (3, 4), (4, 4), (5, 20)])
-def test_lineups_rotate_every_bot_through_every_seat(n_bots, n_lineups):
-    seats = arena.lineups(n_bots)
-    assert seats.shape == (n_lineups, 4)
-    assert len({tuple(row) for row in seats}) == n_lineups
-    for bot in range(n_bots):
-        # Each bot sits in each seat equally often over the lineups.
-        per_seat = (seats == bot).sum(0)
-        assert (per_seat == per_seat[0]).all() and per_seat[0] > 0
-
-
-def test_lineups_need_two_bots():
-    with pytest.raises(ValueError, match="at least 2"):
-        arena.lineups(1)
-
-
-def test_every_lineup_plays_the_same_first_deals():
-    bots = [RandomBot(), RuleBot(), RandomBot(), RuleBot()]
-    seats, log = arena.play_tournament(bots, hands=6, seed=4, lanes=2)
-    assert len(seats) == 4
-    first_hands = [
-        (b, lineup)
-        for b, lineup in zip(log.hand_board, log.hand_lineup, strict=True)
-        if b[1:] == (0, 0)
-    ]
-    # Hand 0 of match 0 of both lanes, played once by each of the 4 lineups.
-    assert sorted(first_hands) == sorted(((lane, 0, 0), i) for lane in (0, 1) for i in range(4))
-    # Every finished hand hands out 3 + 2 + 1 + 0 points.
-    assert all(sorted(p.tolist()) == [0, 1, 2, 3] for p in log.hand_points)
-    # Each lane stops after its share of the deals: 3 hands per lineup.
-    assert len(log.hand_points) == 6 * 4
+def test_counts_mean_what_they_say():
+    report = arena.run_arena(["random", "greedy", "rule"], boards=3, seed=1, max_hands=2)
+    # 3 boards, each by the 4 lineups of A B C A, 2 hands each.
+    assert report["boards"] == 3 and report["games"] == 12 and len(report["lineups"]) == 4
+    assert report["hands_played"] == 24 and report["matches_finished"] == 0
+    assert report["unfinished"] == 12
+    assert [row["hands"] for row in report["bots"]] == [48, 24, 24]  # random holds two seats
+    assert report["summary"].startswith("3 boards x 4 lineups = 12 games (at most 2 hands): 24")
+    whole = arena.run_arena(["random", "greedy"], boards=2, seed=1)
+    assert whole["games"] == 4 and whole["matches_finished"] == 4 and whole["unfinished"] == 0
+    assert [row["matches"] for row in whole["bots"]] == [8, 8]  # two seats each
 
 
 def test_same_seed_same_report_and_points_add_up():
     specs = ["random", "greedy", "rule", "random"]
-    a = arena.run_arena(specs, hands=8, seed=5)
-    b = arena.run_arena(specs, hands=8, seed=5)
+    a = arena.run_arena(specs, boards=2, seed=5, max_hands=3)
+    b = arena.run_arena(specs, boards=2, seed=5, max_hands=3)
     assert a == b
-    c = arena.run_arena(specs, hands=8, seed=6)
+    c = arena.run_arena(specs, boards=2, seed=6, max_hands=3)
     assert c["bots"] != a["bots"]
-    # Four distinct seats per deal: the bots' points per hand add up to 6 (3+2+1+0).
     names = [row["bot"] for row in a["bots"]]
     assert names == ["random", "greedy", "rule", "random#2"]
+    # Four distinct seats per game: the bots' points per hand add up to 6 (3+2+1+0).
     assert sum(row["points_per_hand"] for row in a["bots"]) == pytest.approx(6.0)
+    json.dumps(a, allow_nan=False)  # strict JSON: nothing measured is null, not NaN
 
 
 def test_the_rule_bot_beats_random_with_separated_intervals():
-    report = arena.run_arena(["rule", "random"], hands=40, seed=0)
+    report = arena.run_arena(["rule", "random"], boards=4, seed=0)
     rule, rand = report["bots"]
     assert rule["points_ci95"][0] > rand["points_ci95"][1]
-    assert rule["rating"] > rand["rating"]
-    assert report["matches_finished"] > 0
+    assert rule["rating_ci95"][0] > rand["rating_ci95"][1]
+    assert report["matches_finished"] == 8
     assert rule["match_win_rate"] > rand["match_win_rate"]
     lo, hi = rule["match_win_ci95"]
     assert 0 <= lo <= rule["match_win_rate"] <= hi <= 1
 
 
-def test_wilson_interval_matches_the_textbook_value():
-    lo, hi = arena.wilson_interval(5, 10)
-    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
-    assert arena.wilson_interval(0, 0) == (0.0, 1.0)
+# --------------------------------------------------------------------------- ratings
+
+
+def test_bradley_terry_matches_the_closed_form_for_two_bots():
+    wins = np.array([[0.0, 30.0], [10.0, 0.0]])
+    log_strength = arena.bradley_terry(wins)
+    # Two bots: the strength ratio is the ratio of wins (with the prior's half-win each).
+    expected = 400 * math.log10((30 + arena.PRIOR_TIE) / (10 + arena.PRIOR_TIE))
+    gap = arena.ELO_SCALE * (log_strength[0] - log_strength[1])
+    assert gap == pytest.approx(expected, rel=1e-8)
+
+
+def test_pairwise_wins_count_seats_of_different_bots():
+    hand_bots = np.array([[0, 1, 0, 1]])
+    hand_points = np.array([[3, 1, 2, 0]])
+    wins = arena.pairwise_wins(np.array([0]), hand_bots, hand_points, 1, 2)[0]
+    # Bot 0's seats (3, 2 points) finished ahead of both of bot 1's (1, 0 points).
+    assert wins.tolist() == [[0.0, 4.0], [0.0, 0.0]]
+
+
+def test_ratings_do_not_depend_on_the_order_of_the_results():
+    result = play_duplicate([RuleBot(), GreedyBot(), RandomBot()], 3, seed=2, max_hands=3)
+    rating, interval = arena.fit_ratings(result, seed=0, samples=200)
+    for seed in range(3):
+        order = np.random.default_rng(seed).permutation(len(result.hand_board))
+        hand_fields = ("hand_board", "hand_lineup", "hand_number", "hand_points", "hand_deal")
+        shuffled = dataclasses.replace(
+            result, **{name: getattr(result, name)[order] for name in hand_fields}
+        )
+        again, again_interval = arena.fit_ratings(shuffled, seed=0, samples=200)
+        np.testing.assert_array_equal(again, rating)
+        np.testing.assert_array_equal(again_interval, interval)
+    # The dominant bot rates highest, the random bot lowest; the mean rating is 1500.
+    assert rating[0] > rating[1] > rating[2]
+    assert rating.mean() == pytest.approx(arena.ELO_MEAN)
+    assert (interval[:, 0] <= rating).all() and (rating <= interval[:, 1]).all()
+
+
+def test_a_bot_that_always_wins_rates_highest_and_stays_finite():
+    hand_bots = np.tile([0, 1, 2, 1], (10, 1))
+    hand_points = np.tile([3, 2, 0, 1], (10, 1))
+    wins = arena.pairwise_wins(np.zeros(10, int), hand_bots, hand_points, 1, 3).sum(0)
+    log_strength = arena.bradley_terry(wins)
+    assert np.isfinite(log_strength).all()
+    assert log_strength.argmax() == 0 and log_strength.argmin() == 2
+
+
+# --------------------------------------------------------------------------- bots and rules
 
 
 def test_checkpoint_bots_play_in_the_arena(tmp_path):
@@ -85,60 +115,9 @@ def test_checkpoint_bots_play_in_the_arena(tmp_path):
     net = build_network(spec)
     path = tmp_path / "checkpoint.pt"
     torch.save({"spec": spec, "model": net.state_dict()}, path)
-    report = arena.run_arena([f"ckpt:{tmp_path}", "random"], hands=2, seed=1)
+    report = arena.run_arena([f"ckpt:{tmp_path}", "random"], boards=1, seed=1, max_hands=1)
     assert [row["bot"] for row in report["bots"]] == [f"ckpt:{tmp_path}", "random"]
-    assert report["hands_played"] == 2 * 2
-
-
-def test_rules_reach_the_games():
-    report = arena.run_arena(["greedy", "random"], hands=2, seed=2, rules=Rules(sticky_pass=True))
-    assert report["rules"] == {"sticky_pass": True}
-
-
-def test_command_line_writes_table_json_and_png(tmp_path, capsys):
-    out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
-    code = arena.main(
-        ["random", "greedy", "--hands", "4", "--seed", "3", "--rules", "joker_pair=true",
-         "--json", str(out_json), "--png", str(out_png)]
-    )  # fmt: skip
-    assert code == 0
-    printed = capsys.readouterr().out
-    assert "murlan arena" in printed and "greedy" in printed
-    report = json.loads(out_json.read_text())
-    assert report["rules"] == {"joker_pair": True} and report["seed"] == 3
-    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # --json without a file prints the JSON report alone, the same as the file.
-    assert (
-        arena.main(
-            [
-                "random",
-                "greedy",
-                "--hands",
-                "4",
-                "--seed",
-                "3",
-                "--rules",
-                "joker_pair=true",
-                "--json",
-            ]
-        )
-        == 0
-    )
-    assert json.loads(capsys.readouterr().out) == report
-
-
-def test_murlan_cli_has_the_arena(capsys):
-    from murlan_env.cli import main
-
-    assert main(["arena", "random", "rule", "--hands", "2", "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert [row["bot"] for row in report["bots"]] == ["random", "rule"]
-    np.testing.assert_allclose(sum(r["points_per_hand"] for r in report["bots"]), 3.0)
-    # Bad bot specs and rule flags are usage errors (exit 2) with the reason on stderr.
-    assert main(["arena", "random", "wizard", "--hands", "2"]) == 2
-    assert "unknown bot 'wizard'" in capsys.readouterr().err
-    assert main(["arena", "random", "rule", "--rules", "sticky_pass=often"]) == 2
-    assert "sticky_pass" in capsys.readouterr().err
+    assert report["hands_played"] == 2
 
 
 def test_exported_bundles_play_in_the_arena(tmp_path):
@@ -150,6 +129,77 @@ def test_exported_bundles_play_in_the_arena(tmp_path):
     torch.manual_seed(0)
     net = build_network(make_spec("ppo", [16]))
     export_bundle(net, tmp_path / "b", n_matches=1, n_positions=4, coreml=False)
-    report = arena.run_arena([f"bundle:{tmp_path / 'b'}", "greedy"], hands=2, seed=1)
+    report = arena.run_arena([f"bundle:{tmp_path / 'b'}", "greedy"], boards=1, seed=1, max_hands=1)
     assert report["bots"][0]["bot"].startswith("bundle:b")
-    assert report["hands_played"] == 2 * 2
+    assert report["hands_played"] == 2
+
+
+def test_rules_reach_the_games():
+    report = arena.run_arena(
+        ["greedy", "random"], boards=1, seed=2, rules=Rules(sticky_pass=True), max_hands=1
+    )
+    assert report["rules"] == {"sticky_pass": True}
+
+
+def test_progress_reaches_the_total():
+    calls = []
+    report = arena.run_arena(
+        ["greedy", "random"], boards=2, seed=0, progress=lambda *call: calls.append(call)
+    )
+    assert calls[0][0] == 0 and calls[-1] == (report["hands_played"],) * 2
+
+
+# --------------------------------------------------------------------------- output
+
+
+def test_a_narrow_non_terminal_console_gets_the_whole_table():
+    report = arena.run_arena(["greedy", "random", "rule", "random"], boards=1, seed=0, max_hands=1)
+    report["bots"][0]["bot"] = "ckpt:runs/a-rather-long-run-name/checkpoint.pt"
+    out = io.StringIO()
+    arena.print_report(report, Console(file=out, width=40))
+    text = out.getvalue()
+    assert "…" not in text
+    assert text.splitlines()[0] == f"murlan arena: {report['summary']}"
+    for row in report["bots"]:
+        # One line per bot, holding its whole name and its rating.
+        lines = [line for line in text.splitlines() if f" {row['bot']} " in line]
+        assert len(lines) == 1 and f"{row['rating']:.0f}" in lines[0]
+
+
+def test_command_line_writes_table_json_and_png(tmp_path, capsys):
+    out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
+    args = ["random", "greedy", "--boards", "2", "--max-hands", "2", "--seed", "3"]
+    args += ["--rules", "joker_pair=true"]
+    code = arena.main([*args, "--json", str(out_json), "--png", str(out_png)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "2 boards x 2 lineups = 4 games (at most 2 hands): 8 hands" in printed
+    assert "greedy" in printed
+    report = json.loads(out_json.read_text())
+    assert report["rules"] == {"joker_pair": True} and report["seed"] == 3
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # --json without a file prints the JSON report alone, the same as the file.
+    assert arena.main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == report
+
+
+def test_murlan_cli_has_the_arena(capsys):
+    from murlan_cli import main
+
+    assert main(["arena", "random", "rule", "--boards", "1", "--max-hands", "1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [row["bot"] for row in report["bots"]] == ["random", "rule"]
+    np.testing.assert_allclose(sum(r["points_per_hand"] for r in report["bots"]), 3.0)
+    # Bad bot specs, rule flags and counts are usage errors (exit 2) with the reason on stderr.
+    assert main(["arena", "random", "wizard"]) == 2
+    assert "unknown bot 'wizard'" in capsys.readouterr().err
+    assert main(["arena", "random", "rule", "--rules", "sticky_pass=often"]) == 2
+    assert "sticky_pass" in capsys.readouterr().err
+    assert main(["arena", "random", "rule", "--boards", "0"]) == 2
+    assert "--boards" in capsys.readouterr().err
+
+
+def test_the_old_hands_option_points_to_boards(capsys):
+    assert arena.main(["random", "greedy", "--hands", "40"]) == 2
+    err = capsys.readouterr().err
+    assert "--hands is gone" in err and "--boards" in err and "--max-hands" in err

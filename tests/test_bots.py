@@ -5,21 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine
-from murlan_env.bots import (
-    Bot,
-    GreedyBot,
-    IllegalActionError,
-    RandomBot,
-    RuleBot,
-    act_for_seats,
-    mean_ci,
-    play_hands,
-    play_matches,
-    rotated_seats,
-)
+from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot
 from murlan_env.cards import RANK, RANKS
 from murlan_env.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_table
+from murlan_env.duplicate import one_against_three, play_duplicate
 from murlan_env.observation import CARDS_LEFT_SCALE, SIZE, SLICES, rule_flags
 from murlan_env.rules import Rules
 from murlan_env.strategy import plans
@@ -169,35 +158,12 @@ def test_rule_plays_the_joker_pair_variant():
     assert decide(RuleBot(), hand="BJ RJ", table="2 2", rules=rules) == JOKER_PAIR
 
 
-# --------------------------------------------------------------------------- loops
-
-
-class IllegalBot:
-    name = "illegal"
-
-    def act(self, obs, mask, rng):
-        return np.where(mask[:, PASS], PASS, 0)  # leads a pass: never legal
+# --------------------------------------------------------------------------- games
 
 
 def test_bots_satisfy_the_protocol():
     for bot in (RandomBot(), GreedyBot(), RuleBot()):
         assert isinstance(bot, Bot)
-
-
-def test_rotated_seats_put_each_bot_in_each_seat_once_per_deal():
-    seats = rotated_seats(3)
-    assert seats.shape == (12, 4)
-    for d in range(3):
-        block = seats[4 * d : 4 * d + 4]
-        for bot in range(4):
-            assert sorted(np.argwhere(block == bot)[:, 1].tolist()) == [0, 1, 2, 3]
-
-
-def test_illegal_actions_are_caught():
-    state = engine.init(np.random.default_rng(0), 3)
-    seats = np.zeros((3, 4), np.int64)
-    with pytest.raises(IllegalActionError):
-        act_for_seats(state, seats, [IllegalBot()], np.random.default_rng(0))
 
 
 VARIANTS = [
@@ -213,46 +179,33 @@ VARIANTS = [
 
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: str(r.to_dict()) or "default")
 def test_bots_play_only_legal_actions_through_whole_matches(rules):
-    rule, greedy, rand = RuleBot(), GreedyBot(), RandomBot()
-    state = play_matches([rule, greedy, rand, rule], 6, rules, seed=3)
-    assert state.done.all()
-    assert (state.winners.any(1)).all()
-    assert (state.scores.sum(1) == 6 * (state.hand_no + 1)).all()
+    # The duplicate runner checks every action against the mask (IllegalActionError).
+    result = play_duplicate([RuleBot(), GreedyBot(), RandomBot()], 2, rules=rules, seed=3)
+    assert len(result.match_board) == result.games == 8
+    assert result.match_winners.any(1).all()
+    assert len(result.hand_board) == result.match_hands.sum()
 
 
 @pytest.mark.parametrize("bot", [RandomBot(), GreedyBot(), RuleBot()], ids=lambda b: b.name)
 def test_play_is_deterministic_for_a_seed(bot):
-    bots = [bot, RandomBot(), bot, GreedyBot()]
-    first = play_hands(bots, 6, seed=11)
-    assert np.array_equal(first, play_hands(bots, 6, seed=11))
-    assert not np.array_equal(first, play_hands(bots, 6, seed=12))
-    # Duplicate deals hand out every place once per rotation: points sum to 6 per hand.
-    assert np.allclose(first.sum(1), 6.0)
+    def points(seed):
+        return play_duplicate([bot, RandomBot()], 6, seed=seed, max_hands=2).board_points()
 
-
-def test_four_equal_bots_share_points_equally():
-    points = play_hands([GreedyBot()] * 4, 5, seed=2)
-    assert np.allclose(points, 1.5)
-
-
-def test_mean_ci_is_a_normal_interval_of_the_mean():
-    mean, low, high = mean_ci(np.array([1.0, 2.0, 3.0, 4.0]))
-    half = 1.96 * np.std([1, 2, 3, 4], ddof=1) / 2
-    assert (mean, low, high) == pytest.approx((2.5, 2.5 - half, 2.5 + half))
-
-
-def test_play_hands_rejects_a_bad_setup():
-    with pytest.raises(ValueError):
-        play_hands([RandomBot()] * 3, 1)
-    with pytest.raises(ValueError):
-        play_hands([RandomBot()] * 4, 1, hands_per_deal=7)
+    first = points(11)
+    assert np.array_equal(first, points(11))
+    assert not np.array_equal(first, points(12))
+    # Two seats each: every hand hands out 3 + 2 + 1 + 0, so the two means add up to 3.
+    assert np.allclose(first.sum(1), 3.0)
 
 
 # --------------------------------------------------------------------------- strength
 
 
-def strength(a: Bot, b: Bot, deals: int, seed: int) -> tuple[float, float, float]:
-    return mean_ci(play_hands([a, b, b, b], deals, seed=seed)[:, 0])
+def strength(a: Bot, b: Bot, boards: int, seed: int) -> tuple[float, float, float]:
+    """A's points per hand against three Bs and its 95% CI, over 2-hand duplicate boards."""
+    result = play_duplicate([a, b], boards, lineups=one_against_three(), seed=seed, max_hands=2)
+    row = result.bot_results()[0]
+    return row.points_per_hand, *row.points_ci95
 
 
 def test_greedy_beats_random():

@@ -1,20 +1,22 @@
 """The ``murlan`` command line: exit codes and output of each subcommand.
 
-Most tests call ``cli.main(argv)`` in-process; one runs the installed console script to check
-the real process exit status.
+Most tests call ``cli.main(argv)`` in-process; one runs ``python -m murlan_cli`` to check the
+real process exit status (the console script ``murlan`` is ``murlan_cli:main``).
 """
 
 from __future__ import annotations
 
 import io
 import json
-import shutil
 import subprocess
 import sys
+import tomllib
+from pathlib import Path
 
 import pytest
 
-from murlan_env import cli, records
+import murlan_cli as cli
+from murlan_env import records
 from murlan_env.combos import action_table
 
 
@@ -89,7 +91,6 @@ def test_replay_an_invalid_record(game_file, tmp_path, capsys):
 @pytest.mark.parametrize(
     ("text", "fault"),
     [
-        ("{ not json", "json"),
         ('{"format": "murlan-record/1", "rules": {"nope": true}}', "rules"),
         (
             '{"format": "murlan-record/1", "rules": {}, "hands": [], "scores": [0, 0, 0, 0], '
@@ -107,6 +108,20 @@ def test_replay_malformed_records(text, fault, tmp_path, capsys):
     assert "Traceback" not in out
 
 
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [("{ not json", "not valid JSON"), ("[1, 2]", "a record is a JSON object, got a JSON list")],
+)
+def test_replay_of_a_file_that_is_no_record_is_a_usage_error(text, why, tmp_path, capsys):
+    path = tmp_path / "x.json"
+    path.write_text(text)
+    assert cli.main(["replay", str(path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith(f"murlan replay: error: {path} is not a game record ({why}")
+    assert "murlan-record/1 JSON file" in captured.err
+
+
 def test_replay_a_missing_file_is_a_usage_error(tmp_path, capsys):
     assert cli.main(["replay", str(tmp_path / "none.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
@@ -122,7 +137,7 @@ def test_actions_table_and_json(capsys):
 
 def test_selfplay_is_seeded_and_follows_the_rules(tmp_path, capsys):
     a, b, c = (tmp_path / f"{n}.json" for n in "abc")
-    argv = ["selfplay", "--seed", "5", "--rule", "sticky_pass=true", "--rule", "start_card=3C"]
+    argv = ["selfplay", "--seed", "5", "--rules", "sticky_pass=true", "--rule", "start_card=3C"]
     assert cli.main([*argv, "--max-hands", "2", "--out", str(a)]) == 0
     assert cli.main([*argv, "--max-hands", "2", "--out", str(b)]) == 0
     assert "wrote" in capsys.readouterr().out
@@ -138,10 +153,31 @@ def test_selfplay_is_seeded_and_follows_the_rules(tmp_path, capsys):
     assert records.validate(capsys.readouterr().out).valid
 
 
-@pytest.mark.parametrize("rule", ["nope=true", "sticky_pass=maybe", "sticky_pass", "tie_rule=1"])
-def test_selfplay_bad_rules_are_usage_errors(rule, capsys):
-    assert cli.main(["selfplay", "--rule", rule]) == 2
-    assert "murlan selfplay: error:" in capsys.readouterr().err
+def test_selfplay_rules_take_the_one_rule_syntax(tmp_path):
+    """--rules FLAG=VALUE,FLAG=VALUE as everywhere; --rule is the same option."""
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    argv = ["selfplay", "--seed", "2", "--max-hands", "1"]
+    assert cli.main([*argv, "--rules", "joker_pair=true,tie_rule=leader", "--out", str(one)]) == 0
+    assert cli.main([*argv, "--rule", "joker_pair=true", "--rule", "tie_rule=leader",
+                     "--out", str(two)]) == 0  # fmt: skip
+    assert records.load(one)["rules"] == {"joker_pair": True, "tie_rule": "leader"}
+    assert one.read_text() == two.read_text()
+
+
+@pytest.mark.parametrize(
+    ("rule", "named"),
+    [
+        ("nope=true", "unknown rule flag 'nope'; flags: sticky_pass=false|true"),
+        ("sticky_pass=maybe", "rule sticky_pass takes false or true, got 'maybe'"),
+        ("sticky_pass", "write rule flags as FLAG=VALUE"),
+        ("tie_rule=1", "rule tie_rule takes raise or leader, got '1'"),
+    ],
+)
+def test_selfplay_bad_rules_are_usage_errors(rule, named, capsys):
+    assert cli.main(["selfplay", "--rules", rule]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("murlan selfplay: error: --rules: ") and named in err
+    assert err.count("\n") == 1
 
 
 def test_registering_a_subcommand(monkeypatch, capsys):
@@ -161,18 +197,28 @@ def test_registering_a_subcommand(monkeypatch, capsys):
         cli.command("echo", help="again", example="murlan echo")(echo)
 
 
-def test_console_script_exit_codes(game_file, tmp_path):
-    exe = shutil.which("murlan")
-    cmd = [exe] if exe else [sys.executable, "-m", "murlan_env.cli"]
+def test_the_console_script_is_murlan_cli_main():
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert pyproject["project"]["scripts"]["murlan"] == "murlan_cli:main"
+    assert "murlan_cli*" in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+
+
+def test_process_exit_codes(game_file, tmp_path):
+    cmd = [sys.executable, "-m", "murlan_cli"]
     ok = subprocess.run(
         [*cmd, "replay", str(game_file)], capture_output=True, text=True, timeout=120
     )
     assert ok.returncode == 0, ok.stderr
     assert "valid murlan-record/1" in ok.stdout
     bad = tmp_path / "bad.json"
-    bad.write_text("[]")
+    bad.write_text('{"format": "murlan-record/1", "rules": {"nope": true}}')
     fail = subprocess.run([*cmd, "replay", str(bad)], capture_output=True, text=True, timeout=120)
-    assert fail.returncode == 1 and "invalid record at json" in fail.stdout
+    assert fail.returncode == 1 and "invalid record at rules" in fail.stdout
+    bad.write_text("[]")
+    not_record = subprocess.run(
+        [*cmd, "replay", str(bad)], capture_output=True, text=True, timeout=120
+    )
+    assert not_record.returncode == 2 and "is not a game record" in not_record.stderr
     usage = subprocess.run([*cmd, "replay"], capture_output=True, text=True, timeout=120)
     assert usage.returncode == 2 and "usage:" in usage.stderr
 
@@ -181,3 +227,19 @@ def test_replay_reads_standard_input(game_file, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(game_file.read_bytes())))
     assert cli.main(["replay", "-"]) == 0
     assert "-: valid murlan-record/1" in capsys.readouterr().out
+
+
+def test_help_and_records_need_no_torch(game_file):
+    """Building every subcommand's parser and replaying a record import no torch (fast help);
+    torch loads only for commands that run a network (export, ckpt: bots)."""
+    code = f"""
+import sys
+import murlan_cli
+murlan_cli.build_parser()
+assert murlan_cli.main(["replay", {str(game_file)!r}]) == 0
+print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -18,10 +18,11 @@ import onnxruntime as ort
 import pytest
 import torch
 
+import murlan_cli as cli
 import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
-from murlan_env import bundle_bot, cli, engine, observation, records
+from murlan_env import bundle_bot, engine, observation, records
 from murlan_env.bundle_bot import LEVELS, BundleBot, BundleError, load_spec, verify_golden
 from murlan_env.combos import N_ACTIONS, action_table
 from murlan_env.env import MurlanAECEnv

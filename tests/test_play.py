@@ -13,6 +13,7 @@ from murlan_env import engine, records
 from murlan_env.bots import RandomBot
 from murlan_env.cards import parse_hand
 from murlan_env.combos import PASS
+from murlan_env.moves import IllegalMove
 from murlan_env.play import IllegalInput, TerminalGame
 
 # Dealer 3: seats 0 and 1 get 14 cards, seats 2 and 3 get 13. Seat 0 holds 3S and leads.
@@ -29,11 +30,11 @@ def _game() -> TerminalGame:
 
 
 def _parse(state, text):
-    return _game().parse_play(state, engine.legal_action_mask(state)[0], text)
+    return _game().parse_play(state, text)
 
 
 def _refused(state, text) -> str:
-    with pytest.raises(IllegalInput) as err:
+    with pytest.raises(IllegalMove) as err:
         _parse(state, text)
     return str(err.value)
 
@@ -47,17 +48,24 @@ def test_cards_by_name_or_number_become_the_play_and_its_cards():
     assert action == 16 and cards.tolist() == parse_hand("3S 3H").tolist()
     action, cards = _parse(state, "3S 4S 5S 6S 7S")
     assert cards.sum() == 5 and action != PASS
+    # Typed input is lenient (records are not): commas, extra spaces, 10 for T.
+    action, cards = _parse(state, "  3s,3h   ")
+    assert action == 16 and cards.tolist() == parse_hand("3S 3H").tolist()
+    action, cards = _parse(state, "3S\t4S 5S, 6S  7S")
+    assert cards.tolist() == parse_hand("3S 4S 5S 6S 7S").tolist()
 
 
 @pytest.mark.parametrize(
     "text, reason",
     [
         ("zz", "unknown card"),
-        ("4C", "you do not hold 4C"),
+        ("4C", "seat 0 does not hold 4C"),
         ("3S 5S", "is not a combination"),
-        ("pass", "cannot pass"),
+        ("pass", "the leader cannot pass"),
+        ("3H", "must contain 3S"),  # a 3, but the opening needs the 3 of spades itself
+        ("2", "must contain 3S"),  # 3H by its number
         ("4S", "must contain 3S"),
-        ("1 1", "named twice"),
+        ("1 1", "3S is named twice"),
         ("99", "no card number 99"),
     ],
 )
@@ -66,13 +74,25 @@ def test_illegal_input_on_the_opening_lead_is_explained(text, reason):
     assert reason in _refused(state, text)
 
 
+def test_unreadable_input_is_told_apart_from_a_refused_move():
+    state = engine.deal_from(DEAL, 3)
+    for text in ("zz", "99"):  # names no card
+        with pytest.raises(IllegalInput):
+            _parse(state, text)
+    with pytest.raises(IllegalMove) as err:  # names cards, but the move is not allowed
+        _parse(state, "4C")
+    assert not isinstance(err.value, IllegalInput)
+
+
 def test_illegal_input_against_a_play_on_the_table_is_explained():
     state = engine.deal_from(DEAL, 3)
     for action in (16, 17, PASS, PASS):  # me 3S 3H, seat 1 4D 4C, seats 2 and 3 pass
         state = engine.step(state, np.array([action]))
     assert state.to_act[0] == 0 and state.table[0] == 17
     assert "does not beat pair 4 4" in _refused(state, "5S")
-    assert "is not higher than pair 4 4" in _refused(state, "4S 4H")
+    assert "pair 4 4 does not beat pair 4 4: only a higher pair" in _refused(state, "4S 4H")
+    straight = _refused(state, "5S 6S 7S 8S 9S")
+    assert "does not beat pair 4 4: only a higher pair or a quad" in straight
     assert _parse(state, "pass")[0] == PASS
     assert _parse(state, "")[0] == PASS
 
@@ -81,9 +101,9 @@ def test_the_exchange_give_back_is_checked():
     # Hand 2: seat 2 was last and gives me (seat 0, 1st) its highest card, the black joker.
     state = engine.deal_from(DEAL, 3, hand_no=1, previous=(0, 2))
     assert state.phase[0] == engine.Phase.EXCHANGE and state.to_act[0] == 0
-    assert "very card you received (BJ)" in _refused(state, "BJ")
+    assert "cannot give back the card just received, BJ" in _refused(state, "BJ")
     assert "ranked 3 to 10" in _refused(state, "AS")
-    assert "give back one card" in _refused(state, "pass")
+    assert "must give back exactly one card, ranked 3 to 10" in _refused(state, "pass")
     assert "exactly one card" in _refused(state, "3S 3H")
     action, cards = _parse(state, "3H")
     assert action == 1 and cards.tolist() == parse_hand("3H").tolist()
@@ -98,7 +118,7 @@ def test_the_exchange_is_shown_and_played_from_typed_input():
     text = "\n".join(out)
     assert "Exchange: Seat 2 (random) gives BJ (highest card) to You (1st)." in text
     assert "You received BJ. Give back one card ranked 3 to 10" in text
-    assert "Not allowed: you do not hold 3D" in text
+    assert "Not allowed: seat 0 does not hold 3D" in text
     assert "You give back 3H." in text
     assert record["hands"][0]["exchange"]["first_gives"] == "3H"
     assert "Hand 2 over" in text
@@ -132,7 +152,7 @@ def test_a_whole_match_to_the_end_is_a_valid_record(tmp_path):
     assert records.load(path) == record
     assert record["winners"], "a finished match has winners"
     assert len(record["hands"]) >= 7  # 21 points take at least 7 hands
-    assert "Not allowed: you lead this trick, so you cannot pass" in text
+    assert "Not allowed: the leader cannot pass" in text
 
 
 def test_quit_stops_and_keeps_an_unfinished_but_valid_record(tmp_path):
@@ -150,7 +170,7 @@ def test_murlan_play_end_to_end_from_stdin(tmp_path):
     path = tmp_path / "game.json"
     script = "zz\n" + "pass\n1\n" * 400
     proc = subprocess.run(
-        [sys.executable, "-m", "murlan_env.cli", "play", "--seed", "1", "--hands", "2",
+        [sys.executable, "-m", "murlan_cli", "play", "--seed", "1", "--hands", "2",
          "--bots", "rule,greedy,random", "--rules", "sticky_pass=true", "--record", str(path)],
         input=script, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
@@ -167,7 +187,7 @@ def test_murlan_play_end_to_end_from_stdin(tmp_path):
 
 
 def test_bad_options_are_usage_errors(capsys):
-    from murlan_env.cli import main
+    from murlan_cli import main
 
     assert main(["play", "--bots", "rule,greedy"]) == 2
     assert "one spec or three" in capsys.readouterr().err

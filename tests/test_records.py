@@ -2,15 +2,17 @@
 
 Layers: scripted hands whose records are written out in full; seeded random matches in every
 variant that must replay as valid; tampered copies of a match that must fail at exactly the
-place that was changed; format and type errors with clear messages; a seeded fuzz test that
-no mutation makes ``validate`` raise.
-"""
+place that was changed; format details of RULES.md 8 (required and ignored keys, JSON
+integers, single-space card strings, the both-jokers exception, sticky passes, a drawn
+match); and a seeded fuzz test in which every mutation knows its verdict: still valid, or a
+fault at the location it touched."""
 
 from __future__ import annotations
 
 import copy
 import json
 import zlib
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -18,7 +20,7 @@ import pytest
 from murlan_env import engine, records
 from murlan_env.bots import GreedyBot, RandomBot
 from murlan_env.cards import CARD_NAMES, CARD_RANK, format_cards, parse_cards
-from murlan_env.combos import COST, JOKER_PAIR, N_ACTIONS, PASS, action_of_counts
+from murlan_env.combos import COST, JOKER_PAIR, LENGTH, N_ACTIONS, PASS, action_of_counts
 from murlan_env.engine import Phase
 from murlan_env.records import Recorder, validate
 from murlan_env.rules import Rules
@@ -142,7 +144,7 @@ def test_scripted_hand_is_recorded_exactly():
         ([[1, "3H"]], "it is seat 0's turn, not seat 1's"),
         ([[0, ""]], "the leader cannot pass"),
         ([[0, "4S"]], "the first play of the match must contain 3S"),
-        ([[0, "3S 4S"]], "'3S 4S' is not a combination"),
+        ([[0, "3S 4S"]], "3S 4S is not a combination"),
         ([[0, "3S"], [1, "4H 4H"]], "named twice"),
         ([[0, "3S"], [1, "4X"]], "unknown card '4X'"),
         ([[0, "3S"], [1, "BJ"], [2, "RJ"], [3, "3C"]], "single 3 does not beat single RJ"),
@@ -474,7 +476,10 @@ def test_swapped_deal_cards_fail_at_their_first_play(match):
             ),
             "cards to seats 0-3",
         ),
-        (lambda d: d.__setitem__(2, d[2].replace(d[2].split()[0], "ZZ")), "seat 2: unknown card"),
+        (
+            lambda d: d.__setitem__(2, d[2].replace(d[2].split()[0], "ZZ")),
+            "seat 2's cards: unknown card",
+        ),
         (lambda d: d.__setitem__(3, 7), "seat 3's cards must be a string"),
         (lambda d: d.pop(), "a list of 4 card strings"),
     ],
@@ -604,7 +609,7 @@ def test_automatic_give_back(auto_record):
     assert validate(auto_record).valid
     ex = auto_record["hands"][1]["exchange"]
     assert ex["first_gives"] == "JS"
-    for change, reason in [(None, "automatically"), ("QS", "lowest card, a J, not QS")]:
+    for change, reason in [(None, "automatically"), ("QS", "lowest other card, a J, not QS")]:
         record = copy.deepcopy(auto_record)
         record["hands"][1]["exchange"]["first_gives"] = change
         fault, why = fault_of(record)
@@ -728,6 +733,200 @@ def test_empty_match_is_valid():
     assert fault_of(record)[0] == "scores"
 
 
+# --------------------------------------------------------------------------- format details
+
+
+def test_other_keys_are_ignored(match, states):
+    h = _exchange_hand(match, states, choice=True)
+    record = copy.deepcopy(match)
+    record["players"] = ["Ana", "Besa", "Dritan", "Era"]
+    record["hands"][0]["clock"] = [12, 30]
+    record["hands"][h]["exchange"]["note"] = None
+    assert validate(record).valid
+
+
+@pytest.mark.parametrize("key", records.TOP_KEYS)
+def test_each_top_level_key_is_required(match, key):
+    record = copy.deepcopy(match)
+    del record[key]
+    fault, why = fault_of(record)
+    assert fault == key and key in why
+
+
+@pytest.mark.parametrize("key", records.HAND_KEYS)
+def test_each_hand_key_is_required(match, key):
+    record = copy.deepcopy(match)
+    del record["hands"][1][key]
+    assert fault_of(record) == ("hand 1", f"the hand has no {key!r} key")
+
+
+@pytest.mark.parametrize("key", records.EXCHANGE_KEYS)
+def test_each_exchange_key_is_required(match, states, key):
+    h = _exchange_hand(match, states, choice=True)
+    record = copy.deepcopy(match)
+    del record["hands"][h]["exchange"][key]
+    assert fault_of(record) == (f"hand {h} exchange", f"the exchange has no {key!r} key")
+
+
+@pytest.mark.parametrize(
+    ("path", "fault"),
+    [
+        (("hands", 0, "plays", 1, 0), "hand 0 play 1"),
+        (("hands", 1, "dealer"), "hand 1 deal"),
+        (("hands", 1, "exchange", "last"), "hand 1 exchange"),
+        (("hands", 1, "exchange", "first"), "hand 1 exchange"),
+        (("hands", 0, "finish", 2), "hand 0 finish"),
+        (("hands", 0, "points", 0), "hand 0 points"),
+        (("scores", 3), "scores"),
+        (("target",), "target"),
+    ],
+)
+def test_numbers_must_be_json_integers(match, path, fault):
+    """3.0 equals 3 but is not a JSON integer: seats, dealers, points, scores and the target
+    written as floats make a record invalid."""
+    assert match["hands"][1]["exchange"] is not None
+    record = copy.deepcopy(match)
+    parent = _at(record, path[:-1])
+    parent[path[-1]] = float(parent[path[-1]])
+    assert fault_of(record)[0] == fault
+
+
+def test_winners_must_be_json_integers(drawn_match):
+    record = copy.deepcopy(drawn_match)
+    record["winners"] = [0.0, 1]
+    assert fault_of(record)[0] == "winners"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AS  2S 3S 4S 5S",
+        " AS 2S 3S 4S 5S",
+        "AS 2S 3S 4S 5S ",
+        "AS\t2S 3S 4S 5S",
+        "AS 2S\n3S 4S 5S",
+        " ",
+    ],
+)
+def test_record_cards_are_separated_by_single_spaces(text):
+    """Records are strict: one space between cards, none around them ("" alone is a pass).
+    Typed input in murlan play is lenient instead (tests/test_play.py)."""
+    record = record_script(DEAL, 0, [[0, "AS 2S 3S 4S 5S"], [1, ""]])
+    assert validate(record).valid
+    bad = copy.deepcopy(record)
+    bad["hands"][0]["plays"][0][1] = text
+    fault, why = fault_of(bad)
+    assert fault == "hand 0 play 0" and "separated by single spaces" in why, why
+
+
+def test_record_deals_are_separated_by_single_spaces():
+    record = record_script(DEAL, 0, [])
+    seat2 = record["hands"][0]["deal"][2]
+    for deal in (seat2 + " ", seat2.replace(" ", "  ", 1), "\t" + seat2):
+        bad = copy.deepcopy(record)
+        bad["hands"][0]["deal"][2] = deal
+        fault, why = fault_of(bad)
+        assert fault == "hand 0 deal" and "separated by single spaces" in why, why
+
+
+def test_exchange_cards_are_single_card_names(match, states):
+    h = _exchange_hand(match, states, choice=True)
+    for key in ("last_gives", "first_gives"):
+        record = copy.deepcopy(match)
+        record["hands"][h]["exchange"][key] += " "
+        fault, why = fault_of(record)
+        assert fault == f"hand {h} exchange" and "separated by single spaces" in why
+
+
+def test_sticky_pass_skipped_players_have_no_entry():
+    script = [[0, "3S"], [1, ""], [2, "4D"], [3, "5C"], [0, "6S"], [2, "7D"]]
+    record = record_script(DEAL, 0, script, Rules(sticky_pass=True))  # seat 1 is out of it
+    assert validate(record).valid
+    record["hands"][0]["plays"].insert(5, [1, ""])  # an entry for the skipped seat
+    assert fault_of(record) == ("hand 0 play 5", "it is seat 2's turn, not seat 1's")
+    record["rules"] = {}  # without sticky_pass, seat 1 is asked again and its pass belongs
+    assert validate(record).valid
+
+
+def forced_match(orders: list[str], rules: Rules | None = None) -> dict:
+    """The record of a match whose hands finish in the given orders ("1302": seat 1 first,
+    then seats 3, 0 and 2).
+
+    Each hand is dealt so that the seats, in finishing order, hold ever lower blocks of the
+    pack, and is played by a policy that makes the order come true: the first seat in the
+    order still holding cards plays its longest legal combination (or passes when it cannot
+    beat); the others pass, or lead their lowest single when the lead falls to them."""
+    state = rec = None
+    for h, order in enumerate(orders):
+        seats = [int(c) for c in order]
+        dealer = h % 4  # hand 1 dealt by seat 0, then one seat on each hand
+        sizes = engine.deal_sizes(dealer)
+        hands = np.zeros((1, 4, 54), bool)
+        top = 54
+        for s in seats:
+            hands[0, s, top - sizes[s] : top] = True
+            top -= sizes[s]
+        if state is None:
+            state = engine.deal_from(hands, dealer, rules)
+            rec = Recorder(state)
+        else:
+            state = engine.next_hand(state, hands=hands)
+            rec.update(state)
+        for _ in range(200):
+            if state.phase[0] > Phase.EXCHANGE:
+                break
+            legal = np.flatnonzero(engine.legal_action_mask(state)[0])
+            runner = next(s for s in seats if state.card_bits[0, s])
+            if state.phase[0] == Phase.PLAY and int(state.to_act[0]) == runner:
+                action = legal[np.argmax(LENGTH[legal].astype(int) * 1000 + legal)]
+            else:
+                action = legal[0]  # a pass, the lowest single when leading, or the give-back
+            state = engine.step(state, [action])
+            rec.update(state)
+        assert rec.record(0)["hands"][h]["finish"] == seats, (h, order)
+    return rec.record(0)
+
+
+# 21 hands: seats 0 and 1 reach 51 points together (via targets 31, 41 and 51) and draw.
+DRAW_ORDERS = ["0123"] * 6 + "1302 1302 1032 0123 0123 1032 1032 0123 0123 1032 1032".split()
+DRAW_ORDERS += "0123 0123 1032 1302".split()
+
+
+@pytest.fixture(scope="module")
+def drawn_match() -> dict:
+    return forced_match(DRAW_ORDERS)
+
+
+def test_a_drawn_match_validates(drawn_match):
+    record = drawn_match
+    assert record["winners"] == [0, 1] and record["scores"][:2] == [51, 51]
+    assert record["target"] == 51
+    assert validate(record).valid
+    record = copy.deepcopy(drawn_match)
+    record["winners"] = [1, 0]  # the winners are a set of seats: any order
+    assert validate(record).valid
+    for winners in ([0], [1], [0, 1, 2], [], [0, 1, 1]):
+        record["winners"] = winners
+        fault, why = fault_of(record)
+        assert fault == "winners" and "won by [0, 1]" in why, (winners, why)
+
+
+def test_both_jokers_exception_has_a_null_exchange():
+    # Seat 3 is last in hand 1 and is dealt the top block (both jokers) in hand 2.
+    record = forced_match(["0123", "3012"])
+    assert record["hands"][1]["exchange"] is None
+    assert record["hands"][1]["plays"][0][0] == 0  # no exchange: the previous 1st leads
+    assert validate(record).valid
+    record["hands"][1]["exchange"] = {
+        "last": 3,
+        "first": 0,
+        "last_gives": "RJ",
+        "first_gives": "3S",
+    }
+    fault, why = fault_of(record)
+    assert fault == "hand 1 exchange" and "seat 3, last in hand 0, was dealt both jokers" in why
+
+
 def _paths(x, path=()):
     """Every path (a tuple of keys and indices) into a JSON value, the root included."""
     yield path
@@ -736,47 +935,128 @@ def _paths(x, path=()):
         yield from _paths(v, (*path, k))
 
 
+def _at(x, path):
+    for k in path:
+        x = x[k]
+    return x
+
+
 FUZZ_JUNK = [None, True, -1, 4, 2**70, 1.5, "", "3S", "XX", "3S 3S", [], {}, [0, ""], [[0]], "{"]
+DELETED = object()
 
 
-def _fuzz(base: dict, paths: list, n: int, rng: np.random.Generator) -> None:
+def _junk_for(path: tuple) -> list:
+    """The junk whose verdict at ``path`` does not depend on the position: values that may be
+    legal in some positions (a pass, a card the player may hold, a pending give-back) are
+    left out there."""
+    junk = FUZZ_JUNK
+    if path[-1] == "first_gives":  # null: a pending give-back; "3S": seat 'first' may hold it
+        junk = [v for v in junk if v is not None and v != "3S"]
+    if len(path) == 4 and path[2] == "plays":  # a whole entry: [0, ""] may be seat 0's pass
+        junk = [v for v in junk if v != [0, ""]]
+    if len(path) == 5 and path[2] == "plays" and path[4] == 1:  # cards: a pass, or a 3S
+        junk = [v for v in junk if v != "" and v != "3S"]
+    return junk
+
+
+def _location(path: tuple) -> str:
+    """The fault location of a value at ``path`` (RULES.md 8 as records.validate names it)."""
+    if path[0] != "hands":
+        return path[0]
+    if len(path) == 1:
+        return "hands"
+    h = path[1]
+    if len(path) == 2:
+        return f"hand {h}"
+    key = path[2]
+    if key == "dealer":
+        return f"hand {h} deal"
+    if key == "plays":
+        return f"hand {h}" if len(path) == 3 else f"hand {h} play {path[3]}"
+    return f"hand {h} {key}"
+
+
+def _expected_fault(base: dict, path: tuple, value) -> str | None:
+    """Where validate must put the fault after ``base[path] = value`` (``DELETED``: the key or
+    item removed); None when the record stays valid."""
+    parent = _at(base, path[:-1])
+    if value is DELETED:
+        if isinstance(parent, dict) and len(path) == 3:
+            return f"hand {path[1]}"  # a hand without one of its keys
+        return _location(path)
+    if json.dumps(value) == json.dumps(_at(base, path)):
+        return None  # the same JSON value, types included: nothing changed
+    if path == ("hands",) and isinstance(value, list):
+        if value:
+            return "hand 0"
+        empty = {"scores": [0, 0, 0, 0], "target": 21, "winners": []}  # a match not begun
+        return next((k for k, v in empty.items() if base[k] != v), None)
+    if len(path) == 3 and path[2] == "plays" and isinstance(value, list):
+        h = path[1]
+        if value:
+            return f"hand {h} play 0"
+        hand = base["hands"][h]  # no plays: valid if nothing had happened yet
+        return None if hand["finish"] == [] and hand["points"] is None else f"hand {h} finish"
+    return _location(path)
+
+
+def _mutations(base: dict, n: int, rng: np.random.Generator):
+    """``n`` random single mutations of ``base``: (record, path, expected fault or None).
+
+    A value replaced by junk, a key or list item removed, or an unknown key added."""
+    paths = [p for p in _paths(base) if p]
+    dicts = [p for p in _paths(base) if isinstance(_at(base, p), dict)]
     for _ in range(n):
         record = copy.deepcopy(base)
+        kind = rng.random()
+        if kind < 0.1:  # other keys are ignored, but not in rules: an unknown flag
+            path = (*dicts[rng.integers(len(dicts))], "x-note")
+            _at(record, path[:-1])[path[-1]] = FUZZ_JUNK[rng.integers(len(FUZZ_JUNK))]
+            yield record, path, "rules" if path[0] == "rules" else None
+            continue
         path = paths[rng.integers(len(paths))]
-        parent = record
-        for k in path[:-1]:
-            parent = parent[k]
-        if rng.random() < 0.2:
+        parent = _at(record, path[:-1])
+        # Removing a hand or a play shifts the rest: its verdict depends on the position.
+        shifts = isinstance(parent, list) and path[-2] in ("hands", "plays")
+        if kind < 0.3 and not shifts:
             del parent[path[-1]]
+            yield record, path, _expected_fault(base, path, DELETED)
         else:
-            parent[path[-1]] = FUZZ_JUNK[rng.integers(len(FUZZ_JUNK))]
+            junk = _junk_for(path)
+            value = junk[rng.integers(len(junk))]
+            parent[path[-1]] = copy.deepcopy(value)
+            yield record, path, _expected_fault(base, path, value)
+
+
+def _fuzz(base: dict, n: int, rng: np.random.Generator) -> Counter:
+    verdicts: Counter = Counter()
+    for record, path, expected in _mutations(base, n, rng):
         result = validate(record)
         assert isinstance(result, records.Result)
-        assert result.valid or (result.fault and result.reason), result
+        assert result.fault == expected, (path, _at(record, path[:-1]), result)
+        assert result.valid == (expected is None) and (result.valid or result.reason)
+        verdicts["valid" if expected is None else "invalid"] += 1
+    return verdicts
 
 
-def test_fuzzed_records_never_raise(match):
-    """Random mutations anywhere in a record: validate always answers with a Result."""
+def test_fuzzed_records_give_the_expected_verdict(match):
+    """Random mutations anywhere in a record: validate answers with a Result, never raises,
+    and puts the fault exactly where the mutation was (or finds the record still valid when
+    the mutation keeps it so: an unknown key, an unchanged value, no plays in an open hand)."""
     rng = np.random.default_rng(11)
     opening = copy.deepcopy(match)  # hand 0 cut short, so each replay is quick
     del opening["hands"][1:]
     opening["hands"][0].update(plays=match["hands"][0]["plays"][:20], finish=[], points=None)
     opening.update(scores=[0, 0, 0, 0])
     assert validate(opening).valid
-    _fuzz(opening, [p for p in _paths(opening) if p], 150, rng)
-    # The parts checked after a finished hand: the exchange, results and totals.
+    # A finished hand and an exchange: results, totals and the exchange are checked too.
     two = copy.deepcopy(match)
     del two["hands"][2:]
     two["hands"][1].update(plays=[], finish=[], points=None)
     two.update(scores=match["hands"][0]["points"])
-    assert validate(two).valid
-    late = [
-        p
-        for p in _paths(two)
-        if p[:3] in {("hands", 1, "exchange"), ("hands", 0, "finish"), ("hands", 0, "points")}
-        or p[:1] in {("scores",), ("target",), ("winners",)}
-    ]
-    _fuzz(two, late, 25, rng)
+    assert validate(two).valid and two["hands"][1]["exchange"] is not None
+    verdicts = _fuzz(opening, 200, rng) + _fuzz(two, 150, rng)
+    assert verdicts["valid"] >= 20 and verdicts["invalid"] >= 250, verdicts
 
 
 # --------------------------------------------------------------------------- slow sweep

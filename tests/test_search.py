@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from murlan_env import engine, observation
-from murlan_env.bots import GreedyBot, play_hands
+from murlan_env.bots import GreedyBot
 from murlan_env.cards import RANK_SIZE, parse_hand, rank_counts
 from murlan_env.combos import PASS, action_of_counts
+from murlan_env.duplicate import play_duplicate
 from murlan_env.engine import Phase
 from murlan_env.rules import Rules
 from murlan_env.search import (
@@ -201,13 +202,10 @@ def test_search_time_budget_plays_legal_moves():
 def _search_vs_greedy(rollouts: int, n_deals: int, hands_per_deal: int, seed: int):
     """Per-deal (search - greedy) mean points per hand, duplicate play, search in seats 0 and 2."""
     search = SearchBot(rollouts=rollouts)
-    per_deal = play_hands(
-        [search, GreedyBot(), search, GreedyBot()],
-        n_deals,
-        seed=seed,
-        hands_per_deal=hands_per_deal,
-    )
-    return per_deal[:, [0, 2]].mean(1) - per_deal[:, [1, 3]].mean(1)
+    # Two bots: lineups A B A B and B A B A, so search holds each seat on every board.
+    result = play_duplicate([search, GreedyBot()], n_deals, seed=seed, max_hands=hands_per_deal)
+    per_board = result.board_points()
+    return per_board[:, 0] - per_board[:, 1]
 
 
 def test_search_outscores_greedy_in_duplicate_play():

@@ -10,7 +10,8 @@ import torch
 import train
 from agents import dmc, ppo
 from agents.networks import build_network, checkpoint_path, load_policy, make_spec
-from agents.rollout import RolloutSettings, SelfPlay, gae_advantages, mc_returns
+from agents.returns import gae_advantages, mc_returns
+from agents.rollout import RolloutSettings, SelfPlay
 from murlan_env import engine
 from murlan_env.engine import N_SEATS, OBS_SIZE
 

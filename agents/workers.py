@@ -1,0 +1,271 @@
+"""Rollout workers: where ``SelfPlay.collect`` runs, and how its batch reaches the learner.
+
+All share one small interface, ``submit(weights, snapshots)`` then ``result()``:
+
+- ``LocalWorker``: in this process (the learner waits while it runs).
+- ``ProcessWorker``: a child process, so rollouts on one core overlap the learner's update on
+  another. The batch is written into one of two shared-memory slots (``agents.transport``)
+  and read by the learner in place; only the layout and the stats cross the pipe.
+- ``RayWorker``: a Ray actor (``--ray-address``). Its batch travels through Ray's object
+  store, which is shared memory on a node: ``ray.get`` maps the arrays without copying them
+  (read-only), the same zero-copy path as process workers; across nodes Ray moves them.
+
+``result()`` of a process worker returns views of its slot: they stay valid until the
+second ``submit`` after it (the slots alternate), which is after the learner's update.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+
+from agents.rollout import RolloutSettings, SelfPlay, batch_spec, max_rows
+from agents.transport import BatchSlot
+
+WORKER_KINDS = ("local", "process", "ray")
+
+
+class Worker(Protocol):
+    """Runs ``SelfPlay.collect`` somewhere: ``submit`` starts it, ``result`` waits for it."""
+
+    def submit(self, weights: dict, snapshots: list[dict]) -> None: ...
+
+    def result(self) -> dict[str, Any]: ...
+
+    def get_state(self) -> dict: ...
+
+    def set_state(self, st: dict) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class LocalWorker:
+    """Rollouts in this process (the learner waits while they run)."""
+
+    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+        self.selfplay = SelfPlay(settings, seed)
+        self._job: tuple | None = None
+
+    def submit(self, weights: dict, snapshots: list[dict]) -> None:
+        self._job = (weights, snapshots)
+
+    def result(self) -> dict[str, Any]:
+        job, self._job = self._job, None
+        return self.selfplay.collect(*job)
+
+    def get_state(self) -> dict:
+        return self.selfplay.get_state()
+
+    def set_state(self, st: dict) -> None:
+        self.selfplay.set_state(st)
+
+    def close(self) -> None:
+        pass
+
+
+def _weights_numpy(weights: dict) -> dict:
+    return {k: v.detach().cpu().numpy() for k, v in weights.items()}
+
+
+def _weights_torch(weights: dict) -> dict:
+    return {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
+
+
+def slot_bytes(settings: RolloutSettings) -> int:
+    """Bytes a shared-memory slot needs for the largest batch ``collect`` can return."""
+    total = 0
+    for shape, dtype in batch_spec(settings, max_rows(settings)).values():
+        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        total += -(-nbytes // 64) * 64
+    return total
+
+
+def _process_main(conn, settings: RolloutSettings, seed: int, slot_names: list[str]) -> None:
+    torch.set_num_threads(settings.torch_threads)
+    selfplay = SelfPlay(settings, seed)
+    slots = [BatchSlot(name=name) for name in slot_names]
+    try:
+        while True:
+            msg = conn.recv()
+            if msg is None:
+                break
+            cmd, payload = msg
+            if cmd == "collect":
+                weights, snaps, k = payload
+                out = selfplay.collect(
+                    _weights_torch(weights), [_weights_torch(x) for x in snaps], slots[k]
+                )
+                conn.send((slots[k].layout, out["stats"]))
+            elif cmd == "get_state":
+                conn.send(selfplay.get_state())
+            elif cmd == "set_state":
+                selfplay.set_state(payload)
+                conn.send(True)
+    finally:
+        for slot in slots:
+            slot.close()
+        conn.close()
+
+
+class ProcessWorker:
+    """Rollouts in a child process, batches through shared memory (see the module doc)."""
+
+    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+        ctx = mp.get_context("spawn")  # fork after torch has started threads can deadlock
+        size = slot_bytes(settings)
+        self.slots = [BatchSlot(size), BatchSlot(size)]
+        self.turn = 0  # the slot the next rollout writes
+        self.pending: int | None = None
+        self.conn, child = ctx.Pipe()
+        names = [slot.name for slot in self.slots]
+        self.proc = ctx.Process(
+            target=_process_main, args=(child, settings, seed, names), daemon=True
+        )
+        self.proc.start()
+
+    def submit(self, weights: dict, snapshots: list[dict]) -> None:
+        k = self.turn
+        payload = (_weights_numpy(weights), [_weights_numpy(x) for x in snapshots], k)
+        self.conn.send(("collect", payload))
+        self.pending, self.turn = k, 1 - k
+
+    def result(self) -> dict[str, Any]:
+        layout, stats = self._recv()
+        batch = self.slots[self.pending].read(layout)
+        batch["stats"] = stats
+        self.pending = None
+        return batch
+
+    def _recv(self):
+        try:
+            return self.conn.recv()
+        except EOFError:
+            code = self.proc.exitcode
+            raise RuntimeError(f"rollout worker process died (exit code {code})") from None
+
+    def get_state(self) -> dict:
+        self.conn.send(("get_state", None))
+        return self._recv()
+
+    def set_state(self, st: dict) -> None:
+        self.conn.send(("set_state", st))
+        self._recv()
+
+    def close(self) -> None:
+        if self.proc.is_alive():
+            try:
+                if self.pending is not None:
+                    self.conn.recv()
+                self.conn.send(None)
+            except (BrokenPipeError, EOFError):
+                pass
+            self.proc.join(timeout=10)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        for slot in self.slots:
+            slot.close()
+
+
+class RayWorker:
+    """Rollouts in a Ray actor (``--ray-address``/``RAY_ADDRESS``); the learner stays here."""
+
+    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+        import ray
+
+        actor_cls = ray.remote(num_cpus=1)(_RayActor)
+        self.actor = actor_cls.remote(settings, seed)
+        self._ref = None
+
+    def submit(self, weights: dict, snapshots: list[dict]) -> None:
+        self._ref = self.actor.collect.remote(
+            _weights_numpy(weights), [_weights_numpy(x) for x in snapshots]
+        )
+
+    def result(self) -> dict[str, Any]:
+        import ray
+
+        ref, self._ref = self._ref, None
+        return ray.get(ref)
+
+    def get_state(self) -> dict:
+        import ray
+
+        return ray.get(self.actor.get_state.remote())
+
+    def set_state(self, st: dict) -> None:
+        import ray
+
+        ray.get(self.actor.set_state.remote(st))
+
+    def close(self) -> None:
+        import ray
+
+        ray.kill(self.actor)
+
+
+class _RayActor:
+    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+        torch.set_num_threads(settings.torch_threads)
+        self.selfplay = SelfPlay(settings, seed)
+
+    def collect(self, weights, snapshots):
+        return self.selfplay.collect(
+            _weights_torch(weights), [_weights_torch(x) for x in snapshots]
+        )
+
+    def get_state(self):
+        return self.selfplay.get_state()
+
+    def set_state(self, st):
+        self.selfplay.set_state(st)
+
+
+def make_workers(
+    settings: RolloutSettings, kind: str, n: int, seed: int, ray_address: str | None = None
+) -> list:
+    """``n`` workers of ``kind`` ("local", "process" or "ray"), seeded ``seed``, ``seed+1``, ..."""
+    if kind == "local":
+        return [LocalWorker(settings, seed + i) for i in range(n)]
+    if kind == "process":
+        return [ProcessWorker(settings, seed + i) for i in range(n)]
+    if kind == "ray":
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
+        return [RayWorker(settings, seed + i) for i in range(n)]
+    raise ValueError(f"unknown worker kind {kind!r}: one of {WORKER_KINDS}")
+
+
+def merge_batches(batches: list[dict[str, Any]]) -> dict[str, Any]:
+    """Concatenate worker results; stats are summed (counts) or averaged (rates)."""
+    if len(batches) == 1:
+        return batches[0]
+    out = {k: np.concatenate([b[k] for b in batches]) for k in batches[0] if k != "stats"}
+    stats = {}
+    for k in batches[0]["stats"]:
+        vals = [b["stats"][k] for b in batches]
+        if k in ("decisions", "learner_decisions", "hands", "matches"):
+            stats[k] = sum(vals)
+        elif k in ("seconds", "engine_seconds"):
+            stats[k] = max(vals)
+        else:
+            stats[k] = float(np.nanmean(vals)) if not all(np.isnan(vals)) else float("nan")
+    out["stats"] = stats
+    return out
+
+
+__all__ = [
+    "LocalWorker",
+    "ProcessWorker",
+    "RayWorker",
+    "WORKER_KINDS",
+    "Worker",
+    "make_workers",
+    "merge_batches",
+    "slot_bytes",
+]

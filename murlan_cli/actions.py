@@ -1,0 +1,33 @@
+"""``murlan actions``: the action table, as a table or as JSON for machines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from rich.table import Table
+
+from murlan_cli import command, console
+from murlan_env.combos import action_table
+
+
+def actions_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the table as a JSON list")
+
+
+@command(
+    "actions",
+    help="print the action table: id, kind and ranks of every action",
+    example="murlan actions --json > actions.json",
+    options=actions_options,
+)
+def actions_command(args: argparse.Namespace) -> int:
+    rows = action_table()
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    table = Table("id", "kind", "ranks", title=f"{len(rows)} actions")
+    for row in rows:
+        table.add_row(str(row["id"]), row["kind"], row["ranks"])
+    console().print(table)
+    return 0

@@ -1,0 +1,60 @@
+"""``murlan selfplay``: a seeded match between random bots, written as a game record."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from murlan_cli import UsageError, command
+from murlan_env import records
+from murlan_env.rules import Rules, RulesError
+
+
+def selfplay_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
+    parser.add_argument("--out", help="record file to write (default: print the record)")
+    parser.add_argument(
+        "--rules",
+        "--rule",
+        action="append",
+        default=[],
+        metavar="FLAG=VALUE[,...]",
+        help="variant flags (RULES.md section 7), repeatable, e.g. sticky_pass=true,start_card=3C",
+    )
+    parser.add_argument(
+        "--max-hands",
+        type=int,
+        default=None,
+        help="stop after this many hands (default: match end)",
+    )
+
+
+@command(
+    "selfplay",
+    help="play a seeded match between random bots and write its game record",
+    example="murlan selfplay --seed 7 --rules joker_pair=true --out game.json",
+    options=selfplay_options,
+)
+def selfplay_command(args: argparse.Namespace) -> int:
+    try:
+        rules = Rules.parse(args.rules)
+    except RulesError as exc:
+        raise UsageError(f"--rules: {exc}") from None
+    if args.max_hands is not None and args.max_hands < 1:
+        raise UsageError(f"--max-hands must be at least 1, got {args.max_hands}")
+    rec = records.selfplay(np.random.default_rng(args.seed), 1, rules, max_hands=args.max_hands)
+    record = rec.record(0)
+    if args.out is None:
+        sys.stdout.write(records.dumps(record))
+        return 0
+    try:
+        records.save(record, args.out)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    print(
+        f"wrote {args.out}: {len(record['hands'])} hand(s), scores {record['scores']}, "
+        f"winners {record['winners']}"
+    )
+    return 0

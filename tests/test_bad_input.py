@@ -1,0 +1,187 @@
+"""Bad input on the command line is refused clearly: exit status 2 and ONE line on stderr that
+names the problem (and the fix), never a traceback.
+
+One table row per kind of bad input: corrupted, truncated, foreign or missing checkpoints;
+bundles with a wrong hash, a missing model or no bot.json; training configs that are not YAML,
+not a mapping, or give a value of the wrong type; records that are not JSON or not JSON
+objects; rule flags with unknown names or values; bot specs that name no bot. Each row runs the
+command in-process (``murlan_cli.main`` or ``train.main``) on files a fixture writes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import torch
+
+import murlan_cli
+import train
+from agents.export import export_bundle
+from agents.networks import build_network, make_spec
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    """One file or folder per kind of bad input, by name."""
+    root = tmp_path_factory.mktemp("bad")
+    net = build_network(make_spec("ppo", [16])).eval()
+    state = {"spec": net.spec, "model": net.state_dict()}
+    torch.save({**state, "config": {"algorithm": "ppo"}}, good := root / "good.pt")
+    data = good.read_bytes()
+    contents = {
+        "truncated_ckpt": ("truncated.pt", data[: len(data) // 2]),
+        "empty_ckpt": ("empty.pt", b""),
+        "garbage_ckpt": ("garbage.pt", b"this is not a checkpoint at all\n"),
+        "not_json_record": ("not_json.json", b"{ not json"),
+        "list_record": ("list.json", b"[1, 2, 3]"),
+        "list_yaml": ("list.yaml", b"- algorithm\n- ppo\n"),
+        "broken_yaml": ("broken.yaml", b"algorithm: ppo\nhidden: [64, 64\n"),
+        "hidden_int_yaml": ("hidden_int.yaml", b"algorithm: ppo\nhidden: 256\n"),
+        "rules_list_yaml": ("rules_list.yaml", b"algorithm: ppo\nrules: [sticky_pass]\n"),
+        "bots_str_yaml": ("bots_str.yaml", b"algorithm: ppo\nbots: rule\n"),
+    }
+    paths = {"good_ckpt": good}
+    for key, (name, content) in contents.items():
+        paths[key] = root / name
+        paths[key].write_bytes(content)
+    torch.save([1, 2, 3], paths.setdefault("foreign_ckpt", root / "foreign.pt"))
+    torch.save(state, paths.setdefault("no_config_ckpt", root / "no_config.pt"))
+    bundle = root / "bundle"
+    export_bundle(net, bundle, coreml=False, n_positions=8, n_matches=1)
+    paths["bundle"] = bundle
+    paths["wrong_hash"] = shutil.copytree(bundle, root / "wrong_hash")
+    with open(paths["wrong_hash"] / "model.onnx", "ab") as f:
+        f.write(b"\0")
+    paths["no_model"] = shutil.copytree(bundle, root / "no_model")
+    (paths["no_model"] / "model.onnx").unlink()
+    paths["no_spec"] = root / "no_spec"
+    paths["no_spec"].mkdir()
+    paths["missing"] = root / "missing"
+    return paths
+
+
+def murlan(*argv: str) -> Callable[[dict[str, Path]], int]:
+    """A row's command: ``murlan ARGV`` where ``{name}`` is the path of fixture file ``name``."""
+    return lambda files: murlan_cli.main([a.format(**files) for a in argv])
+
+
+def train_py(*argv: str) -> Callable[[dict[str, Path]], int]:
+    """A row's command: ``python train.py ARGV`` (``{name}`` as for ``murlan``)."""
+    return lambda files: train.main([a.format(**files) for a in argv])
+
+
+# (what is wrong, the command, words stderr must hold: the problem and the fix)
+ROWS = [
+    # --- checkpoints: ckpt:PATH bots (agents.networks.load_policy), murlan export, --resume
+    ("truncated checkpoint, arena",
+     murlan("arena", "random", "ckpt:{truncated_ckpt}", "--boards", "1"),
+     ["murlan arena: error:", "cannot read checkpoint", "truncated.pt", "truncated or corrupted",
+      "re-train", "pick another checkpoint"]),
+    ("empty checkpoint, play", murlan("play", "--bots", "ckpt:{empty_ckpt}"),
+     ["murlan play: error:", "cannot read checkpoint", "empty.pt", "re-train"]),
+    ("garbage checkpoint, export", murlan("export", "{garbage_ckpt}", "--out", "{missing}"),
+     ["murlan export: error:", "cannot read checkpoint", "garbage.pt", "re-train"]),
+    ("foreign checkpoint, export", murlan("export", "{foreign_ckpt}", "--out", "{missing}"),
+     ["murlan export: error:", "is not a murlan training checkpoint", "python train.py"]),
+    ("missing checkpoint, arena", murlan("arena", "random", "ckpt:{missing}", "--boards", "1"),
+     ["murlan arena: error:", "no checkpoint at", "python train.py writes one"]),
+    ("truncated checkpoint, resume", train_py("--resume", "{truncated_ckpt}"),
+     ["train.py: error: --resume:", "cannot read checkpoint", "re-train"]),
+    ("missing checkpoint, resume", train_py("--resume", "{missing}"),
+     ["train.py: error: --resume:", "no checkpoint at"]),
+    ("checkpoint without a config, resume", train_py("--resume", "{no_config_ckpt}"),
+     ["train.py: error: --resume:", "holds no training config", "run directory of train.py"]),
+    ("truncated checkpoint, training opponent",
+     train_py("--config", "quick", "bots=[ckpt:{truncated_ckpt}]"),
+     ["train.py: error: config key 'bots':", "cannot read checkpoint", "re-train"]),
+    # --- bundles (murlan_env.bundle_bot.BundleError)
+    ("bundle with a wrong hash", murlan("arena", "random", "bundle:{wrong_hash}", "--boards", "1"),
+     ["murlan arena: error:", "sha256 does not match bot.json", "murlan export"]),
+    ("bundle without its model", murlan("play", "--bots", "bundle:{no_model}"),
+     ["murlan play: error:", "model file model.onnx is missing", "murlan export"]),
+    ("folder that is no bundle", murlan("arena", "random", "bundle:{no_spec}", "--boards", "1"),
+     ["murlan arena: error:", "is not a bundle: no bot.json", "murlan export"]),
+    # --- training configs (train.ConfigError)
+    ("config that is not a mapping", train_py("--config", "{list_yaml}"),
+     ["train.py: error:", "a config is a mapping of keys to values", "got a YAML list"]),
+    ("config that is not YAML", train_py("--config", "{broken_yaml}"),
+     ["train.py: error:", "broken.yaml is not valid YAML", "line 3", "fix the file"]),
+    ("missing config", train_py("--config", "{missing}.yaml"),
+     ["train.py: error:", "no config", "give a YAML path or one of", "quick"]),
+    ("list key given a number", train_py("--config", "{hidden_int_yaml}"),
+     ["train.py: error:", "config key 'hidden' takes a list, e.g. [256, 256], got 256"]),
+    ("list key given a string", train_py("--config", "{bots_str_yaml}"),
+     ["train.py: error:", "config key 'bots' takes a list", "got 'rule'"]),
+    ("dict key given a list", train_py("--config", "{rules_list_yaml}"),
+     ["train.py: error:", "config key 'rules' takes a mapping of names to values"]),
+    ("list of the wrong items", train_py("--config", "quick", "hidden=[64, wide]"),
+     ["train.py: error:", "config key 'hidden' takes a list of int values", "'wide'"]),
+    ("string key given a number", train_py("--config", "quick", "reward=3"),
+     ["train.py: error:", "config key 'reward' takes a string", "got 3"]),
+    ("number key given a word", train_py("--config", "quick", "num_envs=many"),
+     ["train.py: error:", "config key 'num_envs' takes a number", "'many'"]),
+    ("flag key given a word", train_py("--config", "quick", "progress=sometimes"),
+     ["train.py: error:", "config key 'progress' takes true or false"]),
+    ("override that is not YAML", train_py("--config", "quick", "hidden=[1,"),
+     ["train.py: error:", "override 'hidden=[1,'", "not valid YAML"]),
+    # --- records (murlan replay: no record at all is bad input; an invalid record exits 1)
+    ("record that is not JSON", murlan("replay", "{not_json_record}"),
+     ["murlan replay: error:", "is not a game record (not valid JSON",
+      "murlan-record/1 JSON file"]),
+    ("record that is not an object", murlan("replay", "{list_record}"),
+     ["murlan replay: error:", "a record is a JSON object, got a JSON list"]),
+    ("record that cannot be read", murlan("replay", "{missing}"),
+     ["murlan replay: error:", "cannot read", "No such file or directory"]),
+    # --- rule flags (murlan_env.rules.Rules.parse): every command line, one syntax
+    ("rule value, selfplay", murlan("selfplay", "--rules", "sticky_pass=maybe"),
+     ["murlan selfplay: error: --rules:", "sticky_pass takes false or true", "'maybe'"]),
+    ("rule value, play", murlan("play", "--rules", "tie_rule=never"),
+     ["murlan play: error:", "tie_rule takes raise or leader", "'never'"]),
+    ("rule name, arena", murlan("arena", "random", "rule", "--rules", "sticky=true"),
+     ["murlan arena: error:", "unknown rule flag 'sticky'", "flags: sticky_pass=false|true"]),
+    ("rule syntax, train.py", train_py("--config", "quick", "--rules", "joker_pair"),
+     ["train.py: error: --rules:", "write rule flags as FLAG=VALUE"]),
+    ("rule value, training config",
+     train_py("--config", "quick", "rules={{start_card: 3D}}"),
+     ["train.py: error: config key 'rules':", "start_card", "'3S', '3C'"]),
+    # --- bot specs (murlan_env.registry.BotSpecError)
+    ("unknown bot, arena", murlan("arena", "random", "wizard", "--boards", "1"),
+     ["murlan arena: error:", "unknown bot 'wizard'", "valid bots:", "search:N", "ckpt:ARG"]),
+    ("bad search budget, play", murlan("play", "--bots", "search:-5"),
+     ["murlan play: error:", "bad bot spec 'search:-5'", "positive number of rollouts"]),
+    ("unknown bot, training config", train_py("--config", "quick", "eval_bots=[rule, wizard]"),
+     ["train.py: error: config key 'eval_bots':", "unknown bot 'wizard'", "valid bots:"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("problem", "run", "words"), ROWS, ids=[row[0] for row in ROWS])
+def test_bad_input_is_one_line_and_exit_2(problem, run, words, files, capsys):
+    status = run(files)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    assert status == 2, f"{problem}: exit status {status}; stderr: {err}"
+    assert err.endswith("\n") and err.count("\n") == 1, f"{problem}: not one line: {err!r}"
+    for word in words:
+        assert word in err, f"{problem}: {word!r} not in {err!r}"
+
+
+def test_the_good_files_are_accepted(files):
+    """The bad inputs above are made from good ones, which are accepted: each row tests its
+    fault, not something else that happens to fail."""
+    from murlan_env.registry import make_bot
+
+    assert make_bot(f"ckpt:{files['good_ckpt']}").name == f"ckpt:{files['good_ckpt']}"
+    assert make_bot(f"bundle:{files['bundle']}").name
+    assert train.resumed_config(str(files["good_ckpt"])) == {"algorithm": "ppo"}
+    raw = train.load_preset("quick")
+    raw.update(
+        train.parse_overrides(
+            ["hidden=[64, 32]", "bots=[rule, ckpt:" + str(files["good_ckpt"]) + "]"]
+        )
+    )
+    raw.update(rules={"start_card": "3C"}, reward="hand", num_envs=8.0, progress=False)
+    algorithm, cfg = train.build_config(raw)
+    assert (cfg.hidden, cfg.rules, cfg.num_envs) == ([64, 32], {"start_card": "3C"}, 8)
