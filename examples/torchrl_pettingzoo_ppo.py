@@ -12,12 +12,12 @@ Training alternates between rolling out whole hands (``env.rollout``, one hand p
 seat is paid only at the end of the hand (its points minus par), so a decision's return is the
 acting seat's hand reward, and its advantage that return minus the critic's value.
 
-    pip install "murlan[examples]"   # sb3-contrib and torchrl
+    pip install -e ".[examples]"   # sb3-contrib, torchrl, tensordict
     python examples/torchrl_pettingzoo_ppo.py --iterations 60
 
 The script ends by playing the trained policy (greedy) in one seat against three random bots on
-unseen seeded deals (``vs_random.py``) and printing its points per hand with a 95% confidence
-interval: about 2.45 (par 1.5) after the default 60 iterations of two hands, some 25 s of
+unseen seeded boards (``vs_random.py``) and printing its points per hand with a 95% confidence
+interval: about 2.5 (par 1.5) after the default 60 iterations of two hands, some 25 s of
 training on one CPU core.
 """
 
@@ -34,10 +34,11 @@ from torch import nn
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
 from torchrl.objectives import ClipPPOLoss
-from vs_random import Evaluation, points_vs_random
+from vs_random import points_vs_random, summary
 
 import murlan_env
 from murlan_env.combos import N_ACTIONS
+from murlan_env.duplicate import BotResult
 from murlan_env.env import AGENTS
 from murlan_env.observation import SIZE as OBS_SIZE
 
@@ -141,30 +142,30 @@ def train(
     return actor
 
 
-def evaluate(actor: ProbabilisticActor, deals: int) -> Evaluation:
+def evaluate(actor: ProbabilisticActor, boards: int) -> BotResult:
     """The trained policy, greedy (its most likely legal action), against three random bots."""
     logits = actor.module[0].module  # the plain nn.Sequential: observation -> logits
 
-    def act(observation: np.ndarray, mask: np.ndarray) -> int:
+    def act(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            scores = logits(torch.from_numpy(observation))
-        return int(torch.where(torch.from_numpy(mask), scores, -torch.inf).argmax())
+            scores = logits(torch.from_numpy(observations))
+        return torch.where(torch.from_numpy(masks), scores, -torch.inf).argmax(-1).numpy()
 
-    return points_vs_random(act, deals=deals)
+    return points_vs_random(act, boards=boards)
 
 
-def main(argv: list[str] | None = None) -> Evaluation:
+def main(argv: list[str] | None = None) -> BotResult:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=60, help="PPO iterations")
     parser.add_argument("--hands", type=int, default=2, help="self-play hands per iteration")
-    parser.add_argument("--eval-deals", type=int, default=150, help="deals to evaluate (x4 seats)")
+    parser.add_argument("--eval-boards", type=int, default=150, help="boards to evaluate on")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     # A small MLP runs fastest on one thread, and the result is then exactly reproducible.
     torch.set_num_threads(1)
     actor = train(args.iterations, args.hands, args.seed)
-    result = evaluate(actor, args.eval_deals)
-    print(result.summary())
+    result = evaluate(actor, args.eval_boards)
+    print(summary(result))
     return result
 
 

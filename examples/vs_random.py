@@ -1,66 +1,64 @@
 """Seeded evaluation shared by the examples: a policy's points per hand against 3 random bots.
 
-Each deal is one hand on ``Murlan-v1`` (``episode="hand"``), played four times with the same
-cards, the learner in each seat in turn (``reset(seed=deal_seed, options={"seat": s})`` deals
-the same cards whatever the seat), so the luck of the deal mostly cancels out. Points per hand
-are 3, 2, 1, 0 for 1st to 4th; four equal players average 1.5 (par). The confidence interval is
-taken over deals, the independent unit (the four seatings of one deal share their cards).
+A trained policy becomes a murlan bot (``PolicyBot``: the ``Bot`` protocol of
+``murlan_env.bots``, one batched call for many games) and plays murlan's duplicate runner,
+``murlan_env.duplicate.play_duplicate``, the same one behind ``murlan arena`` and the trainers'
+evaluation: every board (a seeded sequence of deals) is played four times, the policy in each
+seat in turn against three random bots, so the luck of the cards mostly cancels out. Points per
+hand are 3, 2, 1, 0 for 1st to 4th; par (four equal players) is 1.5. The confidence interval is
+taken over boards, the independent unit.
 
-Only the public Gymnasium API is used, so a policy trained with any library can be checked the
-same way: ``act(observation, action_mask) -> action`` for one decision.
+Boards are the first two hands of a match: hand 1 with its opening duty, hand 2 with the
+exchange (RULES.md 5).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-import gymnasium
 import numpy as np
 
-import murlan_env.gym_env  # noqa: F401  (registers Murlan-v1)
+from murlan_env.bots import RandomBot
+from murlan_env.duplicate import BotResult, one_against_three, play_duplicate
 
 PAR = 1.5  # points per hand of a player as strong as the others
+HANDS_PER_BOARD = 2
 
-Policy = Callable[[np.ndarray, np.ndarray], int]
-
-
-@dataclass(frozen=True)
-class Evaluation:
-    """Points per hand of a policy against three random bots, with a normal 95% CI."""
-
-    mean: float
-    low: float
-    high: float
-    deals: int  # each played once with the policy in every seat
-
-    def summary(self) -> str:
-        """One line that the examples print and their tests read."""
-        return (
-            f"points per hand vs 3 random bots: {self.mean:.3f}, "
-            f"95% CI [{self.low:.3f}, {self.high:.3f}], {self.deals} deals x 4 seats (par {PAR})"
-        )
+# (B, 544) float32 observations, (B, 109) bool legal masks -> (B,) legal actions.
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def points_vs_random(act: Policy, deals: int = 150, seed: int = 10_000) -> Evaluation:
-    """Play ``deals`` seeded hands with ``act`` in each of the four seats; see the module doc.
+class PolicyBot:
+    """A batched policy as a murlan bot (it ignores the bots' random generator)."""
 
-    ``act(observation, action_mask)`` gets the (544,) float32 observation and the (109,) bool
-    mask of one decision and returns a legal action. The deals are ``seed``, ``seed + 1``, ...,
-    so use seeds the training never saw.
+    def __init__(self, name: str, act: BatchPolicy) -> None:
+        self.name = name
+        self._act = act
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return np.asarray(self._act(obs, mask))
+
+
+def points_vs_random(act: BatchPolicy, boards: int = 150, seed: int = 10_000) -> BotResult:
+    """The policy's result over ``boards`` seeded boards against three random bots.
+
+    ``seed`` fixes the deals and the random bots' choices; pick one the training did not use.
     """
-    env = gymnasium.make("murlan_env.gym_env:Murlan-v1", episode="hand", illegal="raise")
-    per_deal = np.zeros(deals)
-    for d in range(deals):
-        for seat in range(4):
-            obs, _ = env.reset(seed=seed + d, options={"seat": seat})
-            hand_reward, done = 0.0, False
-            while not done:
-                action = act(obs["observation"], obs["action_mask"].astype(bool))
-                obs, reward, done, _, _ = env.step(int(action))
-                hand_reward += reward
-            per_deal[d] += (hand_reward + PAR) / 4  # the hand reward is points - 1.5
-    env.close()
-    half = 1.96 * per_deal.std(ddof=1) / np.sqrt(deals)
-    mean = float(per_deal.mean())
-    return Evaluation(mean, mean - half, mean + half, deals)
+    result = play_duplicate(
+        [PolicyBot("policy", act), RandomBot()],
+        boards,
+        lineups=one_against_three(),
+        seed=seed,
+        max_hands=HANDS_PER_BOARD,
+    )
+    return result.bot_results()[0]
+
+
+def summary(result: BotResult) -> str:
+    """One line that the examples print and their tests read."""
+    low, high = result.points_ci95
+    return (
+        f"points per hand vs 3 random bots: {result.points_per_hand:.3f}, "
+        f"95% CI [{low:.3f}, {high:.3f}] over {result.boards} boards, {result.hands} hands "
+        f"(par {PAR})"
+    )
