@@ -7,6 +7,7 @@ the sentence it checks.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,11 +17,26 @@ if _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 import numpy as np  # noqa: E402
+from hypothesis import settings  # noqa: E402
+from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
 from murlan_env import engine  # noqa: E402
 from murlan_env.cards import CARD_NAMES, CARD_RANK, RANK, parse_card, parse_cards  # noqa: E402
 from murlan_env.combos import COST, action_of_counts  # noqa: E402
 from murlan_env.rules import Rules  # noqa: E402
+
+# Hypothesis runs derandomized (the examples come from a hash of each test, the same on every
+# run, CI's included) with no example database, so a failure replays exactly; no deadline, since
+# timings on a shared machine are not behaviour. HYPOTHESIS_PROFILE=explore draws fresh examples
+# instead and keeps the failures it finds in its database. Hypothesis's files (that database and
+# its cache of constants) live outside the repository unless HYPOTHESIS_STORAGE_DIRECTORY says
+# where.
+if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+    _CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    set_hypothesis_home_dir(_CACHE / "murlan-hypothesis")
+settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 def ranks(text: str) -> tuple[int, ...]:
@@ -113,6 +129,17 @@ def position(
     if target is not None:
         state = state.replace(target=np.array([target], np.int16))
     return state
+
+
+def match_rewards(winners) -> np.ndarray:
+    """Each seat's reward for a match won by ``winners`` (4 bools), by the rule of
+    ``reward="match"``: the k winners share +1 and the 4 - k others share -1 (a sole winner +1,
+    the others -1/3 each); a four-way draw pays 0."""
+    won = np.asarray(winners, bool)
+    k = int(won.sum())
+    if k in (0, 4):
+        return np.zeros(4)
+    return np.where(won, 1 / k, -1 / (4 - k))
 
 
 def play(state: engine.State, *moves: str) -> engine.State:

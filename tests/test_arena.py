@@ -111,6 +111,7 @@ def test_checkpoint_bots_play_in_the_arena(tmp_path):
     from agents.networks import build_network, make_spec
 
     spec = make_spec("ppo", [16])
+    torch.manual_seed(0)
     net = build_network(spec)
     path = tmp_path / "checkpoint.pt"
     torch.save({"spec": spec, "model": net.state_dict()}, path)
@@ -120,9 +121,12 @@ def test_checkpoint_bots_play_in_the_arena(tmp_path):
 
 
 def test_exported_bundles_play_in_the_arena(tmp_path):
+    import torch
+
     from agents.export import export_bundle
     from agents.networks import build_network, make_spec
 
+    torch.manual_seed(0)
     net = build_network(make_spec("ppo", [16]))
     export_bundle(net, tmp_path / "b", n_matches=1, n_positions=4, coreml=False)
     report = arena.run_arena([f"bundle:{tmp_path / 'b'}", "greedy"], boards=1, seed=1, max_hands=1)

@@ -27,6 +27,7 @@ from agents.networks import build_network, make_spec
 def files(tmp_path_factory) -> dict[str, Path]:
     """One file or folder per kind of bad input, by name."""
     root = tmp_path_factory.mktemp("bad")
+    torch.manual_seed(0)
     net = build_network(make_spec("ppo", [16])).eval()
     state = {"spec": net.spec, "model": net.state_dict()}
     torch.save({**state, "config": {"algorithm": "ppo"}}, good := root / "good.pt")

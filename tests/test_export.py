@@ -395,7 +395,9 @@ actions = bot.act(engine.observe(state), engine.legal_action_mask(state), None)
 assert engine.legal_action_mask(state)[np.arange(3), actions].all()
 print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
 """
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
     assert out.stdout.strip() == "[]"
 
 

@@ -122,6 +122,7 @@ def test_rollout_against_snapshots_and_bots(algorithm):
         bots=("greedy",),
     )
     selfplay = SelfPlay(settings, seed=3)
+    torch.manual_seed(0)
     weights = build_network(spec).state_dict()
     out = selfplay.collect(weights, [build_network(spec).state_dict()])
     st = out["stats"]
