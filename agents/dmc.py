@@ -5,8 +5,8 @@ Self-play is epsilon-greedy over the Q-values of the legal actions; every decisi
 gets that seat's return of the hand (``points - 1.5``, undiscounted) as its target once the
 hand ends. Targets are exact returns, not bootstraps, which is what makes DMC stable on long
 card-game episodes with sparse rewards. A replay buffer of the most recent decisions (from
-finished hands) is sampled for the regression; it is not saved in checkpoints, so a resumed
-run refills it from fresh rollouts.
+finished hands) is sampled for the regression; checkpoints hold it (as uint8 observation
+codes), so a resumed run goes on with the same replay.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from torch import nn
 from agents.networks import QNetwork, autocast, make_spec, resolve_precision
 from agents.rollout import RolloutSettings
 from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
+from murlan_env.observation import from_codes, to_codes
 
 
 @dataclasses.dataclass
@@ -41,10 +42,12 @@ class DMCConfig(CommonConfig):
 
 
 class Replay:
-    """A ring buffer of (observation, action, return) from finished hands."""
+    """A ring buffer of (observation, action, return) from finished hands, oldest overwritten
+    first. Observations are kept as their uint8 codes (``observation.to_codes``: lossless, a
+    quarter of the memory), so the buffer fits in a checkpoint."""
 
     def __init__(self, size: int, obs_size: int) -> None:
-        self.obs = np.zeros((size, obs_size), np.float32)
+        self.codes = np.zeros((size, obs_size), np.uint8)
         self.action = np.zeros(size, np.int64)
         self.ret = np.zeros(size, np.float32)
         self.size, self.n, self.pos = size, 0, 0
@@ -59,13 +62,31 @@ class Replay:
                 self.size,
             )
         idx = (self.pos + np.arange(k)) % self.size
-        self.obs[idx], self.action[idx], self.ret[idx] = obs, action, ret
+        self.codes[idx], self.action[idx], self.ret[idx] = to_codes(obs), action, ret
         self.pos = (self.pos + k) % self.size
         self.n = min(self.n + k, self.size)
 
     def sample(self, rng: np.random.Generator, k: int):
+        """``k`` decisions drawn uniformly, with replacement: (obs, action, return)."""
         idx = rng.integers(0, self.n, k)
-        return self.obs[idx], self.action[idx], self.ret[idx]
+        return from_codes(self.codes[idx]), self.action[idx], self.ret[idx]
+
+    def state_dict(self) -> dict:
+        """The filled part of the buffer and its position, for checkpoints."""
+        n = self.n
+        return {
+            "codes": self.codes[:n].copy(),
+            "action": self.action[:n].copy(),
+            "ret": self.ret[:n].copy(),
+            "pos": self.pos,
+        }
+
+    def load_state_dict(self, st: dict) -> None:
+        n = len(st["action"])
+        if n > self.size:
+            raise ValueError(f"a replay of {n} decisions does not fit replay_size={self.size}")
+        self.codes[:n], self.action[:n], self.ret[:n] = st["codes"], st["action"], st["ret"]
+        self.n, self.pos = n, st["pos"] % self.size
 
 
 class DMCLearner:
@@ -122,11 +143,16 @@ class DMCLearner:
         }
 
     def state_dict(self) -> dict:
-        return {"optimizer": self.opt.state_dict(), "rng": self.rng.bit_generator.state}
+        return {
+            "optimizer": self.opt.state_dict(),
+            "rng": self.rng.bit_generator.state,
+            "replay": self.replay.state_dict(),
+        }
 
     def load_state_dict(self, st: dict) -> None:
         self.opt.load_state_dict(st["optimizer"])
         self.rng.bit_generator.state = st["rng"]
+        self.replay.load_state_dict(st["replay"])
 
 
 def train(cfg: DMCConfig, resume: str | None = None) -> dict:

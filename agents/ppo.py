@@ -40,6 +40,13 @@ class PPOConfig(CommonConfig):
     that also sees the other seats' hands (training only; play uses the policy alone)."""
     critic_hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
     """Widths of the privileged critic's layers."""
+    imitate: str = ""
+    """Warm start: a bot spec whose play the policy (and critic) first learn from
+    demonstrations before RL starts (agents.imitation); "" starts from scratch."""
+    imitate_decisions: int = 500_000
+    """Demonstrated decisions for the warm start."""
+    imitate_epochs: int = 4
+    """Passes over the demonstrations."""
     clip_coef: float = 0.2
     """PPO ratio clipping."""
     ent_coef: float = 0.01
@@ -52,6 +59,47 @@ class PPOConfig(CommonConfig):
     """Normalise advantages per minibatch."""
     anneal_lr: bool = True
     """Decay the learning rate linearly to 0 over total_steps."""
+
+
+def ppo_loss(
+    logits: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor,
+    action: torch.Tensor,
+    old_logp: torch.Tensor,
+    advantage: torch.Tensor,
+    ret: torch.Tensor,
+    *,
+    clip: float,
+    ent_coef: float,
+    vf_coef: float,
+) -> tuple[torch.Tensor, dict[str, float]]:
+    """PPO's clipped surrogate, value and entropy loss of one minibatch, and its statistics.
+
+    ``logits`` are the network's unmasked logits: the stored ``mask`` is re-applied, so
+    illegal actions get no probability and no gradient. Where the probability ratio has left
+    ``[1 - clip, 1 + clip]`` in the direction the advantage favours, the clipped term is
+    constant and that sample pushes the policy no further.
+    """
+    logits = masked_logits(logits, mask)
+    logp_all = torch.log_softmax(logits, -1)
+    logp = logp_all.gather(1, action[:, None]).squeeze(1)
+    entropy = -(logp_all.exp() * torch.where(mask, logp_all, 0.0)).sum(-1).mean()
+    log_ratio = logp - old_logp
+    ratio = log_ratio.exp()
+    pg = torch.max(-advantage * ratio, -advantage * ratio.clamp(1 - clip, 1 + clip))
+    pg_loss = pg.mean()
+    v_loss = 0.5 * ((value - ret) ** 2).mean()
+    loss = pg_loss - ent_coef * entropy + vf_coef * v_loss
+    with torch.no_grad():
+        parts = {
+            "policy": pg_loss.item(),
+            "value": v_loss.item(),
+            "entropy": entropy.item(),
+            "approx_kl": float(((ratio - 1) - log_ratio).mean()),
+            "clipfrac": float(((ratio - 1).abs() > clip).float().mean()),
+        }
+    return loss, parts
 
 
 class PPOLearner:
@@ -110,33 +158,19 @@ class PPOLearner:
                     logits, value = self.net.logits_and_value(
                         obs[idx], None if hidden is None else hidden[idx]
                     )
-                logits, value = logits.float(), value.float()
-                logits = masked_logits(logits, mask[idx])  # the stored mask, re-applied
-                logp_all = torch.log_softmax(logits, -1)
-                logp = logp_all.gather(1, act[idx, None]).squeeze(1)
-                probs = logp_all.exp()
-                entropy = -(probs * torch.where(mask[idx], logp_all, 0.0)).sum(-1).mean()
-                log_ratio = logp - old_logp[idx]
-                ratio = log_ratio.exp()
                 adv = adv_all[idx]
                 if c.norm_adv and len(idx) > 1:
                     adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip_coef, 1 + c.clip_coef))
-                pg_loss = pg.mean()
-                v_loss = 0.5 * ((value - ret[idx]) ** 2).mean()
-                loss = pg_loss - c.ent_coef * entropy + c.vf_coef * v_loss
+                loss, parts = ppo_loss(
+                    logits.float(), value.float(), mask[idx], act[idx], old_logp[idx], adv,
+                    ret[idx], clip=c.clip_coef, ent_coef=c.ent_coef, vf_coef=c.vf_coef,
+                )  # fmt: skip
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
                 self.opt.step()
-                with torch.no_grad():
-                    stats["approx_kl"].append(float(((ratio - 1) - log_ratio).mean()))
-                    stats["clipfrac"].append(
-                        float(((ratio - 1).abs() > c.clip_coef).float().mean())
-                    )
-                stats["policy"].append(pg_loss.item())
-                stats["value"].append(v_loss.item())
-                stats["entropy"].append(entropy.item())
+                for k, v in parts.items():
+                    stats[k].append(v)
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["learning_rate"] = self.opt.param_groups[0]["lr"]
         return out
@@ -158,4 +192,37 @@ def train(cfg: PPOConfig, resume: str | None = None) -> dict:
     """Train with ``cfg`` (resuming a run directory or checkpoint if given); see train_loop."""
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
-    return train_loop(cfg, "ppo", PPOLearner(cfg), resume)
+    learner = PPOLearner(cfg)
+    if cfg.imitate and not resume:
+        warm_start(learner)
+    return train_loop(cfg, "ppo", learner, resume)
+
+
+def warm_start(learner: PPOLearner) -> dict[str, float]:
+    """Fit the learner's policy and critic to demonstrations of ``cfg.imitate``."""
+    import sys
+
+    from agents.imitation import demonstrations, pretrain
+    from murlan_env.rules import Rules
+
+    c = learner.cfg
+    print(f"warm start: {c.imitate_decisions:,} decisions of {c.imitate!r}", file=sys.stderr)
+    demos = demonstrations(
+        c.imitate, c.imitate_decisions, rules=Rules.from_dict(c.rules), reward=c.reward, seed=c.seed
+    )
+    stats = pretrain(
+        learner.net,
+        demos,
+        epochs=c.imitate_epochs,
+        minibatch_size=c.minibatch_size,
+        learning_rate=c.learning_rate,
+        seed=c.seed,
+        precision=learner.precision,
+        device=learner.device,
+    )
+    print(
+        f"warm start: the policy agrees with {c.imitate!r} on {stats['agreement']:.1%} of "
+        "decisions",
+        file=sys.stderr,
+    )
+    return stats

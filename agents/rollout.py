@@ -276,17 +276,17 @@ class SelfPlay:
         return out
 
     def _mc_returns(self, sink) -> dict[str, np.ndarray]:
-        keys = ("obs", "action", "seat", "learner", "ended", "reward")
-        new = {k: self.buf[k] for k in keys}
-        new["obs"] = new["obs"].astype(np.float16)  # the carry can be large: half the memory
+        # Copies: the carry outlives this call, and the buffers are refilled by the next one.
+        keys = ("action", "seat", "learner", "ended", "reward")
+        new = {k: self.buf[k].copy() for k in keys}
+        new["obs"] = observation.to_codes(self.buf["obs"])  # the carry is large: uint8 codes
         new["emitted"] = np.zeros(new["action"].shape, bool)
         if self.carry is not None:
             new = {k: np.concatenate([self.carry[k], new[k]]) for k in new}
         ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
         sel = (new["learner"] & has & ~new["emitted"]).reshape(-1)
         out = sink.arrays(batch_spec(self.s, int(sel.sum())))
-        obs = new["obs"].reshape(sel.size, OBS_SIZE)
-        out["obs"][...] = obs[sel]
+        observation.from_codes(new["obs"].reshape(sel.size, OBS_SIZE)[sel], out=out["obs"])
         np.compress(sel, new["action"].reshape(-1), out=out["action"])
         np.compress(sel, ret.reshape(-1), out=out["return"])
         new["emitted"] |= has

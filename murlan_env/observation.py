@@ -12,6 +12,10 @@ cards, public plays and card counts, and the exchange cards it gave or received 
 Every entry lies in [0, 1]: counts per rank use a thermometer code (4 bits per rank, bit k
 set when at least k+1 cards of that rank; the jokers use bit 0 only), card counts are scaled
 by ``CARDS_LEFT_SCALE`` and scores by ``SCORE_SCALE``.
+
+Every entry is an integer code (0-60) times its piece's step (``STEP``, float32 arithmetic),
+so ``to_codes``/``from_codes`` store observations as uint8 without loss: replay buffers and
+checkpoints hold a quarter of the bytes.
 """
 
 from __future__ import annotations
@@ -79,6 +83,13 @@ _offset = 0
 for _p in PIECES:
     SLICES[_p.name] = slice(_offset, _offset + _p.size)
     _offset += _p.size
+_CARDS_STEP = np.float32(1.0 / CARDS_LEFT_SCALE)
+_SCORE_STEP = np.float32(1.0 / SCORE_SCALE)
+# (SIZE,) float32: the value of one code step of each entry (observation = code * STEP).
+STEP = np.ones(SIZE, np.float32)
+STEP[SLICES["cards_left"]] = _CARDS_STEP
+STEP[SLICES["scores"]] = _SCORE_STEP
+STEP.setflags(write=False)
 
 # Piece offsets as plain ints for the compiled encoder.
 _MY_HAND = SLICES["my_hand"].start
@@ -132,11 +143,11 @@ def encode_one(g, me, flags, out):
         _thermometer(out, _UNSEEN + THERMO * r, RANK_SIZE[r] - seen)
     for k in range(N_SEATS):
         s = (me + k) % N_SEATS
-        out[_CARDS_LEFT + k] = popcount(g.card_bits[s]) / CARDS_LEFT_SCALE
+        out[_CARDS_LEFT + k] = np.float32(popcount(g.card_bits[s])) * _CARDS_STEP
         out[_PASSED + k] = g.passed[s]
         if g.place[s] >= 0:
             out[_PLACES + N_SEATS * k + g.place[s]] = 1.0
-        out[_SCORES + k] = min(g.scores[s], SCORE_SCALE) / SCORE_SCALE
+        out[_SCORES + k] = np.float32(min(g.scores[s], SCORE_SCALE)) * _SCORE_STEP
     if g.table != PASS:
         out[_TABLE_ACTION + g.table] = 1.0
         out[_TABLE_SEAT + (g.table_seat - me) % N_SEATS] = 1.0
@@ -180,6 +191,16 @@ def encode(
         out = np.empty((state.batch_size, SIZE), np.float32)
     encode_games(state.data, _seats(state, seats), rule_flags(state.rules), out)
     return out
+
+
+def to_codes(obs: np.ndarray) -> np.ndarray:
+    """(..., SIZE) uint8 integer codes of observations (lossless; see ``from_codes``)."""
+    return np.rint(np.asarray(obs, np.float32) / STEP).astype(np.uint8)
+
+
+def from_codes(codes: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(..., SIZE) float32 observations from their codes: exactly what ``encode`` wrote."""
+    return np.multiply(codes, STEP, out=out, dtype=np.float32)
 
 
 # --------------------------------------------------------------------------- hidden facts
@@ -356,6 +377,9 @@ __all__ = [
     "HIDDEN_PIECES",
     "HIDDEN_SIZE",
     "encode_hidden",
+    "from_codes",
+    "to_codes",
+    "STEP",
     "PIECES",
     "Piece",
     "RULE_FEATURES",
