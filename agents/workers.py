@@ -236,9 +236,20 @@ def make_workers(
         import ray
 
         if not ray.is_initialized():
-            ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
+            ray.init(address=ray_address, **ray_init_options(ray_address))
         return [RayWorker(settings, seed + i) for i in range(n)]
     raise ValueError(f"unknown worker kind {kind!r}: one of {WORKER_KINDS}")
+
+
+def ray_init_options(address: str | None) -> dict:
+    """``ray.init`` options: no dashboard or log forwarding, and for a local instance or a
+    cluster reached on a loopback address, this node on 127.0.0.1 too (Ray would otherwise
+    advertise the machine's network address)."""
+    options = {"include_dashboard": False, "log_to_driver": False}
+    host = (address or "").rsplit(":", 1)[0]
+    if address in (None, "", "local") or host in ("127.0.0.1", "localhost"):
+        options["_node_ip_address"] = "127.0.0.1"
+    return options
 
 
 def merge_batches(batches: list[dict[str, Any]]) -> dict[str, Any]:
@@ -267,5 +278,6 @@ __all__ = [
     "Worker",
     "make_workers",
     "merge_batches",
+    "ray_init_options",
     "slot_bytes",
 ]

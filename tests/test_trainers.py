@@ -249,9 +249,10 @@ def test_process_worker_trains(tmp_path):
 
 @pytest.mark.slow
 def test_ray_workers_on_a_local_instance(tmp_path):
-    import ray
+    ray = pytest.importorskip("ray", reason="needs the ray extra: pip install -e '.[ray]'")
+    from agents.workers import ray_init_options
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=2, **ray_init_options(None))
     try:
         out = _run(tmp_path, ppo, "ray", workers="ray", num_workers=2)
         assert out["counters"]["step"] >= TINY["total_steps"]
