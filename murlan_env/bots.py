@@ -181,16 +181,17 @@ class RuleBot:
             if len(legal) == 1:
                 out[g] = legal[0]
                 continue
-            counts = tuple(int(x) for x in hand[g])
+            counts = tuple(hand[g].tolist())
             jp = bool(joker_pair[g])
-            opp = [int(n) for n in left[g, 1:] if n > 0]
+            opp = [n for n in left[g, 1:].tolist() if n > 0]
             danger = min(opp) if opp else 99
+            threatened = beatable[g].tolist()  # Python bools index faster than an array
             if exchanging[g]:
-                out[g] = self._give_back(counts, legal, beatable[g], jp)
+                out[g] = self._give_back(counts, legal, threatened, jp)
             elif table[g] == PASS:
-                out[g] = self._lead(counts, legal, mask[g], beatable[g], danger, jp)
+                out[g] = self._lead(counts, legal, mask[g], threatened, danger, jp)
             else:
-                out[g] = self._follow(counts, legal, beatable[g], danger, jp)
+                out[g] = self._follow(counts, legal, threatened, danger, jp)
         return out
 
     # -- decisions for one game ------------------------------------------------------------

@@ -14,9 +14,18 @@ look-ahead "what is my hand worth after this play" for each candidate action.
 from __future__ import annotations
 
 import functools
+import operator
 
 import numpy as np
 
+from murlan_env.bitsets import (
+    AFFORD,
+    MASK_WORDS,
+    action_words,
+    jit,
+    lowest_bit_index,
+    spread_words,
+)
 from murlan_env.combos import COST, JOKER_PAIR, KIND, LENGTH, N_ACTIONS, PASS, Kind
 
 # Credit for each control in a plan: a control is free to play and can win back the lead.
@@ -98,11 +107,41 @@ def beatable_actions(unseen: np.ndarray, beats: np.ndarray) -> np.ndarray:
     side of caution). Bombs are ignored as threats to non-bombs: a quad is only counted as
     beatable by a higher quad. PASS is never beatable.
     """
-    formable = (unseen[:, None, :] >= COST[None, :, :]).all(-1)  # (B, A)
-    formable[:, PASS] = False
+    unseen = np.ascontiguousarray(unseen, np.int8)
+    words = np.empty((unseen.shape[0], MASK_WORDS), np.uint64)
+    _beatable_sets(unseen, _threat_sets(np.ascontiguousarray(beats, bool).tobytes()), words)
+    return words.view(bool)[:, :N_ACTIONS]
+
+
+@functools.lru_cache(maxsize=16)
+def _threat_sets(beats_bytes: bytes) -> np.ndarray:
+    """(A, 2) uint64: per action f, the set of actions f beats as a threat (a bomb threatens
+    only bombs), for a beats table given as bytes (cached per table)."""
+    beats = np.frombuffer(beats_bytes, bool).reshape(N_ACTIONS, N_ACTIONS)
     threat = beats & (~IS_QUAD[None, :] | IS_QUAD[:, None])  # [prev, new]
     threat[PASS] = False
-    return (formable.astype(np.int32) @ threat.T.astype(np.int32)) > 0
+    return action_words(threat.T)  # row f: the plays f beats
+
+
+@jit
+def _beatable_sets(unseen, threats, out):
+    """``out`` (B, MASK_WORDS): the actions some play formable from ``unseen`` beats."""
+    for b in range(unseen.shape[0]):
+        f0 = ~np.uint64(1)  # every action but PASS ...
+        f1 = ~np.uint64(0)
+        for r in range(unseen.shape[1]):  # ... that the pooled unseen cards can pay for
+            k = min(unseen[b, r], 4)
+            f0 &= AFFORD[r, k, 0]
+            f1 &= AFFORD[r, k, 1]
+        o0 = np.uint64(0)
+        o1 = np.uint64(0)
+        for word, base in ((f0, 0), (f1, 64)):
+            while word:
+                f = base + lowest_bit_index(word)
+                o0 |= threats[f, 0]
+                o1 |= threats[f, 1]
+                word &= word - np.uint64(1)
+        spread_words(o0, o1, out[b])
 
 
 def hand_value(
@@ -113,8 +152,8 @@ def hand_value(
 ) -> tuple[float, tuple[int, ...]]:
     """(value, best plan) of a hand: combinations minus ``credit`` per control.
 
-    ``beatable`` (A,) bool marks the combinations an opponent could beat (see
-    ``beatable_actions``). Lower values are better; an empty hand is worth -inf.
+    ``beatable`` (A,) bools (a row of ``beatable_actions``, as a list for speed) marks the
+    combinations an opponent could beat. Lower values are better; an empty hand is worth -inf.
     """
     if not any(counts):
         return float("-inf"), ()
@@ -130,4 +169,4 @@ def hand_value(
 
 def minus(counts: tuple[int, ...], action: int) -> tuple[int, ...]:
     """The hand ``counts`` after paying for ``action``."""
-    return tuple(c - k for c, k in zip(counts, COST_ROWS[action], strict=True))
+    return tuple(map(operator.sub, counts, COST_ROWS[action]))
