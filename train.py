@@ -157,6 +157,19 @@ def build_config(raw: dict[str, Any]):
         raise ConfigError(f"config key 'rules': {e}") from None
     if cfg.reward not in REWARD_MODES:
         raise ConfigError(f"reward must be one of {list(REWARD_MODES)}, got {cfg.reward!r}")
+    from agents.inference import INFERENCE_MODES
+    from agents.networks import PRECISIONS
+    from agents.workers import WORKER_KINDS
+
+    for key, allowed in (
+        ("workers", WORKER_KINDS),
+        ("inference", INFERENCE_MODES),
+        ("precision", PRECISIONS),
+    ):
+        if getattr(cfg, key) not in allowed:
+            raise ConfigError(f"{key} must be one of {list(allowed)}, got {getattr(cfg, key)!r}")
+    if cfg.inference == "server" and cfg.workers != "process":
+        raise ConfigError('inference="server" serves process workers: set workers=process')
     for key in ("bots", "eval_bots"):
         for spec in getattr(cfg, key):
             try:

@@ -53,6 +53,7 @@ class RolloutSettings:
     bots: tuple[str, ...] = ("random",)  # bot specs (murlan_env.registry) for the bot share
     carry_steps: int = 192  # DMC: how far back unfinished hands are kept
     torch_threads: int = 1  # intra-op threads of a process or Ray worker's forward passes
+    inference: str = "local"  # the learner's forward passes: "local" or an inference "server"
 
 
 def privileged(settings: RolloutSettings) -> bool:
@@ -99,12 +100,14 @@ def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.nda
 class SelfPlay:
     """``num_envs`` matches and the learner's (and opponents') networks; see module doc."""
 
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+    def __init__(self, settings: RolloutSettings, seed: int, policy=None) -> None:
+        """``policy``: what answers the learner's forward passes instead of a local copy of
+        the network (an ``agents.inference.RemotePolicy``)."""
         self.s = settings
         self.rng = np.random.default_rng(seed)
         self.rules = Rules.from_dict(settings.rules)
         self.state = engine.init(self.rng, settings.num_envs, self.rules)
-        self.net = build_network(settings.spec).eval()
+        self.net = build_network(settings.spec).eval() if policy is None else policy
         self.opponent_net = build_network(settings.spec).eval()
         self.bots = [registry.make_bot(n) for n in settings.bots]
         b = settings.num_envs

@@ -66,6 +66,10 @@ class CommonConfig:
     """Ray cluster address for workers="ray" ("" starts a local Ray instance)."""
     torch_threads: int = 1
     """Intra-op threads of the learner (workers use one each)."""
+    inference: str = "local"
+    """Where the learner's forward passes in rollouts run: "local" (each worker on its own
+    core) or "server" (one batched server on the learner's device for all process workers;
+    agents.inference)."""
     device: str = "auto"
     """Learner device: "cpu", "cuda" or "auto" (cuda when present). Rollouts run on the CPU."""
     precision: str = "auto"
@@ -233,9 +237,22 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
         snapshots = ckpt["snapshots"]
         torch.set_rng_state(ckpt["rng"]["torch"])
     run = Run(cfg, algorithm, resumed_step=counters["step"])
-    settings = learner.settings()
+    settings = dataclasses.replace(learner.settings(), inference=cfg.inference)
     ray_address = cfg.ray_address or None
-    workers = make_workers(settings, cfg.workers, cfg.num_workers, cfg.seed * 1000, ray_address)
+    server = None
+    if cfg.inference == "server":
+        from agents.inference import InferenceServer
+
+        server = InferenceServer(
+            learner.net.spec,
+            cfg.num_workers,
+            cfg.num_envs,
+            next(learner.net.parameters()).device,
+            getattr(learner, "precision", "fp32"),
+        )
+    workers = make_workers(
+        settings, cfg.workers, cfg.num_workers, cfg.seed * 1000, ray_address, server
+    )
     if ckpt is not None:
         for w, st in zip(workers, ckpt["rng"]["workers"], strict=True):
             w.set_state(st)
@@ -259,6 +276,8 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
 
     def submit() -> None:
         weights = cpu_weights(learner.net)
+        if server is not None:  # the workers are idle: no request is in flight
+            server.load_weights(learner.net.state_dict())
         for w in workers:
             w.submit(weights, snapshots)
 
@@ -337,6 +356,8 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
     finally:
         for w in workers:
             w.close()
+        if server is not None:
+            server.close()
         run.close()
     split["total"] = time.perf_counter() - t_start
     split["rollout"] = rollout_seconds

@@ -83,9 +83,16 @@ def slot_bytes(settings: RolloutSettings) -> int:
     return total
 
 
-def _process_main(conn, settings: RolloutSettings, seed: int, slot_names: list[str]) -> None:
+def _process_main(
+    conn, settings: RolloutSettings, seed: int, slot_names: list[str], server: dict | None
+) -> None:
     torch.set_num_threads(settings.torch_threads)
-    selfplay = SelfPlay(settings, seed)
+    policy = None
+    if server is not None:
+        from agents.inference import RemotePolicy
+
+        policy = RemotePolicy(server, settings.spec)
+    selfplay = SelfPlay(settings, seed, policy)
     slots = [BatchSlot(name=name) for name in slot_names]
     try:
         while True:
@@ -113,7 +120,9 @@ def _process_main(conn, settings: RolloutSettings, seed: int, slot_names: list[s
 class ProcessWorker:
     """Rollouts in a child process, batches through shared memory (see the module doc)."""
 
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+    def __init__(self, settings: RolloutSettings, seed: int, server: dict | None = None) -> None:
+        """``server``: a handle of an ``agents.inference.InferenceServer`` to ask for the
+        learner's forward passes."""
         ctx = mp.get_context("spawn")  # fork after torch has started threads can deadlock
         size = slot_bytes(settings)
         self.slots = [BatchSlot(size), BatchSlot(size)]
@@ -122,7 +131,7 @@ class ProcessWorker:
         self.conn, child = ctx.Pipe()
         names = [slot.name for slot in self.slots]
         self.proc = ctx.Process(
-            target=_process_main, args=(child, settings, seed, names), daemon=True
+            target=_process_main, args=(child, settings, seed, names, server), daemon=True
         )
         self.proc.start()
 
@@ -225,13 +234,25 @@ class _RayActor:
 
 
 def make_workers(
-    settings: RolloutSettings, kind: str, n: int, seed: int, ray_address: str | None = None
+    settings: RolloutSettings,
+    kind: str,
+    n: int,
+    seed: int,
+    ray_address: str | None = None,
+    server=None,
 ) -> list:
-    """``n`` workers of ``kind`` ("local", "process" or "ray"), seeded ``seed``, ``seed+1``, ..."""
+    """``n`` workers of ``kind`` ("local", "process" or "ray"), seeded ``seed``, ``seed+1``, ...
+
+    ``server``: an ``agents.inference.InferenceServer`` that answers the learner's forward
+    passes of process workers.
+    """
+    if server is not None and kind != "process":
+        raise ValueError('inference="server" serves process workers: set workers=process')
     if kind == "local":
         return [LocalWorker(settings, seed + i) for i in range(n)]
     if kind == "process":
-        return [ProcessWorker(settings, seed + i) for i in range(n)]
+        handles = server.handles if server is not None else [None] * n
+        return [ProcessWorker(settings, seed + i, handles[i]) for i in range(n)]
     if kind == "ray":
         import ray
 

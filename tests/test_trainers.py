@@ -12,7 +12,7 @@ from agents import dmc, ppo
 from agents.networks import build_network, checkpoint_path, load_policy, make_spec
 from agents.returns import gae_advantages, mc_returns
 from agents.rollout import RolloutSettings, SelfPlay
-from murlan_env import engine
+from murlan_env import engine, observation
 from murlan_env.engine import N_SEATS, OBS_SIZE
 
 
@@ -273,3 +273,40 @@ def test_cli_runs_a_preset_with_overrides_then_resumes(tmp_path, capsys):
     ckpt = torch.load(checkpoint_path(tmp_path / "cli"), weights_only=False)
     assert ckpt["counters"] == {"step": 768, "iteration": 2}
     assert ckpt["config"]["seed"] == 7 and ckpt["config"]["total_steps"] == 768
+
+
+def test_inference_server_answers_as_the_local_network():
+    """A worker's forward passes through the server give the local network's outputs."""
+    from agents.inference import InferenceServer, RemotePolicy
+
+    torch.manual_seed(0)
+    for spec in (
+        make_spec("ppo", [16], critic="privileged", critic_hidden=[8]),
+        make_spec("dmc", [16], 8),
+    ):
+        net = build_network(spec).eval()
+        server = InferenceServer(spec, 1, 32, torch.device("cpu"))
+        try:
+            server.load_weights(net.state_dict())
+            remote = RemotePolicy(server.handles[0], spec)
+            state = engine.init(np.random.default_rng(0), 32)
+            obs = torch.from_numpy(observation.encode(state))
+            mask = torch.from_numpy(engine.legal_action_mask(state).copy())
+            with torch.inference_mode():
+                if spec["algorithm"] == "ppo":
+                    hidden = torch.from_numpy(observation.encode_hidden(state))
+                    want = net.logits_and_value(obs, hidden)
+                    got = remote.logits_and_value(obs, hidden)
+                    torch.testing.assert_close(got[0], want[0])
+                    torch.testing.assert_close(got[1], want[1])
+                else:
+                    torch.testing.assert_close(remote(obs, mask), net(obs, mask))
+            assert server.served == 32
+        finally:
+            server.close()
+
+
+def test_process_workers_train_through_the_inference_server(tmp_path):
+    out = _run(tmp_path, ppo, "served", workers="process", inference="server")
+    assert out["counters"]["iteration"] == 2
+    assert load_policy(tmp_path / "served").spec["algorithm"] == "ppo"
