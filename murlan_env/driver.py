@@ -96,13 +96,16 @@ class GameDriver:
         self.rng = rng
         self.reward_mode = reward
         self.episode_mode = episode
+        state = state.copy()  # stepped in place (donated) from here on
         self.recorder = Recorder(state)
         self.over = bool(state.done[0])  # the episode is over
         self._use(state)
 
     @property
     def state(self) -> State:
-        """The engine State of the game (a batch of one)."""
+        """The engine State of the game (a batch of one); it stays as it is when the game
+        goes on (the next step copies it instead of updating it in place)."""
+        self._state.disown()
         return self._state
 
     @property
@@ -128,7 +131,7 @@ class GameDriver:
         True when the episode ends; otherwise a finished hand is followed by the next deal.
         """
         exchange = self._phase == _EXCHANGE
-        state = engine.step(self._state, np.array([action]))
+        state = engine.step(self._state, np.array([action]), donate=True)
         game = state.data[0]
         hand_no = int(game["hand_no"])
         self.recorder.add_decision(
@@ -142,8 +145,8 @@ class GameDriver:
         if game["phase"] == _MATCH_OVER or self.episode_mode == HAND:
             self.over = True
         else:
-            state = engine.next_hand(state, self.rng)
-            self.recorder.update(state)
+            state = engine.next_hand(state, self.rng, donate=True)
+            self.recorder.add_hand_start(state)
         self._use(state)
         return paid
 

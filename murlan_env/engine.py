@@ -290,19 +290,13 @@ def step(
     from it: write loops as ``state = step(state, actions, donate=True)``. States made from it
     earlier are safe: a state owns records no other state shares, and only those are written.
     """
-    actions = np.ascontiguousarray(np.asarray(actions).reshape(-1), dtype=np.intp)
+    actions = np.ascontiguousarray(actions, dtype=np.intp).reshape(-1)
     if actions.shape[0] != state.batch_size:
         raise ValueError(f"expected {state.batch_size} actions, got {actions.shape[0]}")
-    out_of_range = ((actions < 0) | (actions >= N_ACTIONS)) & (state.phase < _HAND_OVER)
-    if out_of_range.any():
-        game = int(np.flatnonzero(out_of_range)[0])
-        raise ValueError(
-            f"game {game}: action {actions[game]} is not an action id 0-{N_ACTIONS - 1}"
-        )
     given = _NO_CARDS if cards is None else cards_to_bits(np.asarray(cards, dtype=bool))
-    data = _own(state, donate)
+    data = state.data if donate and state.owns() else state.data.copy()
     rules = state.rules
-    kernels.step_games(
+    bad = kernels.step_games(
         data,
         actions,
         given.reshape(-1),
@@ -310,6 +304,10 @@ def step(
         rules.tie_rule == "leader",
         rules.start_card_id,
     )
+    if bad >= 0:  # nothing was changed
+        raise ValueError(f"game {bad}: action {actions[bad]} is not an action id 0-{N_ACTIONS - 1}")
+    if data is state.data:
+        state.disown()
     if rng is not None:
         g = np.flatnonzero(data["phase"] == _HAND_OVER)
         if g.size:

@@ -40,7 +40,7 @@ from murlan_env.bitsets import (
     spread_words,
 )
 from murlan_env.cards import CARD_RANK, N_RANKS
-from murlan_env.combos import COST, PASS
+from murlan_env.combos import COST, N_ACTIONS, PASS
 from murlan_env.state import N_SEATS, TARGETS, Phase
 
 PLAY, EXCHANGE, HAND_OVER, MATCH_OVER = (int(p) for p in Phase)
@@ -260,11 +260,19 @@ def step_one(g, action, given, has_given, sticky_pass, tie_leader, start_card):
 @jit
 def step_games(data, actions, given, sticky_pass, tie_leader, start_card):
     """``step_one`` for every game, with ``actions`` (B,) and, when not empty, the concrete
-    cards ``given`` (B,) uint64 of each play."""
+    cards ``given`` (B,) uint64 of each play.
+
+    Returns -1, or (changing nothing) the first game waiting for a decision whose action id
+    lies outside the action table: the tables are indexed by it.
+    """
+    for b in range(data.shape[0]):
+        if data[b].phase <= EXCHANGE and not 0 <= actions[b] < N_ACTIONS:
+            return b
     has_given = given.shape[0] > 0
     for b in range(data.shape[0]):
         cards = given[b] if has_given else np.uint64(0)
         step_one(data[b], actions[b], cards, has_given, sticky_pass, tie_leader, start_card)
+    return -1
 
 
 # --------------------------------------------------------------------------- a new hand

@@ -250,6 +250,8 @@ def encode_hidden(
 def _seats(state: State, seats) -> np.ndarray:
     if seats is None:
         return np.ascontiguousarray(state.to_act)
+    if isinstance(seats, int | np.integer):
+        return np.full(state.batch_size, seats, np.int8)
     return np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int8), (state.batch_size,)))
 
 

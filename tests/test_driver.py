@@ -50,3 +50,21 @@ def test_bad_construction_is_refused():
         GameDriver(engine.init(rng, 2), rng)
     with pytest.raises(ValueError, match="needs episode"):
         GameDriver(engine.init(rng, 1), rng, reward="match", episode="hand")
+
+
+def test_states_read_from_the_driver_stay_as_they_were():
+    """The driver updates its game in place (donated steps), except a state someone read:
+    that one is copied before the next step writes."""
+    rng = np.random.default_rng(4)
+    start = engine.init(rng, 1)
+    kept = start.copy()
+    driver = GameDriver(start, rng)
+    seen = []
+    while not driver.over and len(seen) < 300:
+        state = driver.state
+        seen.append((state, state.data.copy()))
+        driver.play(int(rng.choice(np.flatnonzero(driver.mask))))
+    np.testing.assert_array_equal(start.data, kept.data)  # the caller's state is not touched
+    for state, data in seen:
+        np.testing.assert_array_equal(state.data, data)
+    assert len({id(s.data) for s, _ in seen}) > 1

@@ -157,8 +157,8 @@ class Recorder:
         """Log one decision directly, for drivers that step a game without building States.
 
         ``cards`` is the int bit set of the cards played (or given back: ``exchange``). Such a
-        driver logs every decision and hand end itself, gives ``update`` only the states that
-        start a hand, and calls ``sync`` with the current state before ``record``.
+        driver logs every decision, hand end and hand start itself, and calls ``sync`` with
+        the current state before ``record``.
         """
         self._decision_rows.append((game, hand, seat, action, exchange, cards))
         self._cache = None
@@ -166,6 +166,12 @@ class Recorder:
     def add_hand_end(self, game: int, hand: int, place, points) -> None:
         """Log the end of a hand (finishing places and points), as ``add_decision``."""
         self._end_rows.append((game, hand, tuple(place), tuple(points)))
+        self._cache = None
+
+    def add_hand_start(self, state: State) -> None:
+        """Log the start of a new hand in every game of ``state``, as ``add_decision``."""
+        self._flush()
+        self._hands.append(self._hand_events(state, np.ones(state.batch_size, bool)))
         self._cache = None
 
     def sync(self, state: State) -> None:
