@@ -1,7 +1,7 @@
 """Training throughput: the real training loop of a preset, and where its time goes.
 
     python benchmarks/selfplay.py                          # the quick preset, end to end
-    python benchmarks/selfplay.py --preset ppo --steps 2e6 num_workers=2
+    python benchmarks/selfplay.py --preset ppo --steps 2e6 num_workers=2 device=cpu
     python benchmarks/selfplay.py --components             # per-part rates of each preset
 
 The default mode runs ``agents.training.train_loop`` exactly as ``python train.py`` does
@@ -42,12 +42,15 @@ from agents.training import resolve_device  # noqa: E402
 from murlan_env import engine  # noqa: E402
 
 
-def run_loop(preset: str, steps: int, overrides: list[str]) -> dict:
-    """One real training run of ``preset`` for ``steps`` decisions; its split and rate."""
+def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
+    """One real training run of ``preset`` (for ``steps`` decisions, default the preset's
+    budget); its split and rate."""
     raw = train.load_preset(preset)
     raw.update(train.parse_overrides(overrides))
+    if steps is not None:
+        raw["total_steps"] = steps
     with tempfile.TemporaryDirectory() as runs:
-        raw.update(total_steps=steps, runs_dir=runs, name="bench", progress=False)
+        raw.update(runs_dir=runs, name="bench", progress=False)
         algorithm, cfg = train.build_config(raw)
         _, train_fn = train.trainer_of(algorithm)
         out = train_fn(cfg)
@@ -130,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
         epilog="example: python benchmarks/selfplay.py --preset quick --steps 3e6",
     )
     parser.add_argument("--preset", default="quick", help="preset to run end to end")
-    parser.add_argument("--steps", type=float, default=3e6, help="decisions to train for")
+    parser.add_argument(
+        "--steps", type=float, default=None, help="decisions to train for (default: the preset's)"
+    )
     parser.add_argument("--components", action="store_true", help="per-part rates instead")
     parser.add_argument("--presets", nargs="+", default=["quick", "ppo", "dmc"])
     parser.add_argument("--rollouts", type=int, default=2, help="collect calls (components)")
@@ -148,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         return 0
-    print_loop(run_loop(args.preset, int(args.steps), args.overrides))
+    steps = None if args.steps is None else int(args.steps)
+    print_loop(run_loop(args.preset, steps, args.overrides))
     return 0
 
 
