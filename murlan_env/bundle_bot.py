@@ -47,14 +47,6 @@ COREML_FILE = "model.mlpackage"
 INPUT_NAMES = ("obs", "mask")
 OUTPUT_NAME = "scores"
 
-# Difficulty levels: temperature of the softmax over the model's scores, and the share of
-# decisions handed to a weaker bot. "hard" is the greedy policy itself.
-LEVELS: dict[str, dict[str, Any]] = {
-    "hard": {"temperature": 0.0, "mix": None},
-    "medium": {"temperature": 0.5, "mix": ("greedy", 0.3)},
-    "easy": {"temperature": 1.0, "mix": ("random", 0.3)},
-}
-
 
 class BundleError(ValueError):
     """A bundle that cannot be used with the installed murlan (wrong version, hash or file)."""
@@ -233,15 +225,6 @@ class BundleBot:
         if self.weak is not None:
             label += f",{self.weak.name}@{self.mix_p:g}"
         self.name = name or f"bundle:{self.bundle_dir.name}({label})"
-
-    @classmethod
-    def from_level(
-        cls, bundle_dir: str | Path, level: str, seed: int | None = None, **kwargs: Any
-    ) -> BundleBot:
-        """The bot at a named difficulty: "easy", "medium" or "hard" (see LEVELS)."""
-        if level not in LEVELS:
-            raise ValueError(f"unknown level {level!r}; levels: {list(LEVELS)}")
-        return cls(bundle_dir, seed=seed, **LEVELS[level], **kwargs)
 
     def _check_session(self) -> None:
         inputs = [(i.name, i.type, i.shape[1:]) for i in self.session.get_inputs()]

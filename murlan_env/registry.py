@@ -15,6 +15,8 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 |                   | one better by ``SEARCH_MARGIN`` points                                  |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
 | a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
+| ``easy`` ...      | a difficulty level: a shipped policy played with a temperature and a    |
+|                   | share of a weaker bot's moves (``murlan_env/policies/levels.json``)     |
 | ``KIND:ARG``      | a bot kind added by an installed plugin, e.g. ``ckpt:PATH`` (a training |
 |                   | checkpoint, from ``agents``)                                            |
 
@@ -27,6 +29,7 @@ of torch while ``ckpt:`` works wherever a bot name is accepted. An unknown spec 
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from importlib import metadata, resources
 from pathlib import Path
@@ -34,6 +37,7 @@ from pathlib import Path
 from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot
 
 PLUGIN_GROUP = "murlan.bots"
+LEVELS_FILE = "levels.json"
 # Points per hand by which a search over a policy must prefer a move to the policy's own.
 SEARCH_MARGIN = 0.2
 BUILTIN: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "rule": RuleBot}
@@ -46,6 +50,15 @@ class BotSpecError(ValueError):
 def policies_dir() -> Path:
     """The folder of the policies shipped inside the package (one bundle per subfolder)."""
     return Path(str(resources.files("murlan_env") / "policies"))
+
+
+def levels() -> dict[str, dict]:
+    """The difficulty levels shipped with the policies (``policies/levels.json``): name ->
+    ``{"policy", "temperature", "mix": [bot, share] | null, "about"}``."""
+    path = policies_dir() / LEVELS_FILE
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text())
 
 
 def shipped_policies() -> list[str]:
@@ -71,6 +84,7 @@ def spec_forms() -> list[str]:
         "search:SECONDSs",
         "search:N:BOT",
         "bundle:DIR",
+        *levels(),
         *shipped_policies(),
         *(f"{kind}:ARG" for kind in sorted(plugin_kinds())),
     ]
@@ -100,6 +114,8 @@ def make_bot(spec: str) -> Bot:
         from murlan_env.bundle_bot import BundleBot
 
         return BundleBot(arg)
+    if not sep and kind in levels():
+        return _level_bot(kind, levels()[kind])
     if not sep and kind in shipped_policies():
         from murlan_env.bundle_bot import BundleBot
 
@@ -107,6 +123,14 @@ def make_bot(spec: str) -> Bot:
     if sep and kind in plugin_kinds():
         return plugin_kinds()[kind].load()(arg)
     raise _unknown(text)
+
+
+def _level_bot(name: str, level: dict) -> Bot:
+    from murlan_env.bundle_bot import BundleBot
+
+    mix = tuple(level["mix"]) if level.get("mix") else None
+    bundle = policies_dir() / level["policy"]
+    return BundleBot(bundle, temperature=float(level["temperature"]), mix=mix, name=name)
 
 
 def _search_bot(text: str, arg: str) -> Bot:
@@ -147,6 +171,7 @@ __all__ = [
     "BotSpecError",
     "PLUGIN_GROUP",
     "check_spec",
+    "levels",
     "make_bot",
     "plugin_kinds",
     "policies_dir",

@@ -1,11 +1,10 @@
 """The bots a person can pick in the browser: a fixed menu, never a path from the browser.
 
 The menu holds the built-in bots, a few search budgets (any ``search:N`` up to
-``MAX_ROLLOUTS`` is accepted too), each shipped policy at its three difficulty levels, and
-the specs the person who started the server named with ``murlan serve --bots`` (the only
-way a ``bundle:DIR`` or ``ckpt:PATH`` gets in). Every spec resolves through
-``murlan_env.registry.make_bot``, except the difficulty levels of shipped policies (written
-``POLICY@easy``), which ``BundleBot.from_level`` builds.
+``MAX_ROLLOUTS`` is accepted too), the difficulty levels and the shipped policies, and the
+specs the person who started the server named with ``murlan serve --bots`` (the only way a
+``bundle:DIR`` or ``ckpt:PATH`` gets in). Every spec resolves through
+``murlan_env.registry.make_bot``.
 """
 
 from __future__ import annotations
@@ -22,9 +21,6 @@ from murlan_env.rules import Rules
 
 SEARCH_BUDGETS = (50, 200, 800)
 MAX_ROLLOUTS = 5000
-# "hard" is the shipped policy itself (its plain name); the others get a suffix.
-WEAKER_LEVELS = ("medium", "easy")
-LEVEL_MARK = "@"
 _SEARCH_SPEC = re.compile(r"search:([1-9][0-9]{0,4})")
 
 
@@ -61,11 +57,11 @@ class BotCatalog:
         ]
         for n in SEARCH_BUDGETS:
             choices.append(BotChoice(f"search:{n}", f"search, {n} rollouts", "search", True))
+        for name, level in registry.levels().items():
+            label = f"{name} ({level.get('about') or level['policy']})"
+            choices.append(BotChoice(name, label, "difficulty level", True))
         for name in registry.shipped_policies():
-            choices.append(BotChoice(name, f"{name} (hard)", "shipped policy", True))
-            for level in WEAKER_LEVELS:
-                spec = f"{name}{LEVEL_MARK}{level}"
-                choices.append(BotChoice(spec, f"{name} ({level})", "shipped policy", True))
+            choices.append(BotChoice(name, f"{name} (shipped policy)", "shipped policy", True))
         for spec in extra_specs:
             bot = self.make(spec, checked=True)
             choices.append(BotChoice(spec, bot.name, "command line", hasattr(bot, "scores")))
@@ -93,7 +89,7 @@ class BotCatalog:
         with self._lock:
             bot = self._built.get(spec)
             if bot is None:
-                bot = self._built[spec] = _build(spec)
+                bot = self._built[spec] = registry.make_bot(spec)
             return bot
 
     def to_json(self) -> list[dict[str, Any]]:
@@ -107,15 +103,6 @@ def rules_conflict(bot: Bot, rules: Rules) -> str | None:
     if getattr(bot, "strict_rules", False) and isinstance(trained, Rules) and trained != rules:
         return f"{bot.name} plays only under the rules {trained.text() or 'of the standard game'}"
     return None
-
-
-def _build(spec: str) -> Bot:
-    name, mark, level = spec.partition(LEVEL_MARK)
-    if mark and name in registry.shipped_policies() and level in WEAKER_LEVELS:
-        from murlan_env.bundle_bot import BundleBot
-
-        return BundleBot.from_level(registry.policies_dir() / name, level, name=spec)
-    return registry.make_bot(spec)
 
 
 __all__ = ["BotCatalog", "BotChoice", "MAX_ROLLOUTS", "UnknownBot", "rules_conflict"]

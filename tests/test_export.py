@@ -23,7 +23,7 @@ import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
 from murlan_env import bundle_bot, engine, observation, records
-from murlan_env.bundle_bot import LEVELS, BundleBot, BundleError, load_spec, verify_golden
+from murlan_env.bundle_bot import BundleBot, BundleError, load_spec, verify_golden
 from murlan_env.combos import N_ACTIONS, action_table
 from murlan_env.env import MurlanAECEnv
 
@@ -340,25 +340,47 @@ def test_mix_hands_a_share_of_decisions_to_the_weaker_bot(bundle, golden):
         BundleBot(bundle, temperature=-1.0)
 
 
-def test_levels(bundle, golden):
+TEST_LEVELS = {
+    "hard": {"policy": "tested", "temperature": 0.0, "mix": None},
+    "medium": {"policy": "tested", "temperature": 0.5, "mix": ["greedy", 0.3]},
+    "easy": {"policy": "tested", "temperature": 1.0, "mix": ["random", 0.3]},
+}
+
+
+@pytest.fixture
+def shipped(bundle, tmp_path, monkeypatch):
+    """The test bundle shipped as policy "tested", with three difficulty levels."""
+    from murlan_env import registry
+
+    root = tmp_path / "policies"
+    shutil.copytree(bundle, root / "tested")
+    (root / "levels.json").write_text(json.dumps(TEST_LEVELS))
+    monkeypatch.setattr(registry, "policies_dir", lambda: root)
+    return registry
+
+
+def test_shipped_policies_and_levels_resolve_by_name(shipped, bundle, golden):
     _, obs, mask = golden
-    hard = BundleBot.from_level(bundle, "hard")
-    assert hard.temperature == 0 and hard.weak is None
+    assert shipped.shipped_policies() == ["tested"]
+    assert {"easy", "medium", "hard", "tested"} <= set(shipped.spec_forms())
+    hard = shipped.make_bot("hard")
+    assert hard.name == "hard" and hard.temperature == 0 and hard.weak is None
     assert (hard.act(obs, mask, None) == BundleBot(bundle).act(obs, mask, None)).all()
+    assert (shipped.make_bot("tested").act(obs, mask, None) == hard.act(obs, mask, None)).all()
     for level in ("medium", "easy"):
-        bot = BundleBot.from_level(bundle, level, seed=1)
-        weak_name, p = LEVELS[level]["mix"]
-        assert bot.temperature == LEVELS[level]["temperature"] > 0
+        bot = shipped.make_bot(level)
+        weak_name, p = TEST_LEVELS[level]["mix"]
+        assert bot.temperature == TEST_LEVELS[level]["temperature"] > 0
         assert bot.weak.name == weak_name and bot.mix_p == p > 0
-        actions = bot.act(obs, mask, None)
+        actions = bot.act(obs, mask, np.random.default_rng(1))
         assert mask[np.arange(len(obs)), actions].all()
-    with pytest.raises(ValueError, match="unknown level"):
-        BundleBot.from_level(bundle, "nightmare")
+    with pytest.raises(ValueError, match="unknown bot 'nightmare'"):
+        shipped.make_bot("nightmare")
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_bundle_bots_play_whole_matches_through_the_aec_env(bundle, seed):
-    bots = [BundleBot.from_level(bundle, level, seed=seed) for level in LEVELS]
+def test_bundle_bots_play_whole_matches_through_the_aec_env(shipped, bundle, seed):
+    bots = [shipped.make_bot(level) for level in TEST_LEVELS]
     bots.append(BundleBot(bundle))
     env = murlan_env.env(joker_pair=True, reward="match")
     env.reset(seed=seed)
