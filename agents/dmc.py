@@ -140,6 +140,7 @@ class DMCLearner:
             "q_loss": float(np.mean(losses)),
             "q_mean": float(np.mean(qs)),
             "replay_fill": self.replay.n / self.replay.size,
+            "gradient_steps": c.updates_per_rollout,
         }
 
     def state_dict(self) -> dict:

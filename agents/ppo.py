@@ -173,6 +173,7 @@ class PPOLearner:
                     stats[k].append(v)
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         out["learning_rate"] = self.opt.param_groups[0]["lr"]
+        out["gradient_steps"] = c.update_epochs * n_minibatches
         return out
 
     def state_dict(self) -> dict:

@@ -344,6 +344,9 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
                 },
                 step,
             )
+            counters["gradient_steps"] = counters.get("gradient_steps", 0) + losses.get(
+                "gradient_steps", 0
+            )
             run.scalars("losses", losses, step)
             run.progress(st["decisions"], rate)
         t0 = time.perf_counter()
