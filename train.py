@@ -203,12 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
     parser.add_argument("--resume", help="run directory or checkpoint to continue")
     parser.add_argument("--device", help="learner device: auto, cpu, cuda")
-    parser.add_argument(
-        "--rules",
-        action="append",
-        metavar="FLAG=VALUE[,...]",
-        help="variant flags to train under, e.g. sticky_pass=true,joker_pair=true (repeatable)",
-    )
+    from murlan_env.rules import add_rules_argument
+
+    add_rules_argument(parser, what="variant flags to train under")
     parser.add_argument(
         "--ray-address",
         default=os.environ.get("RAY_ADDRESS"),

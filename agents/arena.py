@@ -38,7 +38,7 @@ from murlan_env import registry
 from murlan_env.bots import Bot
 from murlan_env.duplicate import DuplicateResult, Progress, play_duplicate
 from murlan_env.engine import N_SEATS
-from murlan_env.rules import Rules
+from murlan_env.rules import Rules, add_rules_argument
 
 DEFAULT_BOARDS = 20
 BOOTSTRAP_SAMPLES = 1000
@@ -296,13 +296,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop each board after K hands (default: whole matches)",
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--rules",
-        action="append",
-        default=[],
-        metavar="FLAG=VALUE[,...]",
-        help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
-    )
+    add_rules_argument(parser)
     parser.add_argument(
         "--json",
         nargs="?",

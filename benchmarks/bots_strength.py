@@ -19,7 +19,7 @@ import numpy as np
 
 from murlan_env.bots import GreedyBot, RandomBot, RuleBot
 from murlan_env.duplicate import one_against_three, play_duplicate
-from murlan_env.rules import Rules, RulesError
+from murlan_env.rules import Rules, RulesError, add_rules_argument
 
 PARITY = 1.5
 
@@ -44,13 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per matchup")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hands-per-deal", type=int, default=2)
-    parser.add_argument(
-        "--rules",
-        action="append",
-        default=[],
-        metavar="FLAG=VALUE[,...]",
-        help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
-    )
+    add_rules_argument(parser)
     args = parser.parse_args(argv)
     try:
         rules = Rules.parse(args.rules)

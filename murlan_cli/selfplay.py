@@ -9,20 +9,13 @@ import numpy as np
 
 from murlan_cli import UsageError, command
 from murlan_env import records
-from murlan_env.rules import Rules, RulesError
+from murlan_env.rules import Rules, RulesError, add_rules_argument
 
 
 def selfplay_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
     parser.add_argument("--out", help="record file to write (default: print the record)")
-    parser.add_argument(
-        "--rules",
-        "--rule",
-        action="append",
-        default=[],
-        metavar="FLAG=VALUE[,...]",
-        help="variant flags (RULES.md section 7), repeatable, e.g. sticky_pass=true,start_card=3C",
-    )
+    add_rules_argument(parser, "--rule")
     parser.add_argument(
         "--max-hands",
         type=int,

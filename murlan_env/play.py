@@ -34,7 +34,7 @@ from murlan_env.cards import (
 from murlan_env.combos import PASS, describe
 from murlan_env.engine import Phase, State
 from murlan_env.moves import IllegalMove
-from murlan_env.rules import Rules, RulesError
+from murlan_env.rules import Rules, RulesError, add_rules_argument
 
 PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
 SHOWN_PLAYS = 12
@@ -334,13 +334,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="rule",
         help="one bot spec for all three, or three comma-separated (rule,greedy,search:100)",
     )
-    parser.add_argument(
-        "--rules",
-        action="append",
-        default=[],
-        metavar="FLAG=VALUE[,...]",
-        help="variant flags, e.g. sticky_pass=true,joker_pair=true (repeatable)",
-    )
+    add_rules_argument(parser)
     parser.add_argument("--record", default=None, metavar="FILE", help="save the match record here")
     parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
     parser.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat (0-3)")
