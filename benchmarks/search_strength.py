@@ -13,30 +13,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
-
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bots_strength import Timed  # noqa: E402  (this folder is on the path)
+
 from murlan_env import registry  # noqa: E402
 from murlan_env.duplicate import mean_ci, one_against_three, play_duplicate  # noqa: E402
-
-
-class Timed:
-    """A bot wrapper that counts decisions and the seconds spent choosing them."""
-
-    def __init__(self, bot) -> None:
-        self.bot, self.name = bot, bot.name
-        self.decisions, self.seconds = 0, 0.0
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        start = time.perf_counter()
-        out = self.bot.act(obs, mask, rng)
-        self.seconds += time.perf_counter() - start
-        self.decisions += len(obs)
-        return out
 
 
 def score(bot, opponent: str, boards: int, seed: int, max_hands: int) -> tuple[float, float]:
@@ -65,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     policy = args.policy
     rows = [(policy, registry.make_bot(policy))]
-    rows += [(f"search:{n}:{policy}", registry.make_bot(f"search:{n}:{policy}")) for n in args.budgets]
+    rows += [
+        (f"search:{n}:{policy}", registry.make_bot(f"search:{n}:{policy}")) for n in args.budgets
+    ]
     header = f"{'bot':<24}{'vs 3 x ' + policy:>20}{'vs 3 x rule':>20}{'s/decision':>12}"
     print(header)
     for name, bot in rows:

@@ -16,12 +16,11 @@ import pytest
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from murlan_env import engine, records, registry  # noqa: E402
+from murlan_env import records, registry  # noqa: E402
 from murlan_env.bots import GreedyBot  # noqa: E402
 from murlan_env.cards import CARD_NAMES  # noqa: E402
 from murlan_env.play import TerminalGame  # noqa: E402
 from murlan_env.rules import Rules  # noqa: E402
-from murlan_env.state import Phase  # noqa: E402
 from murlan_web import command  # noqa: E402
 from murlan_web.app import Settings, create_app  # noqa: E402
 from murlan_web.tournaments import table_rows  # noqa: E402
@@ -282,18 +281,7 @@ def test_uploads_over_the_size_limit_are_refused(client):
 
 def _saved_record(folder: Path, name: str = "match.json", seed: int = 0) -> dict:
     """A whole match of greedy bots, recorded and saved in the records folder."""
-    rng = np.random.default_rng(seed)
-    state = engine.init(rng, 1)
-    recorder = records.Recorder(state)
-    bot = GreedyBot()
-    while state.phase[0] != Phase.MATCH_OVER:
-        if state.phase[0] == Phase.HAND_OVER:
-            state = engine.next_hand(state, rng)
-        else:
-            mask = engine.legal_action_mask(state)
-            state = engine.step(state, bot.act(engine.observe(state), mask, rng))
-        recorder.update(state)
-    rec = recorder.record(0)
+    rec = records.selfplay(np.random.default_rng(seed), bots=[GreedyBot()] * 4).record(0)
     folder.mkdir(parents=True, exist_ok=True)
     records.save(rec, folder / name)
     return rec

@@ -42,9 +42,8 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
-from murlan_env import engine, records  # noqa: E402
+from murlan_env import records  # noqa: E402
 from murlan_env.bots import GreedyBot  # noqa: E402
-from murlan_env.state import Phase  # noqa: E402
 from murlan_web.app import Settings, create_app  # noqa: E402
 
 SCREENSHOTS = os.environ.get("MURLAN_WEB_SCREENSHOTS")
@@ -275,18 +274,7 @@ def test_other_hands_show_only_when_asked(driver, base_url):
 
 
 def _greedy_match(seed: int) -> dict:
-    rng = np.random.default_rng(seed)
-    state = engine.init(rng, 1)
-    recorder = records.Recorder(state)
-    bot = GreedyBot()
-    while state.phase[0] != Phase.MATCH_OVER:
-        if state.phase[0] == Phase.HAND_OVER:
-            state = engine.next_hand(state, rng)
-        else:
-            mask = engine.legal_action_mask(state)
-            state = engine.step(state, bot.act(engine.observe(state), mask, rng))
-        recorder.update(state)
-    return recorder.record(0)
+    return records.selfplay(np.random.default_rng(seed), bots=[GreedyBot()] * 4).record(0)
 
 
 def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
