@@ -252,7 +252,8 @@ def test_ray_workers_on_a_local_instance(tmp_path):
     ray = pytest.importorskip("ray", reason="needs the ray extra: pip install -e '.[ray]'")
     from agents.workers import ray_init_options
 
-    ray.init(num_cpus=2, **ray_init_options(None))
+    # address="local": a new instance even while another test runs a cluster beside it.
+    ray.init(address="local", num_cpus=2, **ray_init_options("local"))
     try:
         out = _run(tmp_path, ppo, "ray", workers="ray", num_workers=2)
         assert out["counters"]["step"] >= TINY["total_steps"]
