@@ -82,7 +82,8 @@ class CommonConfig:
     final_eval_deals: int = 0
     """Deals of the evaluation at the end of training (0: eval_deals); more deals, tighter CI."""
     eval_hands: int = 2
-    """Hands played per evaluation deal (hand 2 includes the exchange)."""
+    """Hands played per evaluation deal (hand 2 includes the exchange); 0: whole matches,
+    which also logs the match win rate."""
     eval_bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
     """Evaluation opponents, as murlan_env.registry specs."""
     eval_seed: int = 1234
@@ -174,13 +175,18 @@ class Run:
                 name,
                 seed=cfg.eval_seed,
                 n_deals=n_deals or cfg.eval_deals,
-                n_hands=cfg.eval_hands,
+                n_hands=cfg.eval_hands or None,
                 rules=Rules.from_dict(cfg.rules),
             )
             results[name] = r
             self.scalars(
                 f"eval/{name}",
-                {"points_per_hand": r.points_per_hand, "win_rate": r.win_rate, "ci95": r.ci95},
+                {
+                    "points_per_hand": r.points_per_hand,
+                    "win_rate": r.win_rate,
+                    "ci95": r.ci95,
+                    "match_win_rate": r.match_win_rate,
+                },
                 step,
             )
         self.latest_eval = results
