@@ -312,3 +312,13 @@ def test_process_workers_train_through_the_inference_server(tmp_path):
     out = _run(tmp_path, ppo, "served", workers="process", inference="server")
     assert out["counters"]["iteration"] == 2
     assert load_policy(tmp_path / "served").spec["algorithm"] == "ppo"
+
+
+def test_a_seed_reproduces_a_run_with_process_workers(tmp_path):
+    """Rollouts in another process overlap the update, yet the same seed gives the same
+    weights: the pipeline's order is fixed, whatever the timing."""
+    a = _run(tmp_path, ppo, "a", workers="process", precision="auto")
+    b = _run(tmp_path, ppo, "b", workers="process", precision="auto")
+    assert a["counters"] == b["counters"]
+    wa, wb = load_policy(tmp_path / "a").state_dict(), load_policy(tmp_path / "b").state_dict()
+    assert all(torch.equal(wa[k], wb[k]) for k in wa)
