@@ -54,7 +54,8 @@ def policies_dir() -> Path:
 
 def levels() -> dict[str, dict]:
     """The difficulty levels shipped with the policies (``policies/levels.json``): name ->
-    ``{"policy", "temperature", "mix": [bot, share] | null, "about"}``."""
+    ``{"policy", "temperature", "mix": [bot, share] | null, "search": rollouts | null,
+    "about"}``; a level with ``search`` searches on top of its policy (as ``search:N:BOT``)."""
     path = policies_dir() / LEVELS_FILE
     if not path.is_file():
         return {}
@@ -130,7 +131,19 @@ def _level_bot(name: str, level: dict) -> Bot:
 
     mix = tuple(level["mix"]) if level.get("mix") else None
     bundle = policies_dir() / level["policy"]
-    return BundleBot(bundle, temperature=float(level["temperature"]), mix=mix, name=name)
+    temperature = float(level.get("temperature", 0.0))
+    if not level.get("search"):
+        return BundleBot(bundle, temperature=temperature, mix=mix, name=name)
+    from murlan_env.search import SearchBot
+
+    policy = BundleBot(bundle, temperature=temperature, mix=mix)
+    return SearchBot(
+        rollouts=int(level["search"]),
+        prior=policy,
+        playout=policy,
+        margin=SEARCH_MARGIN,
+        name=name,
+    )
 
 
 def _search_bot(text: str, arg: str) -> Bot:

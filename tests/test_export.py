@@ -341,6 +341,7 @@ def test_mix_hands_a_share_of_decisions_to_the_weaker_bot(bundle, golden):
 
 
 TEST_LEVELS = {
+    "expert": {"policy": "tested", "temperature": 0.0, "mix": None, "search": 16},
     "hard": {"policy": "tested", "temperature": 0.0, "mix": None},
     "medium": {"policy": "tested", "temperature": 0.5, "mix": ["greedy", 0.3]},
     "easy": {"policy": "tested", "temperature": 1.0, "mix": ["random", 0.3]},
@@ -374,6 +375,10 @@ def test_shipped_policies_and_levels_resolve_by_name(shipped, bundle, golden):
         assert bot.weak.name == weak_name and bot.mix_p == p > 0
         actions = bot.act(obs, mask, np.random.default_rng(1))
         assert mask[np.arange(len(obs)), actions].all()
+    expert = shipped.make_bot("expert")
+    assert expert.rollouts == 16 and expert.prior.name == expert.playout.name
+    actions = expert.act(obs[:4], mask[:4], np.random.default_rng(0))
+    assert mask[np.arange(4), actions].all()
     with pytest.raises(ValueError, match="unknown bot 'nightmare'"):
         shipped.make_bot("nightmare")
 
