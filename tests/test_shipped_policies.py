@@ -1,0 +1,81 @@
+"""The policies and difficulty levels shipped inside the package, as a plain install gets them.
+
+These test the real files under ``murlan_env/policies``: every level names a shipped bundle,
+every bundle fits an app (under 2 MB), each level plays legal whole hands by name, the levels
+are ordered by strength, and none of it needs torch.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from murlan_env import registry
+from murlan_env.duplicate import one_against_three, play_duplicate
+
+LEVELS = registry.levels()
+MAX_BUNDLE_BYTES = 2 * 1024 * 1024
+
+
+def test_the_package_ships_levels_over_shipped_policies():
+    assert {"easy", "medium", "hard"} <= set(LEVELS)
+    shipped = registry.shipped_policies()
+    assert shipped, "no policy under murlan_env/policies"
+    for name, level in LEVELS.items():
+        assert level["policy"] in shipped, f"level {name} names a policy that is not shipped"
+        assert level.get("about"), f"level {name} has no description"
+
+
+@pytest.mark.parametrize("policy", registry.shipped_policies())
+def test_each_shipped_bundle_is_under_2_mb(policy):
+    folder = registry.policies_dir() / policy
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    assert 0 < size < MAX_BUNDLE_BYTES, f"{policy}: {size} bytes"
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_each_level_plays_legal_hands_by_name(level):
+    registry.check_spec(level)
+    # play_duplicate checks every action against the legal mask.
+    result = play_duplicate(
+        [registry.make_bot(level), registry.make_bot("greedy")],
+        2 if LEVELS[level].get("search") else 4,
+        lineups=one_against_three(),
+        seed=5,
+        max_hands=1,
+    )
+    assert result.bot_results()[0].hands == result.bot_results()[0].boards * 4
+
+
+def test_levels_are_ordered_by_strength_against_greedy_bots():
+    """hard beats medium beats easy on the same duplicate boards, and hard is clearly above par."""
+    means = {}
+    for level in ("easy", "medium", "hard"):
+        result = play_duplicate(
+            [registry.make_bot(level), registry.make_bot("greedy")],
+            48,
+            lineups=one_against_three(),
+            seed=11,
+            max_hands=2,
+        )
+        means[level] = result.bot_results()[0]
+    assert means["hard"].points_ci95[0] > 1.9
+    assert means["hard"].points_per_hand > means["medium"].points_per_hand
+    assert means["medium"].points_per_hand > means["easy"].points_per_hand
+
+
+def test_levels_play_without_torch():
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import numpy as np\n"
+        "from murlan_env import registry\n"
+        "from murlan_env.duplicate import one_against_three, play_duplicate\n"
+        "r = play_duplicate([registry.make_bot('hard'), registry.make_bot('rule')], 2,\n"
+        "                   lineups=one_against_three(), seed=0, max_hands=1)\n"
+        "print(r.bot_results()[0].hands)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "8"
