@@ -17,7 +17,9 @@ wall time:
 - update, evaluation, checkpoint: the learner's own work.
 
 "Outside rollout and update" is everything the learner does besides updating and waiting
-for rollouts: transfer, evaluation and checkpoints, as a share of the wall time.
+for rollouts: per iteration, transfer and checkpoints as a share of the iterations' time (the
+wall time less evaluation); with evaluation, as a share of the wall time. The final
+evaluation's results close the report.
 
 ``--components`` measures the parts on their own instead (one collect call, one update,
 the bare engine) and the end-to-end rates they imply.
@@ -56,7 +58,13 @@ def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
         out = train_fn(cfg)
     split = out["split"]
     decisions = out["counters"]["step"]
-    return {"preset": preset, "decisions": decisions, "split": split, "config": cfg}
+    return {
+        "preset": preset,
+        "decisions": decisions,
+        "split": split,
+        "config": cfg,
+        "results": out["results"],
+    }
 
 
 def print_loop(r: dict) -> None:
@@ -70,8 +78,16 @@ def print_loop(r: dict) -> None:
     print(f"{'part':<12}{'seconds':>9}{'share':>8}")
     for name in ("rollout", "wait", "transfer", "update", "evaluation", "checkpoint"):
         print(f"{name:<12}{s[name]:>9.2f}{s[name] / total:>8.1%}")
-    outside = s["transfer"] + s["evaluation"] + s["checkpoint"]
-    print(f"outside rollout and update: {outside:.2f} s = {outside / total:.1%} of the wall time")
+    per_iteration = s["transfer"] + s["checkpoint"]
+    iterations = total - s["evaluation"]
+    print(
+        f"per iteration, outside rollout and update: {per_iteration:.2f} s = "
+        f"{per_iteration / iterations:.1%} of the iterations' {iterations:.1f} s"
+    )
+    outside = per_iteration + s["evaluation"]
+    print(f"with evaluation: {outside:.2f} s = {outside / total:.1%} of the wall time")
+    for result in r.get("results", {}).values():
+        print(result.line())
 
 
 def engine_only(batch: int, steps: int, seed: int = 0) -> float:

@@ -1,4 +1,4 @@
-"""Smoke test: the engine benchmark script runs and reports every row (timings are not checked)."""
+"""Smoke tests: the benchmark scripts run and report every row (timings are not checked)."""
 
 from __future__ import annotations
 
@@ -34,3 +34,22 @@ def test_engine_benchmark_runs_and_reports_its_rows(tmp_path):
         "murlan AEC env / RLCard doudizhu",
     ]
     assert "target >= 5x" in done.stdout
+
+
+def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
+    args = ["--steps", "40000", "workers=local", "num_envs=64", "eval_deals=4"]
+    args += ["final_eval_deals=4", "eval_bots=[greedy]", "eval_every=0"]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "selfplay.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("quick: ") and "decisions/s end to end (local x1 workers" in lines[0]
+    parts = [line.split()[0] for line in lines[2:8]]
+    assert parts == ["rollout", "wait", "transfer", "update", "evaluation", "checkpoint"]
+    assert "per iteration, outside rollout and update" in done.stdout
+    assert lines[-1].startswith("vs greedy: ") and "points/hand" in lines[-1]
