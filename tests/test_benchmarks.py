@@ -10,17 +10,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_engine_benchmark_runs_and_reports_its_rows(tmp_path):
-    out = tmp_path / "bench.json"
-    args = ["--seconds", "0.05", "--repeats", "1", "--batch-sizes", "1", "64", "--json", str(out)]
+def run_script(name: str, args: list[str]) -> subprocess.CompletedProcess:
+    """Run ``benchmarks/<name>`` with ``args``; fail with its stderr unless it exits 0."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "engine.py"), *args],
+        [sys.executable, str(ROOT / "benchmarks" / name), *args],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def test_engine_benchmark_runs_and_reports_its_rows(tmp_path):
+    out = tmp_path / "bench.json"
+    args = ["--seconds", "0.05", "--repeats", "1", "--batch-sizes", "1", "64", "--json", str(out)]
+    done = run_script("engine.py", args)
     result = json.loads(out.read_text())
     rows = {row["name"]: row for row in result["rows"]}
     for name in ("engine B=1", "engine B=64", "single game (driver)", "murlan AEC env"):
@@ -39,14 +45,7 @@ def test_engine_benchmark_runs_and_reports_its_rows(tmp_path):
 def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
     args = ["--steps", "40000", "workers=local", "num_envs=64", "eval_deals=4"]
     args += ["final_eval_deals=4", "eval_bots=[greedy]", "eval_every=0"]
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "selfplay.py"), *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_script("selfplay.py", args)
     lines = done.stdout.splitlines()
     assert lines[0].startswith("quick: ") and "decisions/s end to end (local x1 workers" in lines[0]
     parts = [line.split()[0] for line in lines[2:8]]
