@@ -102,6 +102,16 @@ def idle(browser) -> None:
     )
 
 
+def select_hint(driver) -> bool:
+    """Ask for a hint and select its move; True if that was a pass (selecting Pass plays it)."""
+    by_id(driver, "game-hint").click()
+    idle(driver)
+    chosen = by_id(driver, "hint-select")
+    passing = chosen.text == "Pass"
+    chosen.click()
+    return passing
+
+
 def open_page(browser, base_url: str, page: str) -> None:
     browser.get(f"{base_url}/#{page}")
     browser.execute_script("sessionStorage.clear()")
@@ -175,12 +185,7 @@ def test_play_a_seeded_match_to_the_end_by_clicking(driver, base_url, records_di
         elif page["next"]:
             by_id(driver, "game-next").click()
         elif turn < 3:  # the first moves: the hint's, selected by its button
-            by_id(driver, "game-hint").click()
-            idle(driver)
-            chosen = by_id(driver, "hint-select")
-            passing = chosen.text == "Pass"
-            chosen.click()
-            if not passing:
+            if not select_hint(driver):
                 screenshot(driver, "serve-play.png")
                 by_id(driver, "game-play").click()
         elif page["table"] and page["canPass"]:
@@ -234,12 +239,7 @@ def test_the_exchange_is_a_dialogue(driver, base_url):
     for _ in range(60):
         if driver.find_elements(By.ID, "game-next"):
             break
-        by_id(driver, "game-hint").click()
-        idle(driver)
-        chosen = by_id(driver, "hint-select")
-        passing = chosen.text == "Pass"
-        chosen.click()
-        if not passing:
+        if not select_hint(driver):
             by_id(driver, "game-play").click()
         idle(driver)
     assert "1st You" in by_id(driver, "game-result").text
