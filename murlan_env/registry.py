@@ -15,8 +15,9 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 |                   | one better by ``SEARCH_MARGIN`` points                                  |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
 | a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
-| ``easy`` ...      | a difficulty level: a shipped policy played with a temperature and a    |
-|                   | share of a weaker bot's moves (``murlan_env/policies/levels.json``)     |
+| ``easy`` ...      | a difficulty level: a shipped policy played with a temperature, a       |
+|                   | share of a weaker bot's moves, or a search on top (``expert``); see     |
+|                   | ``murlan_env/policies/levels.json``                                     |
 | ``KIND:ARG``      | a bot kind added by an installed plugin, e.g. ``ckpt:PATH`` (a training |
 |                   | checkpoint, from ``agents``)                                            |
 
