@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from agents.networks import autocast, build_network
-from agents.transport import BatchSlot
+from agents.transport import BatchSlot, spec_bytes
 from murlan_env.combos import N_ACTIONS
 from murlan_env.observation import HIDDEN_SIZE
 from murlan_env.observation import SIZE as OBS_SIZE
@@ -42,11 +42,6 @@ def _request_spec(rows: int, privileged: bool) -> dict:
 
 def _response_spec(rows: int) -> dict:
     return {"scores": ((rows, N_ACTIONS), np.float32), "value": ((rows,), np.float32)}
-
-
-def _slot_for(spec: dict) -> BatchSlot:
-    size = sum(-(-int(np.prod(s)) * np.dtype(d).itemsize // 64) * 64 for s, d in spec.values())
-    return BatchSlot(size)
 
 
 class InferenceServer:
@@ -72,11 +67,11 @@ class InferenceServer:
         self.conns, self.handles, self.slots = [], [], []
         self.requests, self.responses = [], []
         for _ in range(n_clients):
-            req = _slot_for(_request_spec(max_rows, self.privileged))
-            res = _slot_for(_response_spec(max_rows))
+            request, response = _request_spec(max_rows, self.privileged), _response_spec(max_rows)
+            req, res = BatchSlot(spec_bytes(request)), BatchSlot(spec_bytes(response))
             parent, child = ctx.Pipe()
-            self.requests.append(req.arrays(_request_spec(max_rows, self.privileged)))
-            self.responses.append(res.arrays(_response_spec(max_rows)))
+            self.requests.append(req.arrays(request))
+            self.responses.append(res.arrays(response))
             self.conns.append(parent)
             self.slots += [req, res]
             self.handles.append(

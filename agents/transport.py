@@ -19,12 +19,24 @@ import numpy as np
 
 ALIGN = 64  # each array starts on a cache line
 Layout = list[tuple[str, int, tuple[int, ...], str]]  # (name, offset, shape, dtype.str)
+Spec = dict[str, tuple[tuple[int, ...], Any]]  # name -> (shape, dtype)
+
+
+def _aligned_bytes(shape: tuple[int, ...], dtype) -> int:
+    """Bytes an array takes in a slot, rounded up to the next ``ALIGN`` boundary."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    return -(-nbytes // ALIGN) * ALIGN
+
+
+def spec_bytes(spec: Spec) -> int:
+    """Bytes a ``BatchSlot`` needs to hold arrays of these shapes and dtypes (``arrays``)."""
+    return sum(_aligned_bytes(shape, dtype) for shape, dtype in spec.values())
 
 
 class LocalSink:
     """Where a rollout writes its batch in the learner's own process: plain arrays."""
 
-    def arrays(self, spec: dict[str, tuple[tuple[int, ...], Any]]) -> dict[str, np.ndarray]:
+    def arrays(self, spec: Spec) -> dict[str, np.ndarray]:
         """Empty arrays of the given shapes and dtypes, by name."""
         return {name: np.empty(shape, dtype) for name, (shape, dtype) in spec.items()}
 
@@ -50,7 +62,7 @@ class BatchSlot:
     def capacity(self) -> int:
         return self.shm.size
 
-    def arrays(self, spec: dict[str, tuple[tuple[int, ...], Any]]) -> dict[str, np.ndarray]:
+    def arrays(self, spec: Spec) -> dict[str, np.ndarray]:
         """Views of this block for arrays of the given shapes and dtypes, laid out one after
         the other; ``layout`` records them for ``read`` on the other side."""
         layout: Layout = []
@@ -59,8 +71,7 @@ class BatchSlot:
             dtype = np.dtype(dtype)
             shape = tuple(int(n) for n in shape)
             layout.append((name, offset, shape, dtype.str))
-            nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-            offset += -(-nbytes // ALIGN) * ALIGN
+            offset += _aligned_bytes(shape, dtype)
         if offset > self.capacity:
             raise ValueError(
                 f"a batch of {offset:,} bytes does not fit the {self.capacity:,}-byte slot"
@@ -85,4 +96,4 @@ class BatchSlot:
             self.shm.unlink()
 
 
-__all__ = ["ALIGN", "BatchSlot", "Layout", "LocalSink"]
+__all__ = ["ALIGN", "BatchSlot", "Layout", "LocalSink", "Spec", "spec_bytes"]

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from agents.rollout import RolloutSettings, SelfPlay, batch_spec, max_rows
-from agents.transport import BatchSlot
+from agents.transport import BatchSlot, spec_bytes
 
 WORKER_KINDS = ("local", "process", "ray")
 
@@ -76,11 +76,7 @@ def _weights_torch(weights: dict) -> dict:
 
 def slot_bytes(settings: RolloutSettings) -> int:
     """Bytes a shared-memory slot needs for the largest batch ``collect`` can return."""
-    total = 0
-    for shape, dtype in batch_spec(settings, max_rows(settings)).values():
-        nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        total += -(-nbytes // 64) * 64
-    return total
+    return spec_bytes(batch_spec(settings, max_rows(settings)))
 
 
 def _process_main(
