@@ -116,8 +116,9 @@ def make_bot(spec: str) -> Bot:
         from murlan_env.bundle_bot import BundleBot
 
         return BundleBot(arg)
-    if not sep and kind in levels():
-        return _level_bot(kind, levels()[kind])
+    level = levels().get(kind) if not sep else None
+    if level is not None:
+        return _level_bot(kind, level)
     if not sep and kind in shipped_policies():
         from murlan_env.bundle_bot import BundleBot
 
@@ -138,13 +139,13 @@ def _level_bot(name: str, level: dict) -> Bot:
     from murlan_env.search import SearchBot
 
     policy = BundleBot(bundle, temperature=temperature, mix=mix)
-    return SearchBot(
-        rollouts=int(level["search"]),
-        prior=policy,
-        playout=policy,
-        margin=SEARCH_MARGIN,
-        name=name,
-    )
+    return SearchBot(rollouts=int(level["search"]), name=name, **_guided_by(policy))
+
+
+def _guided_by(bot: Bot) -> dict:
+    """SearchBot options for a search on top of ``bot``: it plays the rollouts and its own
+    move stands unless the search finds one better by ``SEARCH_MARGIN``."""
+    return {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
 
 
 def _search_bot(text: str, arg: str) -> Bot:
@@ -155,8 +156,7 @@ def _search_bot(text: str, arg: str) -> Bot:
     if sep:
         if not inner:
             raise _unknown(text, "search:N:BOT needs a bot after the budget, e.g. search:200:rule")
-        bot = make_bot(inner)
-        guide = {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
+        guide = _guided_by(make_bot(inner))
     if not budget:
         return SearchBot(name=text, **guide)
     try:
