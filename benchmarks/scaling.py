@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from selfplay import run_loop  # noqa: E402  (this folder is on the path)
 
 import train  # noqa: E402
 
@@ -30,27 +31,21 @@ def train_with(workers: int, steps: int, deals: int, seed: int, minibatch: int |
     ``minibatch``: the minibatch size (default: the preset's); the control run passes the
     size that makes four minibatches of a 4-worker batch.
     """
-    raw = train.load_preset("quick")
-    raw.update(
-        total_steps=steps,
-        workers="local",
-        num_workers=workers,
-        eval_every=0,
-        final_eval_deals=deals,
-        eval_bots=["greedy", "rule"],
-        progress=False,
-        seed=seed,
-    )
+    overrides = [
+        "workers=local",
+        f"num_workers={workers}",
+        "eval_every=0",
+        f"final_eval_deals={deals}",
+        "eval_bots=[greedy,rule]",
+        f"seed={seed}",
+    ]
     if minibatch is not None:
-        raw["minibatch_size"] = minibatch
-    with tempfile.TemporaryDirectory() as runs:
-        raw.update(runs_dir=runs, name=f"w{workers}")
-        algorithm, cfg = train.build_config(raw)
-        out = train.trainer_of(algorithm)[1](cfg)
+        overrides.append(f"minibatch_size={minibatch}")
+    out = run_loop("quick", steps, overrides)
     counters = out["counters"]
     return {
         "workers": workers,
-        "minibatch": cfg.minibatch_size,
+        "minibatch": out["config"].minibatch_size,
         "decisions": counters["step"],
         "steps_per_1k": 1000 * counters["gradient_steps"] / counters["step"],
         "results": out["results"],

@@ -18,22 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots_strength import Timed  # noqa: E402  (this folder is on the path)
+from strength import table_results  # noqa: E402
 
 from murlan_env import registry  # noqa: E402
-from murlan_env.duplicate import mean_ci, one_against_three, play_duplicate  # noqa: E402
-
-
-def score(bot, opponent: str, boards: int, seed: int, max_hands: int) -> tuple[float, float]:
-    """(points per hand, CI half-width) of ``bot`` in one seat against three ``opponent``s."""
-    result = play_duplicate(
-        [bot, registry.make_bot(opponent)],
-        boards,
-        lineups=one_against_three(),
-        seed=seed,
-        max_hands=max_hands,
-    )
-    mean, low, high = mean_ci(result.board_points()[:, 0])
-    return mean, (high - low) / 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         timed = Timed(bot)
         cells = []
         for opponent in (policy, "rule"):
-            mean, half = score(timed, opponent, args.boards, args.seed, args.max_hands)
-            cells.append(f"{mean:.3f} ± {half:.3f}")
+            r = table_results(timed, [opponent], args.boards, args.seed, max_hands=args.max_hands)
+            low, high = r.points_ci95
+            cells.append(f"{r.points_per_hand:.3f} ± {(high - low) / 2:.3f}")
         per = timed.seconds / max(timed.decisions, 1)
         print(f"{name:<24}{cells[0]:>20}{cells[1]:>20}{per:>12.4f}", flush=True)
     return 0

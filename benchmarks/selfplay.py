@@ -46,7 +46,8 @@ from murlan_env import engine  # noqa: E402
 
 def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
     """One real training run of ``preset`` (for ``steps`` decisions, default the preset's
-    budget); its split and rate."""
+    budget, with ``key=value`` overrides) in a temporary run directory: its counters, split,
+    resolved config and final evaluation."""
     raw = train.load_preset(preset)
     raw.update(train.parse_overrides(overrides))
     if steps is not None:
@@ -56,12 +57,11 @@ def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
         algorithm, cfg = train.build_config(raw)
         _, train_fn = train.trainer_of(algorithm)
         out = train_fn(cfg)
-    split = out["split"]
-    decisions = out["counters"]["step"]
     return {
         "preset": preset,
-        "decisions": decisions,
-        "split": split,
+        "decisions": out["counters"]["step"],
+        "counters": out["counters"],
+        "split": out["split"],
         "config": cfg,
         "results": out["results"],
     }

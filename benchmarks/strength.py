@@ -24,14 +24,26 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from murlan_env import registry  # noqa: E402
+from murlan_env.bots import Bot  # noqa: E402
 from murlan_env.duplicate import one_against_three, play_duplicate, rotations  # noqa: E402
 
 
-def table_results(bot_spec: str, others: list[str], boards: int, seed: int, progress=None):
-    """The bot's BotResult at a table: one spec (three copies) or three specs (rotations)."""
-    bots = [registry.make_bot(bot_spec)] + [registry.make_bot(s) for s in others]
+def table_results(
+    bot: str | Bot,
+    others: list[str],
+    boards: int,
+    seed: int,
+    progress=None,
+    max_hands: int | None = None,
+):
+    """The bot's (a spec or a Bot) BotResult at a table: one spec (three copies) or three
+    specs (rotations); whole matches unless ``max_hands``."""
+    player = registry.make_bot(bot) if isinstance(bot, str) else bot
+    bots = [player] + [registry.make_bot(s) for s in others]
     lineups = one_against_three() if len(others) == 1 else rotations(4)
-    result = play_duplicate(bots, boards, lineups=lineups, seed=seed, progress=progress)
+    result = play_duplicate(
+        bots, boards, lineups=lineups, seed=seed, progress=progress, max_hands=max_hands
+    )
     return result.bot_results()[0]
 
 
