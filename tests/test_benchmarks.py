@@ -52,3 +52,22 @@ def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
     assert parts == ["rollout", "wait", "transfer", "update", "evaluation", "checkpoint"]
     assert "per iteration, outside rollout and update" in done.stdout
     assert lines[-1].startswith("vs greedy: ") and "points/hand" in lines[-1]
+
+
+def test_lookahead_ceiling_reports_every_lookahead_against_the_bare_policy():
+    done = run_script("lookahead_ceiling.py", ["--deals", "2", "--worlds", "2"])
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    assert [c[:2] for c in cells] == [
+        ["(no lookahead)", ""],
+        ["true deal", "hard"],
+        ["true deal", "rule (exact)"],
+        ["2 sampled worlds", "hard"],
+        ["2 sampled worlds", "rule (exact)"],
+    ]
+    for c in cells:
+        assert 0.0 <= float(c[2].split()[0]) <= 3.0  # points per hand
+    assert all(c[3].startswith(("+", "-")) for c in cells[1:])  # a paired gain each
+    # Seeing the deal and modelling the deterministic rule bots exactly, the lookahead only
+    # switches to a move that truly scores more: it can never lose points to the policy.
+    assert float(cells[2][3].split()[0]) >= 0.0
