@@ -31,9 +31,9 @@ from murlan_env.search import sample_hidden_hands, state_from_observation
 from murlan_env.state import N_SEATS, State
 
 
-def seat_actions(state: State, own_seat: np.ndarray, own: Bot, others: Bot, rng) -> np.ndarray:
-    """(B,) the move of the seat to act: ``own`` where it is ``own_seat``, else ``others``."""
-    mask = engine.legal_action_mask(state)
+def seat_actions(state: State, mask, own_seat: np.ndarray, own: Bot, others: Bot, rng):
+    """(B,) the move of the seat to act (``mask``: its legal moves): ``own`` where it is
+    ``own_seat``, else ``others``."""
     obs = engine.observe(state)
     actions = np.asarray(others.act(obs, mask, rng), np.int64)
     mine = state.to_act == own_seat
@@ -46,7 +46,8 @@ def play_out(state: State, own_seat: np.ndarray, own: Bot, others: Bot, rng) -> 
     """(B,) the points ``own_seat`` scores when the hand is played to its end."""
     state = state.copy()
     while not state.hand_over.all():
-        actions = seat_actions(state, own_seat, own, others, rng)
+        mask = engine.legal_action_mask(state)
+        actions = seat_actions(state, mask, own_seat, own, others, rng)
         state = engine.step(state, actions.astype(np.int16), donate=True)
     return state.points[np.arange(state.batch_size), own_seat].astype(np.float64)
 
@@ -88,10 +89,10 @@ def points_per_deal(deals: State, policy: Bot, rule: Bot, lookahead, seed: int) 
     state = deals.index(np.repeat(np.arange(deals.batch_size), N_SEATS))
     me = np.tile(np.arange(N_SEATS), deals.batch_size)
     while not state.hand_over.all():
-        actions = seat_actions(state, me, policy, rule, rng)
+        mask = engine.legal_action_mask(state)  # empty for a finished hand
+        actions = seat_actions(state, mask, me, policy, rule, rng)
         if lookahead is not None:
-            mask = engine.legal_action_mask(state)
-            dec = np.flatnonzero((state.to_act == me) & (mask.sum(1) > 1) & ~state.hand_over)
+            dec = np.flatnonzero((state.to_act == me) & (mask.sum(1) > 1))
             if dec.size:
                 lookahead.improve(state, me, dec, mask, actions, rng)
         state = engine.step(state, actions.astype(np.int16))
