@@ -170,6 +170,15 @@ def build_config(raw: dict[str, Any]):
             raise ConfigError(f"{key} must be one of {list(allowed)}, got {getattr(cfg, key)!r}")
     if cfg.inference == "server" and cfg.workers != "process":
         raise ConfigError('inference="server" serves process workers: set workers=process')
+    if cfg.init_from:
+        if getattr(cfg, "imitate", ""):
+            raise ConfigError("init_from and imitate both choose the starting weights: set one")
+        from agents.networks import CheckpointError, load_checkpoint
+
+        try:
+            load_checkpoint(cfg.init_from)
+        except (CheckpointError, FileNotFoundError) as e:
+            raise ConfigError(f"config key 'init_from': {e}") from None
     for key in ("bots", "eval_bots"):
         for spec in getattr(cfg, key):
             try:
@@ -242,7 +251,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     _, train = trainer_of(algorithm)
-    out = train(cfg, resume=args.resume)
+    from agents.networks import CheckpointError
+
+    try:
+        out = train(cfg, resume=args.resume)
+    except CheckpointError as e:  # init_from names a network of another shape
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
     counters = out["counters"]
     print(
         f"\n{algorithm} run {out['run_dir']}: {counters['step']:,} decisions, "

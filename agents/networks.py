@@ -317,6 +317,19 @@ def load_policy(path: str | Path) -> nn.Module:
     return net
 
 
+def load_weights(net: nn.Module, path: str | Path) -> None:
+    """Copy the weights of a checkpoint file or run directory into ``net``, whose network
+    spec (algorithm, widths, critic) must be the checkpoint's: the start of a fine-tune.
+    Raises FileNotFoundError or CheckpointError (one line naming both specs)."""
+    ckpt = load_checkpoint(path)
+    if ckpt["spec"] != net.spec:
+        raise CheckpointError(
+            f"{checkpoint_path(path)} holds the network {ckpt['spec']}, but this run builds "
+            f"{net.spec}; set the config's hidden (and critic) to the checkpoint's"
+        )
+    net.load_state_dict(ckpt["model"], strict=True)
+
+
 def _first_sentence(error: BaseException) -> str:
     """An exception as one short line: its type and the first sentence of its message."""
     text = str(error).strip().splitlines()[0] if str(error).strip() else ""

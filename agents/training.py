@@ -88,6 +88,10 @@ class CommonConfig:
     """Evaluation opponents, as murlan_env.registry specs."""
     eval_seed: int = 1234
     """Seed of the evaluation deals: keep it fixed so curves compare across runs."""
+    init_from: str = ""
+    """Fine-tune: start from the weights of this checkpoint (file or run directory; its
+    network must have this config's shape) with a fresh optimiser, learning-rate schedule and
+    step count, instead of from random weights. Ignored when resuming."""
     checkpoint_every: int = 50
     """Iterations between resumable checkpoints (one is always written at the end)."""
     progress: bool = True
@@ -229,12 +233,14 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
     """
     import time
 
-    from agents.networks import CHECKPOINT_NAME, checkpoint_path
+    from agents.networks import CHECKPOINT_NAME, checkpoint_path, load_weights
     from agents.workers import make_workers, merge_batches
 
     counters = {"step": 0, "iteration": 0}
     snapshots: list[dict] = []
     ckpt = None
+    if cfg.init_from and not resume:
+        load_weights(learner.net, cfg.init_from)
     if resume:
         ckpt = torch.load(checkpoint_path(resume), map_location="cpu", weights_only=False)
         learner.net.load_state_dict(ckpt["model"])

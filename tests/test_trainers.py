@@ -277,6 +277,41 @@ def test_cli_runs_a_preset_with_overrides_then_resumes(tmp_path, capsys):
     assert ckpt["config"]["seed"] == 7 and ckpt["config"]["total_steps"] == 768
 
 
+@pytest.mark.parametrize("trainer", [ppo, dmc])
+def test_init_from_starts_a_fine_tune_from_the_checkpoint_weights(tmp_path, trainer):
+    """init_from copies a checkpoint's weights and starts a fresh run from them: with a zero
+    learning rate they come out unchanged; from scratch they would be new random weights."""
+    half = _tiny(trainer)["total_steps"] // 2
+    _run(tmp_path, trainer, "base", total_steps=half)
+    base = load_policy(tmp_path / "base").state_dict()
+    out = _run(
+        tmp_path, trainer, "tune", total_steps=half, learning_rate=0.0, seed=2,
+        init_from=str(tmp_path / "base"),
+    )  # fmt: skip
+    assert out["counters"]["step"] == half  # a fresh step count, not the base run's
+    tuned = load_policy(tmp_path / "tune").state_dict()
+    for k in base:
+        torch.testing.assert_close(tuned[k], base[k])
+    _run(tmp_path, trainer, "fresh", total_steps=half, learning_rate=0.0, seed=2)
+    fresh = load_policy(tmp_path / "fresh").state_dict()
+    assert any(not torch.equal(fresh[k], base[k]) for k in base)
+
+
+def test_init_from_errors_name_the_problem(tmp_path, capsys):
+    _run(tmp_path, ppo, "base", total_steps=TINY["total_steps"] // 2)
+    tiny = [f"{k}={v}" for k, v in TINY.items() if k != "hidden"]
+    tiny = [t.replace("False", "false").replace("'", "") for t in tiny]
+    run = ["--config", "quick", f"runs_dir={tmp_path}", "workers=local", *tiny]
+    assert train.main([*run, f"init_from={tmp_path / 'nothing'}", "hidden=[32]"]) == 2
+    assert "init_from" in capsys.readouterr().err
+    assert train.main([*run, f"init_from={tmp_path / 'base'}", "hidden=[32]", "imitate=rule"]) == 2
+    assert "set one" in capsys.readouterr().err
+    assert train.main([*run, f"init_from={tmp_path / 'base'}", "hidden=[16]"]) == 2
+    err = capsys.readouterr().err
+    assert "'hidden': [32]" in err and "'hidden': [16]" in err and "set the config" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["base"]  # no run was started
+
+
 def test_inference_server_answers_as_the_local_network():
     """A worker's forward passes through the server give the local network's outputs."""
     from agents.inference import InferenceServer, RemotePolicy
