@@ -266,12 +266,15 @@ def test_ray_workers_on_a_local_instance(tmp_path):
         ray.shutdown()
 
 
+# Command-line overrides that shrink the quick preset to a run of a few seconds.
+CLI_TINY = [
+    "num_envs=16", "num_steps=24", "workers=local", "bot_share=0", "eval_every=0",
+    "final_eval_deals=4", "eval_hands=1", "eval_bots=[random]", "progress=false",
+]  # fmt: skip
+
+
 def test_cli_runs_a_preset_with_overrides_then_resumes(tmp_path, capsys):
-    tiny = [
-        "num_envs=16", "num_steps=24", "hidden=[32]", "workers=local", "bot_share=0",
-        "eval_every=0", "final_eval_deals=4", "eval_hands=1", "eval_bots=[random]",
-        f"runs_dir={tmp_path}", "name=cli", "progress=false",
-    ]  # fmt: skip
+    tiny = [*CLI_TINY, "hidden=[32]", f"runs_dir={tmp_path}", "name=cli"]
     assert train.main(["--config", "quick", "--seed", "7", "total_steps=384", *tiny]) == 0
     assert "vs random" in capsys.readouterr().out
     assert train.main(["--resume", str(tmp_path / "cli"), "total_steps=768"]) == 0
@@ -303,9 +306,7 @@ def test_init_from_starts_a_fine_tune_from_the_checkpoint_weights(tmp_path, trai
 
 def test_init_from_errors_name_the_problem(tmp_path, capsys):
     _run(tmp_path, ppo, "base", total_steps=TINY["total_steps"] // 2)
-    tiny = [f"{k}={v}" for k, v in TINY.items() if k != "hidden"]
-    tiny = [t.replace("False", "false").replace("'", "") for t in tiny]
-    run = ["--config", "quick", f"runs_dir={tmp_path}", "workers=local", *tiny]
+    run = ["--config", "quick", "total_steps=384", f"runs_dir={tmp_path}", *CLI_TINY]
     assert train.main([*run, f"init_from={tmp_path / 'nothing'}", "hidden=[32]"]) == 2
     assert "init_from" in capsys.readouterr().err
     assert train.main([*run, f"init_from={tmp_path / 'base'}", "hidden=[32]", "imitate=rule"]) == 2
