@@ -3,6 +3,7 @@
     python train.py                                  # the quick preset (a few minutes, 2 cores)
     python train.py --config ppo --seed 3            # a long preset (configs/ppo.yaml)
     python train.py --config my.yaml num_envs=1024   # a YAML file, then key=value overrides
+    python train.py --config hard --seed 1           # a staged preset: strong, then finetune
     python train.py --resume runs/quick-s1 total_steps=5000000
     python train.py --rules sticky_pass=true,joker_pair=true   # train under variant rules
     python train.py --config ppo --ray-address auto --device auto
@@ -12,6 +13,10 @@ trainer's config dataclass (``agents.ppo.PPOConfig``, ``agents.dmc.DMCConfig``):
 values of the wrong type, unknown rule flags or bots, unreadable configs and checkpoints are
 errors (exit status 2, one line on stderr). The run directory ``runs/<name>`` holds the resolved
 config, TensorBoard logs (``tensorboard --logdir runs``) and the resumable ``checkpoint.pt``.
+
+A staged preset (``stages:``) trains several runs one after another, each from the weights of
+the one before: the last is ``runs/<name>``, the others ``runs/<name>-<stage>``. Running the
+same command again (same ``name=``) skips finished stages and resumes an interrupted one.
 """
 
 from __future__ import annotations
@@ -204,6 +209,77 @@ def resumed_config(path: str) -> dict[str, Any]:
     return dict(ckpt["config"])
 
 
+def stages_of(raw: dict[str, Any], command_line: dict[str, Any]) -> list[tuple[str, dict]]:
+    """(label, raw config) of each run a preset trains, in order: one for a plain preset.
+
+    A staged preset lists its runs under ``stages``: each names a preset or YAML path
+    (``config``) and may set keys of its own. The staged preset's other keys apply to every
+    stage, and command-line overrides win over both. Each stage after the first starts from the
+    weights of the one before (``init_from``, set by ``chain_stages``).
+    """
+    raw = dict(raw)
+    stages = raw.pop("stages", None)
+    if stages is None:
+        return [("", {**raw, **command_line})]
+    if not (
+        isinstance(stages, list)
+        and stages
+        and all(isinstance(s, dict) and isinstance(s.get("config"), str) for s in stages)
+    ):
+        raise ConfigError(
+            "'stages' takes a list of mappings, each naming the preset it runs, e.g. "
+            "[{config: strong, total_steps: 150_000_000}, {config: finetune}]"
+        )
+    out = []
+    for stage in stages:
+        stage = dict(stage)
+        preset = stage.pop("config")
+        nested = load_preset(preset)
+        if "stages" in nested:
+            raise ConfigError(f"stage {preset!r} is itself a staged preset: list its stages")
+        label = Path(preset).stem
+        if any(label == seen for seen, _ in out):
+            label = f"{label}{len(out) + 1}"
+        out.append((label, {**nested, **raw, **stage, **command_line}))
+    return out
+
+
+def chain_stages(stages: list[tuple[str, dict]], name: str) -> None:
+    """Name each stage's run and point each stage at the one before: the last stage's run is
+    ``<runs_dir>/<name>`` (the finished policy, where a one-stage run would be), the others
+    ``<name>-<label>``."""
+    previous = None
+    for i, (label, raw) in enumerate(stages):
+        raw["name"] = name if i == len(stages) - 1 else f"{name}-{label}"
+        if previous is not None:
+            raw["init_from"] = previous
+        previous = str(Path(raw.get("runs_dir", "runs")) / raw["name"])
+
+
+def run_configs(
+    raw: dict[str, Any], command_line: dict[str, Any], preset: str | None
+) -> list[tuple[str, str, Any]]:
+    """(stage label, algorithm, checked config) of each run to train, all checked before any
+    starts. ``preset`` names the default run name (``<preset>-s<seed>-<time>``); None when
+    resuming a run, whose config already has its name."""
+    stages = stages_of(raw, command_line)
+    if preset is not None:
+        name = stages[-1][1].get("name")
+        if not name:
+            import time
+
+            seed = stages[-1][1].get("seed", 1)
+            name = f"{preset}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+        chain_stages(stages, name)
+    configs = []
+    for i, (label, stage) in enumerate(stages):
+        init_from = stage.pop("init_from", "") if i else stage.get("init_from", "")
+        algorithm, cfg = build_config(stage)  # a later stage's start does not exist yet
+        cfg.init_from = init_from
+        configs.append((label, algorithm, cfg))
+    return configs
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
@@ -223,41 +299,67 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("overrides", nargs="*", help="key=value config overrides")
     args = parser.parse_args(argv)
     try:
-        if args.resume:
-            raw = resumed_config(args.resume)
-        else:
-            raw = load_preset(args.config)
-        raw.update(parse_overrides(args.overrides))
+        raw = resumed_config(args.resume) if args.resume else load_preset(args.config)
+        command_line = parse_overrides(args.overrides)
         if args.seed is not None:
-            raw["seed"] = args.seed
+            command_line["seed"] = args.seed
         if args.device:
-            raw["device"] = args.device
+            command_line["device"] = args.device
         if args.rules:
             from murlan_env.rules import Rules, RulesError
 
             try:
-                raw["rules"] = Rules.parse(args.rules).to_dict()
+                command_line["rules"] = Rules.parse(args.rules).to_dict()
             except RulesError as e:
                 raise ConfigError(f"--rules: {e}") from None
         if args.ray_address:
-            raw["workers"], raw["ray_address"] = "ray", args.ray_address
-        if not args.resume and not raw.get("name"):
-            import time
-
-            seed = raw.get("seed", 1)
-            raw["name"] = f"{Path(args.config).stem}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-        algorithm, cfg = build_config(raw)
+            command_line["workers"] = "ray"
+            command_line["ray_address"] = args.ray_address
+        configs = run_configs(raw, command_line, None if args.resume else Path(args.config).stem)
     except ConfigError as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
-    _, train = trainer_of(algorithm)
     from agents.networks import CheckpointError
 
+    for label, algorithm, cfg in configs:
+        _, train = trainer_of(algorithm)
+        resume = args.resume
+        if label:
+            try:
+                resume, finished = stage_progress(cfg)
+            except ConfigError as e:
+                print(f"train.py: error: {e}", file=sys.stderr)
+                return 2
+            if finished:
+                print(f"stage {label}: {cfg.runs_dir}/{cfg.name} is finished; skipped")
+                continue
+            print(f"stage {label}: {cfg.runs_dir}/{cfg.name}" + (" (resumed)" if resume else ""))
+        try:
+            out = train(cfg, resume=resume)
+        except CheckpointError as e:  # init_from names a network of another shape
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        report(algorithm, out)
+    return 0
+
+
+def stage_progress(cfg) -> tuple[str | None, bool]:
+    """(checkpoint to resume or None, whether the stage is finished) for a stage whose run
+    directory may hold a checkpoint from an earlier, interrupted invocation."""
+    from agents.networks import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+
+    path = Path(cfg.runs_dir) / cfg.name
+    if not (path / CHECKPOINT_NAME).is_file():
+        return None, False
     try:
-        out = train(cfg, resume=args.resume)
-    except CheckpointError as e:  # init_from names a network of another shape
-        print(f"train.py: error: {e}", file=sys.stderr)
-        return 2
+        step = load_checkpoint(path)["counters"]["step"]
+    except CheckpointError as e:
+        raise ConfigError(f"stage {cfg.name}: {e}") from None
+    return str(path), step >= cfg.total_steps
+
+
+def report(algorithm: str, out: dict) -> None:
+    """The end-of-run summary: decisions, the final evaluation and the verdict against greedy."""
     counters = out["counters"]
     print(
         f"\n{algorithm} run {out['run_dir']}: {counters['step']:,} decisions, "
@@ -273,7 +375,6 @@ def main(argv: list[str] | None = None) -> int:
             f"The trained bot {verdict} the greedy bot: {greedy.points_per_hand:.3f} "
             f"± {greedy.ci95:.3f} points per hand (95% CI; par 1.5)."
         )
-    return 0
 
 
 if __name__ == "__main__":

@@ -216,8 +216,8 @@ def test_presets_match_their_config_dataclasses(tmp_path):
         raw = train.load_preset(str(preset))
         if raw.get("init_from"):  # a fine-tune preset: give it a checkpoint to start from
             raw["init_from"] = str(tmp_path / "start")
-        algorithm, cfg = train.build_config(raw)
-        assert cfg.total_steps > 0, preset
+        for _, _, cfg in train.run_configs(raw, {}, preset.stem):
+            assert cfg.total_steps > 0, preset
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.trace: a cheap check
@@ -302,6 +302,37 @@ def test_init_from_starts_a_fine_tune_from_the_checkpoint_weights(tmp_path, trai
     _run(tmp_path, trainer, "fresh", total_steps=half, learning_rate=0.0, seed=2)
     fresh = load_policy(tmp_path / "fresh").state_dict()
     assert any(not torch.equal(fresh[k], base[k]) for k in base)
+
+
+def test_staged_preset_trains_each_stage_from_the_one_before(tmp_path, capsys):
+    staged = tmp_path / "staged.yaml"
+    staged.write_text("stages:\n  - config: quick\n  - config: quick\n    learning_rate: 0.0\n")
+    run = ["--config", str(staged), "total_steps=384", "hidden=[32]", *CLI_TINY]
+    run += [f"runs_dir={tmp_path}", "name=st"]
+    assert train.main(run) == 0
+    assert capsys.readouterr().out.count("vs random") == 2
+    first, last = tmp_path / "st-quick", tmp_path / "st"
+    ckpt = torch.load(checkpoint_path(last), weights_only=False)
+    assert ckpt["config"]["init_from"] == str(first) and ckpt["config"]["learning_rate"] == 0
+    start = load_policy(first).state_dict()  # stage 2 learned nothing: stage 1's weights
+    assert all(torch.equal(v, start[k]) for k, v in load_policy(last).state_dict().items())
+    assert train.main(run) == 0  # the same command again: nothing left to train
+    assert capsys.readouterr().out.count("is finished; skipped") == 2
+
+
+def test_staged_preset_errors_stop_before_any_stage_runs(tmp_path, capsys):
+    staged = tmp_path / "staged.yaml"
+    run = ["--config", str(staged), f"runs_dir={tmp_path / 'runs'}", *CLI_TINY]
+    for text, says in (
+        ("stages: quick\n", "list of mappings"),
+        ("stages:\n  - total_steps: 5\n", "list of mappings"),
+        ("stages:\n  - config: quick\n  - config: quick\n    num_env: 8\n", "num_env"),
+        ("stages:\n  - config: nothing\n", "no config 'nothing'"),
+    ):
+        staged.write_text(text)
+        assert train.main(run) == 2
+        assert says in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
 
 
 def test_init_from_errors_name_the_problem(tmp_path, capsys):
