@@ -2,10 +2,13 @@
 bot over training decisions, with the 95% confidence intervals the trainer logged.
 
     python benchmarks/learning_curve.py runs/strong-s1 --out docs/learning_curve.png
+    python benchmarks/learning_curve.py runs/hard-s1-strong runs/hard-s1   # a staged preset
 
 Reads ``eval/<bot>/points_per_hand`` and ``eval/<bot>/ci95`` (written by
 ``agents.training.Run.evaluate`` at every evaluation) and draws one line per bot with its
-interval shaded, and the par line (1.5 points per hand). ``--json`` also writes the points.
+interval shaded, and the par line (1.5 points per hand). Several run directories are the
+stages of a staged preset, in order: each continues the decisions of the one before, and a
+dashed line marks where each later stage starts. ``--json`` also writes the points.
 """
 
 from __future__ import annotations
@@ -51,7 +54,27 @@ def read_curves(run_dir: str | Path) -> dict[str, dict[str, list[float]]]:
     return curves
 
 
-def plot(curves: dict, path: str | Path, title: str) -> Path:
+def read_stages(run_dirs: list[str | Path]) -> tuple[dict[str, dict[str, list[float]]], list[int]]:
+    """The curves of runs trained one after another (a staged preset's stages, in order) on
+    one axis: each run's decisions continue from the last evaluation of the one before. Also
+    returns the decision at which each later stage starts."""
+    merged: dict[str, dict[str, list[float]]] = {}
+    starts: list[int] = []
+    offset = 0
+    for i, run in enumerate(run_dirs):
+        if i:
+            starts.append(offset)
+        curves = read_curves(run)
+        for bot, c in curves.items():
+            into = merged.setdefault(bot, {"step": [], "points": [], "ci95": []})
+            into["step"] += [offset + s for s in c["step"]]
+            into["points"] += c["points"]
+            into["ci95"] += c["ci95"]
+        offset += max(c["step"][-1] for c in curves.values())
+    return merged, starts
+
+
+def plot(curves: dict, path: str | Path, title: str, starts: list[int] = ()) -> Path:
     """Draw the curves into a PNG (a bare Figure: no pyplot state)."""
     import numpy as np
     from matplotlib.figure import Figure
@@ -64,6 +87,8 @@ def plot(curves: dict, path: str | Path, title: str) -> Path:
         ax.plot(x, y, marker="o", ms=3, label=f"vs 3 x {bot}")
         ax.fill_between(x, y - ci, y + ci, alpha=0.2)
     ax.axhline(PAR, color="grey", lw=1, ls="--", label="par 1.5")
+    for i, start in enumerate(starts):
+        ax.axvline(start / 1e6, color="black", lw=1, ls=":", label=None if i else "next stage")
     ax.set(xlabel="training decisions (millions)", ylabel="points per hand", title=title)
     ax.grid(alpha=0.3)
     ax.legend(loc="lower right")
@@ -79,17 +104,22 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0],
         epilog="example: python benchmarks/learning_curve.py runs/strong-s1 --out curve.png",
     )
-    parser.add_argument("run", help="run directory (runs/<name>) holding TensorBoard logs")
+    parser.add_argument(
+        "run",
+        nargs="+",
+        help="run directory (runs/<name>) holding TensorBoard logs; several: the stages of a "
+        "staged preset, in order",
+    )
     parser.add_argument("--out", default="learning_curve.png", help="PNG to write")
     parser.add_argument("--title", default=None, help="chart title (default: the run's name)")
     parser.add_argument("--json", default=None, metavar="FILE", help="also write the points")
     args = parser.parse_args(argv)
     try:
-        curves = read_curves(args.run)
+        curves, starts = read_stages(args.run)
     except (FileNotFoundError, ValueError) as e:
         print(f"learning_curve.py: error: {e}", file=sys.stderr)
         return 2
-    out = plot(curves, args.out, args.title or Path(args.run).name)
+    out = plot(curves, args.out, args.title or Path(args.run[-1]).name, starts)
     if args.json:
         Path(args.json).write_text(json.dumps(curves, indent=1))
     for bot, c in sorted(curves.items()):

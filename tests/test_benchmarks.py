@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -71,3 +73,20 @@ def test_lookahead_ceiling_reports_every_lookahead_against_the_bare_policy():
     # Seeing the deal and modelling the deterministic rule bots exactly, the lookahead only
     # switches to a move that truly scores more: it can never lose points to the policy.
     assert float(cells[2][3].split()[0]) >= 0.0
+
+
+def test_learning_curve_joins_the_stages_of_a_staged_run(tmp_path):
+    from torch.utils.tensorboard import SummaryWriter
+
+    for stage, (steps, base) in {"one": ([10, 20, 30], 1.2), "two": ([5, 10], 1.6)}.items():
+        with SummaryWriter(str(tmp_path / stage)) as writer:
+            for i, step in enumerate(steps):
+                writer.add_scalar("eval/rule/points_per_hand", base + 0.1 * i, step)
+                writer.add_scalar("eval/rule/ci95", 0.05, step)
+    png, points = tmp_path / "curve.png", tmp_path / "curve.json"
+    args = [str(tmp_path / "one"), str(tmp_path / "two"), "--out", str(png), "--json", str(points)]
+    done = run_script("learning_curve.py", args)
+    rule = json.loads(points.read_text())["rule"]
+    assert rule["step"] == [10, 20, 30, 35, 40]  # the second stage goes on from the first
+    assert rule["points"] == pytest.approx([1.2, 1.3, 1.4, 1.6, 1.7])
+    assert png.stat().st_size > 0 and "vs rule: 1.700 ± 0.050 at 40" in done.stdout
