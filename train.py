@@ -15,8 +15,9 @@ errors (exit status 2, one line on stderr). The run directory ``runs/<name>`` ho
 config, TensorBoard logs (``tensorboard --logdir runs``) and the resumable ``checkpoint.pt``.
 
 A staged preset (``stages:``) trains several runs one after another, each from the weights of
-the one before: the last is ``runs/<name>``, the others ``runs/<name>-<stage>``. Running the
-same command again (same ``name=``) skips finished stages and resumes an interrupted one.
+the one before: the last is ``runs/<name>``, the others ``runs/<name>-<stage>``; overrides
+apply to every stage, and ``stages=[...]`` replaces the list. Running the same command again
+(same ``name=``) skips finished stages and resumes an interrupted one.
 """
 
 from __future__ import annotations
@@ -262,6 +263,9 @@ def run_configs(
     """(stage label, algorithm, checked config) of each run to train, all checked before any
     starts. ``preset`` names the default run name (``<preset>-s<seed>-<time>``); None when
     resuming a run, whose config already has its name."""
+    if "stages" in command_line:  # stages=[...] on the command line replaces the preset's
+        command_line = dict(command_line)
+        raw = {**raw, "stages": command_line.pop("stages")}
     stages = stages_of(raw, command_line)
     if preset is not None:
         name = stages[-1][1].get("name")

@@ -3,6 +3,8 @@ resume, determinism, config checking and the load_policy contract."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -318,6 +320,16 @@ def test_staged_preset_trains_each_stage_from_the_one_before(tmp_path, capsys):
     assert all(torch.equal(v, start[k]) for k, v in load_policy(last).state_dict().items())
     assert train.main(run) == 0  # the same command again: nothing left to train
     assert capsys.readouterr().out.count("is finished; skipped") == 2
+
+
+def test_stages_on_the_command_line_replace_the_presets():
+    two = train.parse_overrides(["stages=[{config: quick}, {config: strong, seed: 4}]"])
+    runs = train.run_configs(train.load_preset("hard"), {**two, "name": "x"}, "hard")
+    assert [(label, cfg.name, cfg.seed) for label, _, cfg in runs] == [
+        ("quick", "x-quick", 1),
+        ("strong", "x", 4),
+    ]
+    assert runs[1][2].init_from == str(Path("runs") / "x-quick")
 
 
 def test_staged_preset_errors_stop_before_any_stage_runs(tmp_path, capsys):
