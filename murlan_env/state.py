@@ -237,7 +237,28 @@ class State:
 
 
 def _restore(rules: Rules, data: np.ndarray) -> State:
-    return State(rules, np.array(data, copy=True), owned=True)
+    return State(rules, upgraded_records(data), owned=True)
+
+
+def upgraded_records(saved: np.ndarray) -> np.ndarray:
+    """A copy of saved state records (a pickled ``State``'s, e.g. in a training checkpoint) in
+    this version's ``STATE_DTYPE``. Records of another schema are matched field by field:
+    fields added since keep their ``blank`` value and fields since removed are dropped, so
+    adding a field does not make older checkpoints unreadable. ValueError if a field of the
+    same name changed its type or shape."""
+    if saved.dtype == STATE_DTYPE:
+        return np.array(saved, copy=True)
+    data = blank_data(saved.shape[0])
+    for name in saved.dtype.names or ():
+        if name not in _BY_NAME:
+            continue
+        if saved.dtype[name] != STATE_DTYPE[name]:
+            raise ValueError(
+                f"saved games store the state field {name!r} as {saved.dtype[name]}, this "
+                f"version as {STATE_DTYPE[name]}: they cannot be read"
+            )
+        data[name] = saved[name]
+    return data
 
 
 def _field_view(name: str, meaning: str) -> property:
@@ -321,4 +342,5 @@ __all__ = [
     "cards_to_bits",
     "make_state",
     "rank_counts_of_bits",
+    "upgraded_records",
 ]

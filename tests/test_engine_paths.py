@@ -5,6 +5,8 @@ the random pick reads back; cards are bit sets exposed as bool masks. Each is ch
 against the obvious NumPy statement of the same thing.
 """
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,7 +17,13 @@ from murlan_env.bitsets import mask_words
 from murlan_env.cards import RANK_SIZE
 from murlan_env.combos import COST, beats_table
 from murlan_env.rules import Rules
-from murlan_env.state import FIELD_NAMES, bits_to_cards, cards_to_bits
+from murlan_env.state import (
+    FIELD_NAMES,
+    STATE_DTYPE,
+    bits_to_cards,
+    cards_to_bits,
+    upgraded_records,
+)
 
 hand_counts = st.lists(
     st.tuples(*[st.integers(0, int(n)) for n in RANK_SIZE]), min_size=1, max_size=70
@@ -69,6 +77,33 @@ def test_card_bit_sets_round_trip():
     np.testing.assert_array_equal(bits_to_cards(cards_to_bits(cards)), cards)
     state = engine.init(rng, 5)
     np.testing.assert_array_equal(state.replace(cards=state.cards).card_bits, state.card_bits)
+
+
+def test_pickled_states_survive_a_change_of_the_state_schema():
+    """Checkpoints pickle the games in progress: records saved under an older schema (a field
+    since removed, one not yet added) load field by field into this version's schema."""
+    rng = np.random.default_rng(4)
+    state = engine.init(rng, 6)
+    state = engine.step(state, engine.random_legal_actions(engine.legal_action_mask(state), rng))
+    again = pickle.loads(pickle.dumps(state))
+    np.testing.assert_array_equal(again.data, state.data)
+    assert again.rules == state.rules and again.data is not state.data
+
+    kept = [name for name in FIELD_NAMES if name != "last_bits"]
+    older = np.dtype([(n, state.data.dtype[n]) for n in kept] + [("gone", np.int32)])
+    saved = np.zeros(6, older)
+    for name in kept:
+        saved[name] = state.data[name]
+    restore, _ = state.__reduce__()  # what unpickling a State saved then would call
+    restored = restore(state.rules, saved).data
+    assert restored.dtype == STATE_DTYPE
+    for name in kept:
+        np.testing.assert_array_equal(restored[name], state.data[name])
+    assert (restored["last_bits"] == 0).all()  # added since: its blank value
+
+    retyped = np.zeros(6, [("scores", np.int64, (4,))])
+    with pytest.raises(ValueError, match="'scores'"):
+        upgraded_records(retyped)
 
 
 def test_random_legal_actions_are_legal_and_uniform_at_both_batch_sizes():
