@@ -215,8 +215,9 @@ def stages_of(raw: dict[str, Any], command_line: dict[str, Any]) -> list[tuple[s
 
     A staged preset lists its runs under ``stages``: each names a preset or YAML path
     (``config``) and may set keys of its own. The staged preset's other keys apply to every
-    stage, and command-line overrides win over both. Each stage after the first starts from the
-    weights of the one before (``init_from``, set by ``chain_stages``).
+    stage, a stage's own keys win over them, and command-line overrides win over all. Each
+    stage after the first starts from the weights of the one before (``init_from``, set by
+    ``chain_stages``).
     """
     raw = dict(raw)
     stages = raw.pop("stages", None)
