@@ -8,7 +8,7 @@ Reads ``eval/<bot>/points_per_hand`` and ``eval/<bot>/ci95`` (written by
 ``agents.training.Run.evaluate`` at every evaluation) and draws one line per bot with its
 interval shaded, and the par line (1.5 points per hand). Several run directories are the
 stages of a staged preset, in order: each continues the decisions of the one before, and a
-dashed line marks where each later stage starts. ``--json`` also writes the points.
+dotted line marks where each later stage starts. ``--json`` also writes the points.
 """
 
 from __future__ import annotations
