@@ -217,7 +217,7 @@ def stages_of(raw: dict[str, Any], command_line: dict[str, Any]) -> list[tuple[s
     (``config``) and may set keys of its own. The staged preset's other keys apply to every
     stage, a stage's own keys win over them, and command-line overrides win over all. Each
     stage after the first starts from the weights of the one before (``init_from``, set by
-    ``chain_stages``).
+    ``run_configs``).
     """
     raw = dict(raw)
     stages = raw.pop("stages", None)
@@ -246,16 +246,11 @@ def stages_of(raw: dict[str, Any], command_line: dict[str, Any]) -> list[tuple[s
     return out
 
 
-def chain_stages(stages: list[tuple[str, dict]], name: str) -> None:
-    """Name each stage's run and point each stage at the one before: the last stage's run is
-    ``<runs_dir>/<name>`` (the finished policy, where a one-stage run would be), the others
-    ``<name>-<label>``."""
-    previous = None
+def name_stages(stages: list[tuple[str, dict]], name: str) -> None:
+    """Name each stage's run: the last stage's is ``<name>`` (the finished policy, where a
+    one-stage run would be), the others ``<name>-<label>``."""
     for i, (label, raw) in enumerate(stages):
         raw["name"] = name if i == len(stages) - 1 else f"{name}-{label}"
-        if previous is not None:
-            raw["init_from"] = previous
-        previous = str(Path(raw.get("runs_dir", "runs")) / raw["name"])
 
 
 def run_configs(
@@ -275,12 +270,16 @@ def run_configs(
 
             seed = stages[-1][1].get("seed", 1)
             name = f"{preset}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-        chain_stages(stages, name)
+        name_stages(stages, name)
+    from agents.training import run_dir
+
     configs = []
     for i, (label, stage) in enumerate(stages):
-        init_from = stage.pop("init_from", "") if i else stage.get("init_from", "")
-        algorithm, cfg = build_config(stage)  # a later stage's start does not exist yet
-        cfg.init_from = init_from
+        if i:  # starts from the stage before (set below), whose run does not exist yet
+            stage.pop("init_from", None)
+        algorithm, cfg = build_config(stage)
+        if i:
+            cfg.init_from = str(run_dir(configs[-1][2]))
         configs.append((label, algorithm, cfg))
     return configs
 
@@ -325,6 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
     from agents.networks import CheckpointError
+    from agents.training import run_dir
 
     for label, algorithm, cfg in configs:
         _, train = trainer_of(algorithm)
@@ -336,9 +336,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"train.py: error: {e}", file=sys.stderr)
                 return 2
             if finished:
-                print(f"stage {label}: {cfg.runs_dir}/{cfg.name} is finished; skipped")
+                print(f"stage {label}: {run_dir(cfg)} is finished; skipped")
                 continue
-            print(f"stage {label}: {cfg.runs_dir}/{cfg.name}" + (" (resumed)" if resume else ""))
+            print(f"stage {label}: {run_dir(cfg)}" + (" (resumed)" if resume else ""))
         try:
             out = train(cfg, resume=resume)
         except CheckpointError as e:  # init_from names a network of another shape
@@ -352,8 +352,9 @@ def stage_progress(cfg) -> tuple[str | None, bool]:
     """(checkpoint to resume or None, whether the stage is finished) for a stage whose run
     directory may hold a checkpoint from an earlier, interrupted invocation."""
     from agents.networks import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+    from agents.training import run_dir
 
-    path = Path(cfg.runs_dir) / cfg.name
+    path = run_dir(cfg)
     if not (path / CHECKPOINT_NAME).is_file():
         return None, False
     try:

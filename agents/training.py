@@ -9,6 +9,7 @@ with a progress bar.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -115,20 +116,24 @@ def resolve_device(device: str) -> torch.device:
     return torch.device(device)
 
 
+def run_dir(cfg: CommonConfig) -> Path:
+    """The directory of a config's run: ``<runs_dir>/<name>``."""
+    return Path(cfg.runs_dir) / cfg.name
+
+
 class Run:
     """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation."""
 
     def __init__(self, cfg: CommonConfig, algorithm: str, resumed_step: int = 0) -> None:
         import json
         import time
-        from pathlib import Path
 
         from torch.utils.tensorboard import SummaryWriter
 
         if not cfg.name:
             cfg.name = f"{algorithm}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
         self.cfg = cfg
-        self.dir = Path(cfg.runs_dir) / cfg.name
+        self.dir = run_dir(cfg)
         self.dir.mkdir(parents=True, exist_ok=True)
         resolved = {"algorithm": algorithm, **dataclasses.asdict(cfg)}
         (self.dir / "config.json").write_text(json.dumps(resolved, indent=2) + "\n")
@@ -210,8 +215,6 @@ def cpu_weights(net: nn.Module) -> dict:
 
 def save_checkpoint(path, payload: dict) -> None:
     """Write a checkpoint atomically (a crash never leaves a half-written file)."""
-    from pathlib import Path
-
     path = Path(path)
     tmp = path.with_suffix(".tmp")
     torch.save(payload, tmp)
