@@ -9,6 +9,7 @@ for a batch of games at once, so arenas and trainers drive many games in one cal
 | RandomBot   | a uniformly random legal action                                                |
 | GreedyBot   | the cheapest play that beats the table; leads its lowest rank; keeps bombs     |
 | RuleBot     | plans its hand, counts cards for controls, blocks opponents close to going out |
+| SampledBot  | a scoring bot's moves drawn from softmax(scores / temperature)                 |
 
 Games between bots (duplicate deals, whole matches, legality checks) are played by
 ``murlan_env.duplicate``.
@@ -46,6 +47,53 @@ class Bot(Protocol):
         randomness comes from ``rng`` so games replay exactly for a seed.
         """
         ...
+
+
+@runtime_checkable
+class ScoringBot(Bot, Protocol):
+    """A bot that plays the argmax of per-action scores it can also report (a trained policy's
+    logits, a search's mean points), so its moves can be sampled instead (``SampledBot``)."""
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(B, A) scores, higher is better; illegal actions may hold anything."""
+        ...
+
+
+def sample_from_scores(
+    scores: np.ndarray, mask: np.ndarray, temperature: float, rng: np.random.Generator
+) -> np.ndarray:
+    """(B,) actions drawn from softmax(scores / temperature) over each row's legal actions;
+    temperature 0 takes the argmax. Rows without a legal action get an arbitrary index."""
+    mask = np.asarray(mask, bool)
+    if temperature == 0:
+        return np.argmax(np.where(mask, scores, -np.inf), axis=1)
+    z = np.where(mask, np.asarray(scores, np.float64) / temperature, -np.inf)
+    top = z.max(axis=1, keepdims=True)
+    probs = np.where(mask, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    cum = np.cumsum(probs, axis=1)
+    pick = rng.random(mask.shape[0]) * cum[:, -1]
+    return np.argmax(cum > pick[:, None], axis=1)
+
+
+class SampledBot:
+    """A scoring bot's moves drawn from softmax(scores / temperature) instead of its argmax.
+
+    Search plays its rollouts with it (``registry``'s ``search:N:BOT``): a policy's best move
+    is a narrow model of opponents who do not play like it, and sampling spreads the rollouts
+    over more of what they might do.
+    """
+
+    def __init__(self, bot: ScoringBot, temperature: float = 1.0, name: str | None = None):
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        self.bot = bot
+        self.temperature = float(temperature)
+        self.name = name or f"{bot.name}@T={self.temperature:g}"
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        mask = np.asarray(mask, bool)
+        actions = sample_from_scores(self.bot.scores(obs, mask), mask, self.temperature, rng)
+        return np.where(mask.any(1), actions, PASS).astype(np.int16)
 
 
 class RandomBot:
@@ -269,4 +317,12 @@ class RuleBot:
         return PASS
 
 
-__all__ = ["Bot", "GreedyBot", "RandomBot", "RuleBot"]
+__all__ = [
+    "Bot",
+    "GreedyBot",
+    "RandomBot",
+    "RuleBot",
+    "SampledBot",
+    "ScoringBot",
+    "sample_from_scores",
+]

@@ -265,16 +265,7 @@ class BundleBot:
                     f"{self.name} plays {self.rules.to_dict() or 'the standard rules'}, but an "
                     "observation comes from a game under other rules (strict_rules=False allows it)"
                 )
-        scores = self.scores(obs, mask)
-        if self.temperature == 0:
-            actions = np.argmax(np.where(mask, scores, -np.inf), axis=1)
-        else:
-            z = np.where(mask, scores.astype(np.float64) / self.temperature, -np.inf)
-            top = z.max(axis=1, keepdims=True)
-            probs = np.where(mask, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
-            cum = np.cumsum(probs, axis=1)
-            pick = rng.random(mask.shape[0]) * cum[:, -1]
-            actions = np.argmax(cum > pick[:, None], axis=1)
+        actions = bots.sample_from_scores(self.scores(obs, mask), mask, self.temperature, rng)
         if self.weak is not None and self.mix_p > 0:
             weak = rng.random(mask.shape[0]) < self.mix_p
             if weak.any():

@@ -11,8 +11,9 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 | ``search``        | ``SearchBot`` with its default budget; ``search:N`` N rollouts per      |
 |                   | decision; ``search:0.5s`` half a second per call (not deterministic)    |
 | ``search:N:BOT``  | search on top of another bot (e.g. ``search:200:hard``): BOT plays the  |
-|                   | rollouts for every seat and its own move stands unless the search finds |
-|                   | one better by ``SEARCH_MARGIN`` points                                  |
+|                   | rollouts for every seat (a policy sampled at ``PLAYOUT_TEMPERATURE``)   |
+|                   | and its own move stands unless the search finds one better by           |
+|                   | ``SEARCH_MARGIN`` points                                                |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
 | a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
 | ``easy`` ...      | a difficulty level: a shipped policy played with a temperature, a       |
@@ -35,12 +36,15 @@ from collections.abc import Callable
 from importlib import metadata, resources
 from pathlib import Path
 
-from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot
+from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot, SampledBot, ScoringBot
 
 PLUGIN_GROUP = "murlan.bots"
 LEVELS_FILE = "levels.json"
 # Points per hand by which a search over a policy must prefer a move to the policy's own.
 SEARCH_MARGIN = 0.2
+# Temperature of the guiding policy's moves in a search's rollouts: sampled moves model
+# opponents who do not play like the policy better than its best move does.
+PLAYOUT_TEMPERATURE = 1.0
 BUILTIN: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "rule": RuleBot}
 
 
@@ -143,9 +147,11 @@ def _level_bot(name: str, level: dict) -> Bot:
 
 
 def _guided_by(bot: Bot) -> dict:
-    """SearchBot options for a search on top of ``bot``: it plays the rollouts and its own
-    move stands unless the search finds one better by ``SEARCH_MARGIN``."""
-    return {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
+    """SearchBot options for a search on top of ``bot``: its own move stands unless the search
+    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat, its moves
+    sampled at ``PLAYOUT_TEMPERATURE`` when it has scores (a trained policy)."""
+    playout = SampledBot(bot, PLAYOUT_TEMPERATURE) if isinstance(bot, ScoringBot) else bot
+    return {"prior": bot, "playout": playout, "margin": SEARCH_MARGIN}
 
 
 def _search_bot(text: str, arg: str) -> Bot:

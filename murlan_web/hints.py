@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from murlan_env import engine
-from murlan_env.bots import Bot
+from murlan_env.bots import Bot, ScoringBot
 from murlan_env.cards import CARD_RANK
 from murlan_env.combos import PASS, describe
 from murlan_env.search import SearchBot
@@ -52,7 +52,7 @@ def move_json(state: State, action: int) -> dict[str, Any]:
 
 def score_meaning(bot: Bot) -> str | None:
     """What a bot's scores are, in words (None: it has none)."""
-    if not hasattr(bot, "scores"):
+    if not isinstance(bot, ScoringBot):
         return None
     if isinstance(bot, SearchBot):
         return "mean hand points (3 for 1st to 0 for 4th) over sampled deals of the hidden cards"
@@ -62,12 +62,11 @@ def score_meaning(bot: Bot) -> str | None:
 def bot_scores(bot: Bot, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
     """(B, A) float scores of a bot that has them (the search bot draws its worlds from
     ``rng``), None for a bot that only acts."""
-    scores = getattr(bot, "scores", None)
-    if scores is None:
+    if not isinstance(bot, ScoringBot):
         return None
-    if "rng" in inspect.signature(scores).parameters:
-        return np.asarray(scores(obs, mask, rng=rng), np.float64)
-    return np.asarray(scores(obs, mask), np.float64)
+    if "rng" in inspect.signature(bot.scores).parameters:
+        return np.asarray(bot.scores(obs, mask, rng=rng), np.float64)
+    return np.asarray(bot.scores(obs, mask), np.float64)
 
 
 def advice(

@@ -24,7 +24,7 @@ from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
 from murlan_env import bundle_bot, engine, observation, records
 from murlan_env.bundle_bot import BundleBot, BundleError, load_spec, verify_golden
-from murlan_env.combos import N_ACTIONS, action_table
+from murlan_env.combos import N_ACTIONS, PASS, action_table
 from murlan_env.env import MurlanAECEnv
 
 RULES = {"joker_pair": True}  # a variant, so the rules travel from checkpoint to bundle
@@ -309,6 +309,25 @@ def test_seed_gives_the_bot_its_own_stream(bundle, golden):
     assert (c == d).all() and (c != e).any()
 
 
+def test_a_sampled_bundle_plays_as_the_bundle_at_that_temperature(bundle, golden):
+    """Search samples its guiding policy through SampledBot; on a bundle it is the same bot
+    as the bundle's own temperature, draw for draw."""
+    from murlan_env.bots import SampledBot, ScoringBot
+
+    _, obs, mask = golden
+    mask = mask.copy()
+    mask[1] = False
+    argmax = BundleBot(bundle)
+    assert isinstance(argmax, ScoringBot)
+    for temperature in (0.0, 0.5, 1.0):
+        sampled = SampledBot(argmax, temperature).act(obs, mask, np.random.default_rng(4))
+        own = BundleBot(bundle, temperature=temperature).act(obs, mask, np.random.default_rng(4))
+        assert sampled.dtype == own.dtype and (sampled == own).all()
+    assert sampled[1] == PASS and mask[0, sampled[0]]
+    with pytest.raises(ValueError, match="temperature"):
+        SampledBot(argmax, -1.0)
+
+
 class _HighestLegal:
     """A stand-in weaker bot: always the highest legal action id."""
 
@@ -376,7 +395,10 @@ def test_shipped_policies_and_levels_resolve_by_name(shipped, bundle, golden):
         actions = bot.act(obs, mask, np.random.default_rng(1))
         assert mask[np.arange(len(obs)), actions].all()
     expert = shipped.make_bot("expert")
-    assert expert.rollouts == 16 and expert.prior.name == expert.playout.name
+    assert expert.rollouts == 16 and expert.margin == shipped.SEARCH_MARGIN
+    # Its move stands unless the search finds better; the rollouts sample the same policy.
+    assert expert.playout.bot is expert.prior
+    assert expert.playout.temperature == shipped.PLAYOUT_TEMPERATURE > 0
     actions = expert.act(obs[:4], mask[:4], np.random.default_rng(0))
     assert mask[np.arange(4), actions].all()
     with pytest.raises(ValueError, match="unknown bot 'nightmare'"):

@@ -18,6 +18,10 @@ def test_builtin_and_search_specs():
     assert search.rollouts == 30 and search.name == "search:30"
     assert registry.make_bot("search:0.2s").time_limit == pytest.approx(0.2)
     assert registry.make_bot("search").rollouts > 0
+    # A guide without scores plays its own moves in the rollouts (a policy's are sampled).
+    guided = registry.make_bot("search:30:rule")
+    assert guided.prior is guided.playout and guided.prior.name == "rule"
+    assert guided.margin == registry.SEARCH_MARGIN
 
 
 @pytest.mark.parametrize(
