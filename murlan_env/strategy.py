@@ -13,6 +13,7 @@ look-ahead "what is my hand worth after this play" for each candidate action.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import operator
 
@@ -26,7 +27,7 @@ from murlan_env.bitsets import (
     lowest_bit_index,
     spread_words,
 )
-from murlan_env.combos import COST, JOKER_PAIR, KIND, LENGTH, N_ACTIONS, PASS, Kind
+from murlan_env.combos import COST, JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind
 
 # Credit for each control in a plan: a control is free to play and can win back the lead.
 CONTROL_CREDIT = 1.5
@@ -53,18 +54,27 @@ def group_action(rank: int, count: int) -> int:
     return _GROUP[count] + rank
 
 
+@functools.lru_cache(maxsize=1 << 13)
+def _straights_within(present: int) -> tuple[int, ...]:
+    """Indices into ``_STRAIGHTS`` of the straights whose ranks are all in the bitmask
+    ``present`` (one entry per subset of the 13 ranks)."""
+    return tuple(i for i, (_, bits) in enumerate(_STRAIGHTS) if bits & present == bits)
+
+
 @functools.lru_cache(maxsize=1 << 17)
 def _straight_sets(counts: tuple[int, ...], start: int) -> tuple[tuple[tuple, tuple], ...]:
     """Every multiset of straights (ids >= ``start``, non-decreasing) that ``counts`` can pay.
 
     Returns pairs (straight ids, counts left). ``counts`` covers ranks 3..2 (13 entries).
     """
-    present = sum(1 << r for r in range(13) if counts[r])
+    present = 0
+    for r, c in enumerate(counts):
+        if c:
+            present |= 1 << r
     out: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), counts)]
-    for i in range(start, len(_STRAIGHTS)):
-        action, bits = _STRAIGHTS[i]
-        if bits & present != bits:
-            continue
+    fitting = _straights_within(present)
+    for i in fitting[bisect.bisect_left(fitting, start) :]:
+        action = _STRAIGHTS[i][0]
         left = list(counts)
         for r in _STRAIGHT_RANKS[action]:
             left[r] -= 1
@@ -87,17 +97,22 @@ def plans(counts: tuple[int, ...], joker_pair: bool = False) -> tuple[tuple[int,
         if rest[r] == 4:
             base.append(group_action(r, 4))
             rest[r] = 0
-    joker_options: list[list[int]] = [[group_action(r, 1) for r in (_BJ, _RJ) if counts[r]]]
+    single_jokers = tuple(group_action(r, 1) for r in (_BJ, _RJ) if counts[r])
+    # (jokers, how many of them are singles)
+    joker_options = [(single_jokers, len(single_jokers))]
     if joker_pair and counts[_BJ] and counts[_RJ]:
-        joker_options.append([JOKER_PAIR])
-    found: list[tuple[int, ...]] = []
+        joker_options.append(((JOKER_PAIR,), 0))
+    # Each plan with its sort key: fewest combinations first; then fewer singles (they are
+    # the hardest to get rid of late). Straights and bombs are never singles.
+    keyed: list[tuple[tuple[int, int], tuple[int, ...]]] = []
     for straights, left in _straight_sets(tuple(rest), 0):
-        groups = [group_action(r, c) for r, c in enumerate(left) if c]
-        for jokers in joker_options:
-            found.append((*base, *straights, *groups, *jokers))
-    # Fewest combinations first; then fewer singles (they are the hardest to get rid of late).
-    found.sort(key=lambda p: (len(p), sum(LENGTH[a] == 1 for a in p)))
-    return tuple(found[:MAX_PLANS])
+        groups = tuple(_GROUP[c] + r for r, c in enumerate(left) if c)
+        singles = left.count(1)
+        for jokers, joker_singles in joker_options:
+            plan = (*base, *straights, *groups, *jokers)
+            keyed.append(((len(plan), singles + joker_singles), plan))
+    keyed.sort(key=operator.itemgetter(0))  # stable: ties keep the order found
+    return tuple(plan for _, plan in keyed[:MAX_PLANS])
 
 
 def beatable_actions(unseen: np.ndarray, beats: np.ndarray) -> np.ndarray:

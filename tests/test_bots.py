@@ -107,6 +107,29 @@ def test_plans_use_straights_and_keep_bombs():
     assert sorted(best) == sorted(expected)
 
 
+@pytest.mark.parametrize("joker_pair", [False, True])
+def test_every_plan_pays_exactly_the_hand_fewest_combinations_first(joker_pair):
+    from murlan_env.combos import LENGTH
+    from murlan_env.strategy import MAX_PLANS, group_action
+
+    rng = np.random.default_rng(11)
+    deck = np.repeat(np.arange(15), [4] * 13 + [1, 1])
+    with_straights = 0
+    for _ in range(400):
+        hand = np.bincount(rng.choice(deck, rng.integers(1, 17), replace=False), minlength=15)
+        found = plans(tuple(int(x) for x in hand), joker_pair)
+        assert 1 <= len(found) <= MAX_PLANS
+        keys = [(len(p), sum(int(LENGTH[a] == 1) for a in p)) for p in found]
+        assert keys == sorted(keys)
+        assert len({tuple(sorted(p)) for p in found}) == len(found)
+        bombs = {group_action(r, 4) for r in np.flatnonzero(hand == 4)}
+        for plan in found:
+            np.testing.assert_array_equal(COST[list(plan)].sum(0), hand)
+            assert bombs <= set(plan)
+        with_straights += any(LENGTH[a] >= 5 for a in found[0])
+    assert with_straights > 20  # the hands exercise the straight search
+
+
 def test_rule_goes_out_when_one_play_empties_the_hand():
     assert decide(RuleBot(), hand="8 8", table="5 5") == act_of("8 8")
     assert decide(RuleBot(), hand="Q Q Q Q", table="RJ") == act_of("Q Q Q Q")
