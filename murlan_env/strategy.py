@@ -106,7 +106,7 @@ def plans(counts: tuple[int, ...], joker_pair: bool = False) -> tuple[tuple[int,
     # the hardest to get rid of late). Straights and bombs are never singles.
     keyed: list[tuple[tuple[int, int], tuple[int, ...]]] = []
     for straights, left in _straight_sets(tuple(rest), 0):
-        groups = tuple(_GROUP[c] + r for r, c in enumerate(left) if c)
+        groups = tuple(group_action(r, c) for r, c in enumerate(left) if c)
         singles = left.count(1)
         for jokers, joker_singles in joker_options:
             plan = (*base, *straights, *groups, *jokers)
