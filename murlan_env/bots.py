@@ -51,8 +51,9 @@ class Bot(Protocol):
 
 @runtime_checkable
 class ScoringBot(Bot, Protocol):
-    """A bot that plays the argmax of per-action scores it can also report (a trained policy's
-    logits, a search's mean points), so its moves can be sampled instead (``SampledBot``)."""
+    """A bot that can report per-action scores, higher is better (a trained policy's logits,
+    which it plays the argmax of; a search's mean points), so moves can be sampled from them
+    (``SampledBot``)."""
 
     def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """(B, A) scores, higher is better; illegal actions may hold anything."""
