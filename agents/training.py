@@ -232,7 +232,10 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
     Checkpoints are consistent at any kill: worker states are read right after a rollout
     returns, before the next one starts (with asynchronous workers the learner otherwise
     never sees them idle), and saved with the learner state after it trained on that
-    rollout, so a resumed run continues from there with nothing lost.
+    rollout, so a resumed run continues from there with nothing lost. Asynchronous workers
+    roll out with the weights from before the update they overlap, so the checkpoint also
+    keeps those weights and that snapshot pool (``next_rollout``), and a resumed run starts
+    with them: it goes on bit for bit as if it had not stopped.
     """
     import time
 
@@ -283,20 +286,24 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
                 "config": {"algorithm": algorithm, **dataclasses.asdict(cfg)},
                 "snapshots": snapshots,
                 "rng": {"torch": torch.get_rng_state(), "workers": worker_states},
+                "next_rollout": next_rollout,
             },
         )
 
     async_rollout = cfg.workers != "local"
     split = {k: 0.0 for k in ("wait", "transfer", "update", "evaluation", "checkpoint")}
 
-    def submit() -> None:
-        weights = cpu_weights(learner.net)
+    def submit(job: dict | None = None) -> None:
+        job = job or {"weights": cpu_weights(learner.net), "snapshots": snapshots}
         if server is not None:  # the workers are idle: no request is in flight
-            server.load_weights(learner.net.state_dict())
+            server.load_weights(job["weights"])
         for w in workers:
-            w.submit(weights, snapshots)
+            w.submit(job["weights"], job["snapshots"])
 
-    submit()
+    # Asynchronous workers: the job the next rollout gets (or would get, once the run ends).
+    next_rollout = None
+    resumed_job = ckpt.get("next_rollout") if ckpt is not None and async_rollout else None
+    submit(resumed_job)
     results: dict[str, EvalResult] = {}
     t_start = t_last = time.perf_counter()
     rollout_seconds = 0.0
@@ -313,8 +320,10 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
             ] + batch["stats"]["decisions"] >= cfg.total_steps
             worker_states = [w.get_state() for w in workers] if checkpointing else None
             more = counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
-            if async_rollout and more:  # the next rollout runs while this batch trains
-                submit()
+            if async_rollout:  # the next rollout runs while this batch trains
+                next_rollout = {"weights": cpu_weights(learner.net), "snapshots": snapshots}
+                if more:
+                    submit(next_rollout)
             t2 = time.perf_counter()
             losses = learner.update(batch)
             t3 = time.perf_counter()

@@ -168,15 +168,21 @@ def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra
     assert len(ckpt["snapshots"]) == (2 if extra else 0)
 
 
-@pytest.mark.parametrize("trainer", [ppo, dmc])
-def test_resume_continues_where_it_stopped(tmp_path, trainer):
+@pytest.mark.parametrize(
+    "trainer, workers",
+    [(ppo, "local"), (dmc, "local"), (ppo, "process")],
+    ids=["ppo", "dmc", "ppo-process"],
+)
+def test_resume_continues_where_it_stopped(tmp_path, trainer, workers):
     """Two iterations in one go == one iteration, then a resume for the second, weight for
     weight (the checkpoint holds the optimiser, the generators, the games in progress and,
-    for DMC, the replay and the carried decisions).
+    for DMC, the replay and the carried decisions; with a process worker, whose rollouts
+    overlap the updates, also the weights the second rollout is due to use).
 
     (PPO's learning-rate annealing follows total_steps, which differs between the runs here.)
     """
     extra = {"anneal_lr": False} if trainer is ppo else {}
+    extra["workers"] = workers
     straight = _run(tmp_path, trainer, "straight", **extra)
     half = _tiny(trainer)["total_steps"] // 2
     _run(tmp_path, trainer, "split", total_steps=half, **extra)
