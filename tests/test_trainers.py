@@ -170,8 +170,8 @@ def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra
 
 @pytest.mark.parametrize(
     "trainer, workers",
-    [(ppo, "local"), (dmc, "local"), (ppo, "process")],
-    ids=["ppo", "dmc", "ppo-process"],
+    [(ppo, "local"), (dmc, "local"), (ppo, "process"), (dmc, "process")],
+    ids=["ppo", "dmc", "ppo-process", "dmc-process"],
 )
 def test_resume_continues_where_it_stopped(tmp_path, trainer, workers):
     """Two iterations in one go == one iteration, then a resume for the second, weight for
