@@ -293,8 +293,11 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
     async_rollout = cfg.workers != "local"
     split = {k: 0.0 for k in ("wait", "transfer", "update", "evaluation", "checkpoint")}
 
-    def submit(job: dict | None = None) -> None:
-        job = job or {"weights": cpu_weights(learner.net), "snapshots": snapshots}
+    def current_job() -> dict:
+        """What a rollout started now gets: the learner's weights and the snapshot pool."""
+        return {"weights": cpu_weights(learner.net), "snapshots": snapshots}
+
+    def submit(job: dict) -> None:
         if server is not None:  # the workers are idle: no request is in flight
             server.load_weights(job["weights"])
         for w in workers:
@@ -303,7 +306,7 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
     # Asynchronous workers: the job the next rollout gets (or would get, once the run ends).
     next_rollout = None
     resumed_job = ckpt.get("next_rollout") if ckpt is not None and async_rollout else None
-    submit(resumed_job)
+    submit(resumed_job or current_job())
     results: dict[str, EvalResult] = {}
     t_start = t_last = time.perf_counter()
     rollout_seconds = 0.0
@@ -321,7 +324,7 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
             worker_states = [w.get_state() for w in workers] if checkpointing else None
             more = counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
             if async_rollout:  # the next rollout runs while this batch trains
-                next_rollout = {"weights": cpu_weights(learner.net), "snapshots": snapshots}
+                next_rollout = current_job()
                 if more:
                     submit(next_rollout)
             t2 = time.perf_counter()
@@ -330,7 +333,7 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
             if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
                 snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
             if not async_rollout and more:
-                submit()
+                submit(current_job())
             st = batch["stats"]
             counters["step"] += st["decisions"]
             counters["iteration"] += 1
