@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -110,6 +111,7 @@ class SelfPlay:
         self.net = build_network(settings.spec).eval() if policy is None else policy
         self.opponent_net = build_network(settings.spec).eval()
         self.bots = [registry.make_bot(n) for n in settings.bots]
+        self._bot_thread: ThreadPoolExecutor | None = None  # started by the first bot move
         b = settings.num_envs
         self.n_snapshot = int(round(b * settings.snapshot_share))
         self.n_bot = int(round(b * settings.bot_share)) if self.bots else 0
@@ -132,41 +134,73 @@ class SelfPlay:
             self.buf["hidden"] = np.zeros((t, b, HIDDEN_SIZE), np.float32)
 
     # ------------------------------------------------------------------ acting
-    def _learner_act(self, t: int, rows: np.ndarray, mask: np.ndarray) -> None:
+    def _networks(self, t: int, rows: np.ndarray, rows_snap: np.ndarray) -> tuple:
+        """The forward passes of a step: the learner's outputs on ``rows`` and the
+        snapshot's scores on ``rows_snap`` (no random draws, so they can overlap the bots)."""
         buf = self.buf
-        o, m = torch.from_numpy(buf["obs"][t, rows]), torch.from_numpy(mask[rows])
+        o, m = torch.from_numpy(buf["obs"][t, rows]), torch.from_numpy(buf["mask"][t, rows])
         if self.s.algorithm == "ppo":
             hidden = torch.from_numpy(buf["hidden"][t, rows]) if "hidden" in buf else None
             logits, value = self.net.logits_and_value(o, hidden)
-            logits = masked_logits(logits, m)
-            acts = sample_from_logits(logits, self.rng)
-            logp = torch.log_softmax(logits, -1).gather(1, torch.from_numpy(acts)[:, None])
+            learner = (masked_logits(logits, m), value)
+        else:
+            learner = (policy_scores(self.net, o, m), None)
+        snap = None
+        if len(rows_snap):
+            snap = policy_scores(
+                self.opponent_net,
+                torch.from_numpy(buf["obs"][t, rows_snap]),
+                torch.from_numpy(buf["mask"][t, rows_snap]),
+            )
+        return learner, snap
+
+    def _learner_choose(self, t: int, rows: np.ndarray, scores, value) -> None:
+        buf = self.buf
+        if self.s.algorithm == "ppo":
+            acts = sample_from_logits(scores, self.rng)
+            logp = torch.log_softmax(scores, -1).gather(1, torch.from_numpy(acts)[:, None])
             buf["logp"][t, rows] = logp.squeeze(1).numpy()
             buf["value"][t, rows] = value.numpy()
         else:
-            q = policy_scores(self.net, o, m)
-            acts = q.argmax(-1).numpy()
+            acts = scores.argmax(-1).numpy()
             explore = self.rng.random(len(rows)) < self.s.epsilon
             if explore.any():
-                acts[explore] = engine.random_legal_actions(mask[rows[explore]], self.rng)
+                acts[explore] = engine.random_legal_actions(buf["mask"][t, rows[explore]], self.rng)
         buf["action"][t, rows] = acts
 
-    def _opponent_act(self, t, mask, rows_snap, rows_bot, bot_of_game) -> None:
-        obs, actions = self.buf["obs"][t], self.buf["action"][t]
-        if len(rows_snap):
-            scores = policy_scores(
-                self.opponent_net,
-                torch.from_numpy(obs[rows_snap]),
-                torch.from_numpy(mask[rows_snap]),
-            )
-            if self.s.algorithm == "ppo":
-                actions[rows_snap] = sample_from_logits(scores, self.rng)
-            else:
-                actions[rows_snap] = scores.argmax(-1).numpy()
+    def _snapshot_choose(self, t: int, rows: np.ndarray, scores) -> None:
+        if self.s.algorithm == "ppo":
+            self.buf["action"][t, rows] = sample_from_logits(scores, self.rng)
+        else:
+            self.buf["action"][t, rows] = scores.argmax(-1).numpy()
+
+    def _bots_act(self, t: int, rows_bot: np.ndarray, bot_of_game: np.ndarray) -> None:
+        obs, mask, actions = self.buf["obs"][t], self.buf["mask"][t], self.buf["action"][t]
         for k, bot in enumerate(self.bots):
             r = rows_bot[bot_of_game[rows_bot] == k]
             if len(r):
                 actions[r] = bot.act(obs[r], mask[r], self.rng)
+
+    def _act(self, t: int, rows: np.ndarray, rows_snap, rows_bot, bot_of_game) -> None:
+        """Every seat to act at step ``t`` chooses: the learner's rows, the snapshots' and
+        the bots'.
+
+        The bots think in a second thread while this one runs the networks: torch lets go of
+        the GIL in its kernels, so on two cores the rule bot's Python and the forward passes
+        overlap. Only the bots draw from the generator meanwhile; the learner and the
+        snapshots draw after them, in a fixed order, so a seed replays exactly.
+        """
+        bots = None
+        if len(rows_bot):
+            if self._bot_thread is None:
+                self._bot_thread = ThreadPoolExecutor(1, thread_name_prefix="murlan-bots")
+            bots = self._bot_thread.submit(self._bots_act, t, rows_bot, bot_of_game)
+        (scores, value), snap = self._networks(t, rows, rows_snap)
+        if bots is not None:
+            bots.result()
+        self._learner_choose(t, rows, scores, value)
+        if snap is not None:
+            self._snapshot_choose(t, rows_snap, snap)
 
     # ------------------------------------------------------------------ collecting
     @torch.inference_mode()
@@ -201,16 +235,15 @@ class SelfPlay:
             seat = state.to_act.copy()
             t_engine += time.perf_counter() - t0
             learner = (kind == 0) | (seat == learner_seat)
-            self._learner_act(t, np.flatnonzero(learner), mask)
+            buf["mask"][t], buf["seat"][t], buf["learner"][t] = mask, seat, learner
             opp = ~learner
-            self._opponent_act(
+            self._act(
                 t,
-                mask,
+                np.flatnonzero(learner),
                 np.flatnonzero(opp & (kind == 1)),
                 np.flatnonzero(opp & (kind == 2)),
                 bot_of_game,
             )
-            buf["mask"][t], buf["seat"][t], buf["learner"][t] = mask, seat, learner
             t0 = time.perf_counter()
             state = engine.step(state, buf["action"][t], donate=True)
             buf["ended"][t] = episode.ended(state, s.reward)
