@@ -138,6 +138,35 @@ def test_rollout_against_snapshots_and_bots(algorithm):
     assert out["obs"].shape[1] == OBS_SIZE
 
 
+@pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
+def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
+    """The bots act in a thread beside the networks; with a bot that draws from the generator
+    (random) as well as rule bots, a seed still gives the same rollouts, call after call."""
+    spec = make_spec(algorithm, [32])
+    settings = RolloutSettings(
+        algorithm=algorithm,
+        spec=spec,
+        num_envs=16,
+        num_steps=40,
+        snapshot_share=0.25,
+        bot_share=0.5,
+        bots=("random", "rule"),
+        epsilon=0.3,
+    )
+    torch.manual_seed(0)
+    weights, snapshot = build_network(spec).state_dict(), build_network(spec).state_dict()
+    runs = []
+    for _ in range(2):
+        selfplay = SelfPlay(settings, seed=11)
+        runs.append([selfplay.collect(weights, [snapshot]) for _ in range(3)])
+    for first, second in zip(*runs):
+        assert first["stats"]["hands"] == second["stats"]["hands"]
+        for key in ("obs", "action"):
+            np.testing.assert_array_equal(first[key], second[key])
+    actions = np.concatenate([out["action"] for out in runs[0]])
+    assert len(np.unique(actions)) > 5  # the games went on: not one action over and over
+
+
 def _run(tmp_path, trainer, name, **over):
     cfg = trainer.PPOConfig if trainer is ppo else trainer.DMCConfig
     cfg = cfg(**{**_tiny(trainer), "runs_dir": str(tmp_path), "name": name, **over})
