@@ -159,7 +159,7 @@ def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
     for _ in range(2):
         selfplay = SelfPlay(settings, seed=11)
         runs.append([selfplay.collect(weights, [snapshot]) for _ in range(3)])
-    for first, second in zip(*runs):
+    for first, second in zip(*runs, strict=True):
         assert first["stats"]["hands"] == second["stats"]["hands"]
         for key in ("obs", "action"):
             np.testing.assert_array_equal(first[key], second[key])
