@@ -110,19 +110,18 @@ def _tiny(trainer) -> dict:
     return TINY if trainer is ppo else {**TINY, **DMC_TINY}
 
 
+def _small_rollouts(algorithm: str, **over) -> RolloutSettings:
+    """Rollout settings of a [32]-wide network of ``algorithm`` with the given overrides."""
+    return RolloutSettings(algorithm=algorithm, spec=make_spec(algorithm, [32]), **over)
+
+
 @pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
 def test_rollout_against_snapshots_and_bots(algorithm):
     """Half the games vs a snapshot, a quarter vs greedy: only learner decisions come back."""
-    spec = make_spec(algorithm, [32])
-    settings = RolloutSettings(
-        algorithm=algorithm,
-        spec=spec,
-        num_envs=8,
-        num_steps=150,
-        snapshot_share=0.5,
-        bot_share=0.25,
-        bots=("greedy",),
+    settings = _small_rollouts(
+        algorithm, num_envs=8, num_steps=150, snapshot_share=0.5, bot_share=0.25, bots=("greedy",)
     )
+    spec = settings.spec
     selfplay = SelfPlay(settings, seed=3)
     torch.manual_seed(0)
     weights = build_network(spec).state_dict()
@@ -142,10 +141,8 @@ def test_rollout_against_snapshots_and_bots(algorithm):
 def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
     """The bots act in a thread beside the networks; with a bot that draws from the generator
     (random) as well as rule bots, a seed still gives the same rollouts, call after call."""
-    spec = make_spec(algorithm, [32])
-    settings = RolloutSettings(
-        algorithm=algorithm,
-        spec=spec,
+    settings = _small_rollouts(
+        algorithm,
         num_envs=16,
         num_steps=40,
         snapshot_share=0.25,
@@ -153,6 +150,7 @@ def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
         bots=("random", "rule"),
         epsilon=0.3,
     )
+    spec = settings.spec
     torch.manual_seed(0)
     weights, snapshot = build_network(spec).state_dict(), build_network(spec).state_dict()
     runs = []
