@@ -19,6 +19,7 @@ import numpy as np
 
 from murlan_env.bots import GreedyBot, RandomBot, RuleBot
 from murlan_env.duplicate import one_against_three, play_duplicate
+from murlan_env.history import uses_history
 from murlan_env.rules import Rules, RulesError, add_rules_argument
 
 PARITY = 1.5
@@ -29,11 +30,12 @@ class Timed:
 
     def __init__(self, bot) -> None:
         self.bot, self.name = bot, bot.name
+        self.uses_history = uses_history(bot)  # pass the hand's history on to a bot that reads it
         self.decisions, self.seconds = 0, 0.0
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator, **history):
         start = time.perf_counter()
-        out = self.bot.act(obs, mask, rng)
+        out = self.bot.act(obs, mask, rng, **history)
         self.seconds += time.perf_counter() - start
         self.decisions += len(obs)
         return out

@@ -12,7 +12,8 @@ seating of the bots), so each bot holds each seat's cards in turn.
   for quick training evaluation: hand 1 with its opening duty, hand 2 with the exchange).
 - All games of all boards and lineups step together on the batched engine; each distinct
   bot object acts once per step on the games where it is to act (observations from
-  ``engine.observe``), and every action is checked against the legal mask
+  ``engine.observe``, and the hands so far for bots that read them: ``murlan_env.history``),
+  and every action is checked against the legal mask
   (``IllegalActionError`` names the bot). All randomness comes from ``seed``: same bots,
   same seed, same results.
 
@@ -41,6 +42,7 @@ from murlan_env import engine
 from murlan_env.bots import Bot
 from murlan_env.combos import N_ACTIONS, describe
 from murlan_env.engine import N_SEATS, Phase
+from murlan_env.history import HandLogs, act_with_history, uses_history
 from murlan_env.rules import Rules
 
 Z95 = 1.959963984540054  # the normal 97.5% quantile
@@ -327,6 +329,7 @@ def play_duplicate(
     hand_no = np.zeros(n_games, np.int64)
     active = np.ones(n_games, bool)
     log = _Log()
+    hand_logs = HandLogs(n_games) if any(uses_history(b) for b in bots) else None
     first = [deal_of(int(b), 0) for b in board]
     state = engine.deal_from(
         np.stack([d for _, d in first]), np.array([d for d, _ in first], np.int8), rules
@@ -335,7 +338,10 @@ def play_duplicate(
     if progress is not None:
         progress(done, _hands_to_come(state, active, hand_no, max_hands))
     while active.any():
-        state = engine.step(state, _act(state, active, seat_bots, bots, bot_rng), donate=True)
+        actions = _act(state, active, seat_bots, bots, bot_rng, hand_logs)
+        if hand_logs is not None:
+            hand_logs.record(state, actions)
+        state = engine.step(state, actions, donate=True)
         ended = np.flatnonzero(active & state.hand_over)
         if not ended.size:
             continue
@@ -357,6 +363,8 @@ def play_duplicate(
                 raise ValueError("a board's dealer must move one seat per hand (RULES.md 5)")
             sub = engine.next_hand(state.index(go_on), hands=np.stack([c for _, c in dealt]))
             state = engine.replace_games(state, go_on, sub, donate=True)
+            if hand_logs is not None:
+                hand_logs.clear(go_on)
         done += ended.size
         if progress is not None:
             progress(done, done + _hands_to_come(state, active, hand_no, max_hands))
@@ -393,8 +401,10 @@ def _act(
     seat_bots: np.ndarray,
     bots: Sequence[Bot],
     rng: np.random.Generator,
+    hand_logs: HandLogs | None = None,
 ) -> np.ndarray:
-    """(G,) the actions of every active game waiting for a decision, one call per bot object."""
+    """(G,) the actions of every active game waiting for a decision, one call per bot object
+    (with its games' hands so far if it reads them)."""
     actions = np.zeros(state.batch_size, np.int64)
     waiting = np.flatnonzero(active & (state.phase <= Phase.EXCHANGE))
     if not waiting.size:
@@ -411,7 +421,10 @@ def _act(
         rows = np.flatnonzero(np.isin(who, indices))
         if not rows.size:
             continue
-        chosen = np.asarray(bot.act(obs[rows], mask[rows], rng)).reshape(-1)
+        chosen = act_with_history(
+            bot, obs[rows], mask[rows], rng, hand_logs, waiting[rows], sub.to_act[rows]
+        )
+        chosen = np.asarray(chosen).reshape(-1)
         if chosen.shape != rows.shape:
             raise IllegalActionError(
                 f"bot {bot.name!r} returned {chosen.size} actions for {rows.size} games"

@@ -33,6 +33,7 @@ from murlan_env.cards import (
 )
 from murlan_env.combos import PASS, describe
 from murlan_env.engine import Phase, State
+from murlan_env.history import HandLogs, act_with_history
 from murlan_env.moves import IllegalMove
 from murlan_env.rules import Rules, RulesError, add_rules_argument
 
@@ -72,6 +73,7 @@ class TerminalGame:
         self.players.insert(seat, None)
         self.rules = rules or Rules()
         self.deal_rng, self.bot_rng = np.random.default_rng(seed).spawn(2)
+        self.logs = HandLogs(1)  # the hand so far, for bots that read it (murlan_env.history)
         self.read = read
         self.write = write
 
@@ -98,6 +100,7 @@ class TerminalGame:
         from murlan_env import records
 
         state = engine.init(self.deal_rng, 1, self.rules) if start is None else start
+        self.logs.clear([0])
         recorder = records.Recorder(state)
         done_hands = 0
         self._show_hand_start(state)
@@ -120,6 +123,7 @@ class TerminalGame:
                 self.write(f"\nStopping after {done_hands} hand(s), as asked.")
                 break
             state = engine.next_hand(state, self.deal_rng)
+            self.logs.clear([0])
             recorder.update(state)
             self._show_hand_start(state)
         record = recorder.record(0)
@@ -136,11 +140,14 @@ class TerminalGame:
         before = state
         if bot is None:
             action, cards = self._ask(state, mask[0])
+            self.logs.record(state, np.array([action]))
             state = engine.step(state, np.array([action]), cards[None])
         else:
-            action = int(bot.act(engine.observe(state), mask, self.bot_rng)[0])
+            obs = engine.observe(state)
+            action = int(act_with_history(bot, obs, mask, self.bot_rng, self.logs, [0], [seat])[0])
             if not mask[0, action]:
                 raise RuntimeError(f"bot {bot.name} chose illegal action {action}")
+            self.logs.record(state, np.array([action]))
             state = engine.step(state, np.array([action]))
         self._announce(before, state)
         return state

@@ -20,6 +20,7 @@ import numpy as np
 from murlan_env import engine, records
 from murlan_env.bots import Bot
 from murlan_env.cards import CARD_NAMES, CARD_RANK, CardError, parse_card
+from murlan_env.history import HandLogs, act_with_history
 from murlan_env.moves import IllegalMove, read_move
 from murlan_env.rules import Rules
 from murlan_env.state import Phase
@@ -60,6 +61,7 @@ class Game:
         ]
         self.deal_rng, self.bot_rng = np.random.default_rng(seed).spawn(2)
         self.state = engine.init(self.deal_rng, 1, rules)
+        self.hand_log = HandLogs(1)  # the hand so far, for bots that read it
         self.recorder = records.Recorder(self.state)
         self.log = views.HandLog()
         self.decisions = 0
@@ -100,6 +102,7 @@ class Game:
         if int(self.state.phase[0]) != Phase.HAND_OVER:
             raise ApiError(409, "the hand is not over" if not self.over() else "the match is over")
         self.state = engine.next_hand(self.state, self.deal_rng)
+        self.hand_log.clear([0])
         self.recorder.update(self.state)
         self.log.start()
         self._play_bots()
@@ -122,6 +125,7 @@ class Game:
     def _step(self, action: int, cards: np.ndarray | None = None) -> None:
         before = self.state
         given = None if cards is None else cards[None]
+        self.hand_log.record(before, np.array([action]))
         self.state = engine.step(before, np.array([action]), given)
         self.recorder.update(self.state)
         self.decisions += 1
@@ -136,7 +140,9 @@ class Game:
             seat = int(self.state.to_act[0])
             bot = self.players[seat]
             mask = engine.legal_action_mask(self.state)
-            action = int(bot.act(engine.observe(self.state), mask, self.bot_rng)[0])
+            obs = engine.observe(self.state)
+            logs = self.hand_log
+            action = int(act_with_history(bot, obs, mask, self.bot_rng, logs, [0], [seat])[0])
             if not mask[0, action]:
                 raise RuntimeError(f"bot {bot.name} chose illegal action {action}")
             self._step(action)

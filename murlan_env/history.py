@@ -1,0 +1,77 @@
+"""The hand so far: each game's play decisions of its current hand, in order.
+
+The observation (``murlan_env.observation``) says which cards each seat has played this hand,
+but not in what order, nor who passed on what. A bot that reasons about the hidden hands from
+how the others played (``SearchBot`` with a belief) needs that order. Drivers that serve such
+bots keep a ``HandLogs`` beside their games and give each bot its games' logs turned to its
+seat. Every entry is public: all four seats see every play and every pass. The exchange's
+give-back is not logged (only its receiver sees the card).
+
+A bot says it reads the logs with a true ``uses_history`` attribute; drivers then call
+``bot.act(obs, mask, rng, history=logs)`` with one (n, 2) array of ``[slot, action]`` rows
+per game (slot 0 is the acting seat, as in the observation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from murlan_env.cards import N_CARDS
+from murlan_env.state import N_SEATS, Phase, State
+
+# Every play takes at least one card and at most three passes follow it before the trick
+# ends, so no hand has more play decisions than this.
+MAX_DECISIONS = N_SEATS * N_CARDS
+
+
+def uses_history(bot: object) -> bool:
+    """Whether ``bot.act`` wants the ``history`` of its games (see the module docstring)."""
+    return bool(getattr(bot, "uses_history", False))
+
+
+def act_with_history(bot, obs, mask, rng, logs: HandLogs | None, games, seats) -> np.ndarray:
+    """``bot.act(obs, mask, rng)`` for the given games (their indices in ``logs``, and the
+    seats acting), with the games' hands so far when ``logs`` keeps them and the bot reads
+    them."""
+    if logs is not None and uses_history(bot):
+        return bot.act(obs, mask, rng, history=logs.turned(games, seats))
+    return bot.act(obs, mask, rng)
+
+
+class HandLogs:
+    """The play decisions of each of ``n_games`` games' current hand, in absolute seats."""
+
+    def __init__(self, n_games: int) -> None:
+        self.seats = np.zeros((n_games, MAX_DECISIONS), np.int8)
+        self.actions = np.zeros((n_games, MAX_DECISIONS), np.int16)
+        self.length = np.zeros(n_games, np.int64)
+
+    def record(self, state: State, actions: np.ndarray, games: np.ndarray | None = None) -> None:
+        """Log ``actions`` (one per game of ``state``) before they are stepped; ``games`` are
+        their indices here (default: all). Only games waiting for a play decision log one."""
+        games = np.arange(state.batch_size) if games is None else np.asarray(games, np.int64)
+        playing = np.flatnonzero(state.phase == Phase.PLAY)
+        rows = games[playing]
+        at = self.length[rows]
+        if rows.size and at.max() >= MAX_DECISIONS:
+            raise RuntimeError(f"a hand lasted more than {MAX_DECISIONS} decisions: an engine bug")
+        self.seats[rows, at] = state.to_act[playing]
+        self.actions[rows, at] = np.asarray(actions)[playing]
+        self.length[rows] += 1
+
+    def clear(self, games: np.ndarray) -> None:
+        """Start the given games' logs afresh (a new hand)."""
+        self.length[np.asarray(games, np.int64)] = 0
+
+    def turned(self, games: np.ndarray, seats: np.ndarray) -> list[np.ndarray]:
+        """Each game's log as (n, 2) int64 ``[slot, action]`` rows, slots counted from the
+        game's entry in ``seats`` (0 is that seat), as the seat's observation counts them."""
+        out = []
+        for g, seat in zip(np.asarray(games, np.int64), np.asarray(seats, np.int64), strict=True):
+            n = self.length[g]
+            slots = (self.seats[g, :n].astype(np.int64) - seat) % N_SEATS
+            out.append(np.stack([slots, self.actions[g, :n].astype(np.int64)], axis=1))
+        return out
+
+
+__all__ = ["MAX_DECISIONS", "HandLogs", "act_with_history", "uses_history"]

@@ -1,0 +1,137 @@
+"""The hand's history: logged by the drivers, turned to each seat, replayed by the belief."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from murlan_env import engine, observation
+from murlan_env.bots import RandomBot
+from murlan_env.combos import COST, N_ACTIONS
+from murlan_env.duplicate import one_against_three, play_duplicate
+from murlan_env.engine import Phase
+from murlan_env.history import HandLogs, uses_history
+from murlan_env.rules import Rules
+from murlan_env.search import log_likelihood
+
+
+class _Recorder:
+    """A model that scores every move alike and keeps the observations it was shown."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.seen: list[np.ndarray] = []
+        self.choices = 0.0  # sum of log(number of legal moves) over what it scored
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        self.seen.append(obs.copy())
+        self.choices += float(np.log(mask.sum(1)).sum())
+        return np.zeros(mask.shape, np.float32)
+
+    def act(self, obs, mask, rng):
+        return engine.random_legal_actions(mask, rng)
+
+
+def _play_logged(seed: int, rules: Rules, n_games: int = 12, hands: int = 2):
+    """Random play with a log; yields (state, observations so far per game, logs) at every
+    decision of every hand, the observations being those of each logged move's actor."""
+    rng = np.random.default_rng(seed)
+    state = engine.init(rng, n_games, rules)
+    logs = HandLogs(n_games)
+    seen: list[list[np.ndarray]] = [[] for _ in range(n_games)]
+    for _ in range(hands):
+        while (state.phase <= Phase.EXCHANGE).any():
+            yield state, seen, logs
+            mask = engine.legal_action_mask(state)
+            actions = engine.random_legal_actions(mask, rng)
+            obs = engine.observe(state)
+            for g in np.flatnonzero(state.phase == Phase.PLAY):
+                seen[g].append(obs[g])
+            logs.record(state, actions)
+            state = engine.step(state, actions)
+        state = engine.next_hand(state, rng)
+        logs.clear(np.arange(n_games))
+        seen = [[] for _ in range(n_games)]
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(sticky_pass=True, start_card="3C")])
+def test_the_replay_in_the_true_deal_shows_each_seat_what_it_saw(rules):
+    # Played through the hand's log from the true hands, every later move of the others is
+    # scored on exactly the observation its seat had then (the exchange piece aside, which
+    # the observation does not carry), in hand 1 (start-card duty) and hand 2 (exchange).
+    same = np.ones(observation.SIZE, bool)
+    same[observation.SLICES["exchange"]] = False
+    checked = 0
+    for k, (state, seen, logs) in enumerate(_play_logged(3, rules)):
+        if k % 9:
+            continue
+        for g in np.flatnonzero(state.phase == Phase.PLAY):
+            me = int(state.to_act[g])
+            (log,) = logs.turned([g], [me])
+            true = state.counts[g, (me + np.arange(4)) % 4][None]
+            model = _Recorder()
+            ll = log_likelihood(engine.observe(state.index([g]))[0], log, true, model)
+            others = [t for t in range(1, len(log)) if log[t, 0] != 0]
+            assert len(model.seen) == len(others)
+            for t, shown in zip(others, model.seen, strict=True):
+                np.testing.assert_array_equal(shown[0, same], seen[g][t][same])
+            # Every move equally likely: each scored move had probability 1 / its choices.
+            assert ll[0] == pytest.approx(-model.choices)
+            checked += len(others)
+    assert checked > 50
+
+
+def test_logs_turn_to_the_seat_and_match_what_it_saw_played():
+    for state, _, logs in _play_logged(5, Rules()):
+        waiting = np.flatnonzero(state.phase == Phase.PLAY)
+        facts = observation.decode(engine.observe(state.index(waiting)))
+        for i, log in enumerate(logs.turned(waiting, state.to_act[waiting])):
+            played = np.zeros((4, COST.shape[1]), np.int64)
+            np.add.at(played, log[:, 0], COST[log[:, 1]])
+            np.testing.assert_array_equal(played, facts.played[i])
+            assert ((log[:, 1] >= 0) & (log[:, 1] < N_ACTIONS)).all()
+
+
+def test_a_log_that_does_not_fit_the_observation_is_refused():
+    positions = _play_logged(7, Rules(), n_games=1)
+    for _ in range(12):
+        state, _, logs = next(positions)
+    (log,) = logs.turned([0], state.to_act[:1])
+    obs = engine.observe(state)[0]
+    true = state.counts[0, (int(state.to_act[0]) + np.arange(4)) % 4][None]
+    wrong = log.copy()
+    wrong[-1, 0] = (wrong[-1, 0] + 1) % 4  # the last move made by the wrong seat
+    with pytest.raises(ValueError, match="does not fit"):
+        log_likelihood(obs, wrong, true, _Recorder())
+
+
+class _Spy(RandomBot):
+    """A random bot that reads the hand's history and keeps what it was given."""
+
+    uses_history = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[np.ndarray, list[np.ndarray]]] = []
+
+    def act(self, obs, mask, rng, history=None):
+        self.calls.append((obs.copy(), history))
+        return super().act(obs, mask, rng)
+
+
+def test_duplicate_play_gives_history_readers_their_hands_so_far():
+    spy = _Spy()
+    assert uses_history(spy) and not uses_history(RandomBot())
+    play_duplicate([spy, RandomBot()], 3, lineups=one_against_three(), seed=1, max_hands=2)
+    assert spy.calls
+    openings = 0
+    for obs, history in spy.calls:
+        facts = observation.decode(obs)
+        assert len(history) == obs.shape[0]
+        for i, log in enumerate(history):
+            played = np.zeros((4, COST.shape[1]), np.int64)
+            np.add.at(played, log[:, 0], COST[log[:, 1]])
+            np.testing.assert_array_equal(played, facts.played[i])
+            openings += len(log) == 0
+    assert openings > 0  # hands' first moves see an empty log: hand 2's was cleared
