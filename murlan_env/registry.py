@@ -13,7 +13,9 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 | ``search:N:BOT``  | search on top of another bot (e.g. ``search:200:hard``): BOT plays the  |
 |                   | rollouts for every seat (a policy sampled at ``PLAYOUT_TEMPERATURE``)   |
 |                   | and its own move stands unless the search finds one better by           |
-|                   | ``SEARCH_MARGIN`` points                                                |
+|                   | ``SEARCH_MARGIN`` points; a policy also weighs the sampled worlds by    |
+|                   | how well they explain the others' moves this hand (where the driver     |
+|                   | keeps the hand's history: ``murlan_env.history``)                       |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
 | a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
 | ``easy`` ...      | a difficulty level: a shipped policy played with a temperature, a       |
@@ -148,10 +150,13 @@ def _level_bot(name: str, level: dict) -> Bot:
 
 def _guided_by(bot: Bot) -> dict:
     """SearchBot options for a search on top of ``bot``: its own move stands unless the search
-    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat, its moves
-    sampled at ``PLAYOUT_TEMPERATURE`` when it has scores (a trained policy)."""
-    playout = SampledBot(bot, PLAYOUT_TEMPERATURE) if isinstance(bot, ScoringBot) else bot
-    return {"prior": bot, "playout": playout, "margin": SEARCH_MARGIN}
+    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat. When it
+    has scores (a trained policy), its moves are sampled at ``PLAYOUT_TEMPERATURE`` in the
+    rollouts, and it is the belief that weighs the worlds by the hand's history."""
+    if not isinstance(bot, ScoringBot):
+        return {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
+    playout = SampledBot(bot, PLAYOUT_TEMPERATURE)
+    return {"prior": bot, "playout": playout, "margin": SEARCH_MARGIN, "belief": bot}
 
 
 def _search_bot(text: str, arg: str) -> Bot:

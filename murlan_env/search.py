@@ -9,11 +9,19 @@ of all games in the batch step together on the batched engine, and every candida
 scored on the same worlds (common random numbers), so differences between moves are not
 drowned by the luck of the sampled deal.
 
-The bot sees only ``(obs, mask)``, so ``state_from_observation`` rebuilds an engine
+The bot sees ``(obs, mask)``, so ``state_from_observation`` rebuilds an engine
 ``State`` from the decoded observation (``murlan_env.observation.decode``) and a guess of the
 hidden hands, with ``murlan_env.state.make_state``. Rebuilt states have the observing seat at seat 0
 (the observation is egocentric) and cover the current hand only: the search values moves
 by this hand's points, not by the match.
+
+With a ``belief`` model (a bot with scores, e.g. the trained policy) and the hand's history
+(``murlan_env.history``: the drivers that keep it pass it to ``act``), the worlds are not dealt
+uniformly: ``belief_candidates`` uniform worlds are each played through the hand so far, the
+others' moves are scored by the model (``log_likelihood``), and the search's worlds are drawn
+from them in proportion to how well they explain what the others did. The likelihoods are
+tempered until the weights keep an effective sample size of ``belief_min_ess`` worlds: the
+untempered weights fall on two or three worlds, and a search on so few overfits them.
 """
 
 from __future__ import annotations
@@ -24,7 +32,7 @@ import time
 import numpy as np
 
 from murlan_env import engine, observation
-from murlan_env.bots import Bot
+from murlan_env.bots import Bot, ScoringBot
 from murlan_env.cards import N_CARDS, N_RANKS
 from murlan_env.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
 from murlan_env.state import N_SEATS, Phase, State, make_state
@@ -111,6 +119,87 @@ def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
         scores=seen.scores,
         target=seen.target,
     )
+
+
+def log_likelihood(obs: np.ndarray, log: np.ndarray, held: np.ndarray, model: ScoringBot):
+    """(W,) float64 log-probability of the other seats' moves so far this hand, in W worlds.
+
+    ``obs`` is one observation (OBS_SIZE,), ``log`` its hand's (n, 2) ``[slot, action]`` rows
+    (``murlan_env.history``) and ``held`` (W, 4, 15) held cards per slot in each world (slot 0
+    the observer's). Each world's hands at the hand's start (held now plus played) are played
+    through the log on the engine, and every move of slots 1-3 is scored by softmax(model's
+    scores) over its legal moves. The hand's opening move is not scored: a start-card duty may
+    have bound it, and the observation does not say whether one did.
+    """
+    seen = observation.decode(obs[None])
+    n_worlds = held.shape[0]
+    out = np.zeros(n_worlds)
+    log = np.asarray(log, np.int64).reshape(-1, 2)
+    if len(log) < 2:
+        return out
+    cards = _cards_from_counts((np.asarray(held) + seen.played[0][None]).astype(np.int8))
+    state = make_state(
+        seen.rules(0),
+        n_worlds,
+        cards=cards,
+        deal=cards,
+        phase=Phase.PLAY,
+        to_act=int(log[0, 0]),
+        scores=seen.scores[0],
+        target=seen.target[0],
+        hand_no=1,
+        dealer=N_SEATS - 1,
+    )
+    for t, (slot, action) in enumerate(log):
+        mask = engine.legal_action_mask(state)
+        if (state.to_act != slot).any() or not mask[:, action].all():
+            raise ValueError(f"move {t} of the hand's log does not fit the observation")
+        if t and slot:
+            scores = model.scores(engine.observe(state), mask).astype(np.float64)
+            scores = np.where(mask, scores, -np.inf)
+            top = scores.max(1, keepdims=True)
+            out += scores[:, action] - top[:, 0] - np.log(np.exp(scores - top).sum(1))
+        state = engine.step(state, np.full(n_worlds, action, np.int16), donate=True)
+    return out
+
+
+def tempered_weights(log_lik: np.ndarray, min_ess: float) -> np.ndarray:
+    """(K,) weights proportional to exp(beta * log_lik), summing to 1, with the largest beta in
+    [0, 1] whose effective sample size 1 / sum(w^2) is at least ``min_ess`` (beta 1 when the
+    plain likelihoods keep that many)."""
+
+    def weights(beta: float) -> np.ndarray:
+        w = np.exp(beta * (log_lik - log_lik.max()))
+        return w / w.sum()
+
+    def ess(beta: float) -> float:
+        return 1.0 / float((weights(beta) ** 2).sum())
+
+    if ess(1.0) >= min_ess:
+        return weights(1.0)
+    low, high = 0.0, 1.0
+    for _ in range(30):
+        mid = (low + high) / 2
+        low, high = (mid, high) if ess(mid) >= min_ess else (low, mid)
+    return weights(low)
+
+
+def believed_worlds(
+    obs: np.ndarray,
+    logs: list[np.ndarray],
+    model: ScoringBot,
+    rng: np.random.Generator,
+    candidates: int,
+    min_ess: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``candidates`` uniform worlds per game (B, K, 4, 15) and their weights (B, K), which
+    sum to 1 per game: each world's likelihood of the others' moves so far under ``model``,
+    tempered to keep ``min_ess`` effective worlds (``tempered_weights``)."""
+    pool = sample_hidden_hands(obs, rng, candidates)
+    weights = np.empty(pool.shape[:2])
+    for g in range(obs.shape[0]):
+        weights[g] = tempered_weights(log_likelihood(obs[g], logs[g], pool[g], model), min_ess)
+    return pool, weights
 
 
 # --------------------------------------------------------------------------- rollout policy
@@ -212,9 +301,13 @@ class SearchBot:
     of the rule of thumb; it sees each seat's observation of the sampled world.
     ``prior``: an optional bot whose move is kept unless the search values another move
     more than ``margin`` points higher (with the rule bot as prior and margin 1, measured level
-    with the rule bot alone). The previous 1st player's give-back in an exchange is not
-    searched (the observation does not say who receives it): the bot gives back its lowest
-    eligible card (or the prior's choice).
+    with the rule bot alone). ``belief``: an optional bot with scores that models the other
+    seats: when ``act`` is given the hand's history, the worlds are drawn from
+    ``belief_candidates`` uniform ones by how likely it makes the others' moves, tempered to
+    keep ``belief_min_ess`` effective worlds (module docstring); without a history they are
+    dealt uniformly. The previous 1st player's
+    give-back in an exchange is not searched (the observation does not say who receives it):
+    the bot gives back its lowest eligible card (or the prior's choice).
     """
 
     def __init__(
@@ -227,6 +320,9 @@ class SearchBot:
         prior: Bot | None = None,
         margin: float = 0.0,
         playout: Bot | None = None,
+        belief: ScoringBot | None = None,
+        belief_candidates: int = 256,
+        belief_min_ess: float = 32.0,
         name: str | None = None,
     ) -> None:
         if rollouts < 1:
@@ -238,9 +334,27 @@ class SearchBot:
         self.prior = prior
         self.margin = margin
         self.playout = playout
+        if belief_candidates < 1:
+            raise ValueError(f"belief_candidates must be positive, got {belief_candidates}")
+        self.belief = belief
+        self.belief_candidates = belief_candidates
+        self.belief_min_ess = min(float(belief_min_ess), belief_candidates)
         self.name = name or (f"search:{time_limit}s" if time_limit else f"search:{rollouts}")
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    @property
+    def uses_history(self) -> bool:
+        """Whether ``act`` reads the hand's history (``murlan_env.history``): with a belief."""
+        return self.belief is not None
+
+    def act(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator,
+        history: list[np.ndarray] | None = None,
+    ) -> np.ndarray:
+        """(B,) actions; ``history``: each game's hand so far as ``[slot, action]`` rows
+        (``murlan_env.history.HandLogs.turned``), read when the bot has a belief."""
         mask = np.asarray(mask, bool)
         n_legal = mask.sum(1)
         # Default: the first legal action; this is the whole answer for forced moves
@@ -252,7 +366,8 @@ class SearchBot:
         decide = np.flatnonzero((n_legal > 1) & ~exchanging)
         if decide.size == 0:
             return actions
-        mean = self._mean_points(obs[decide], mask[decide], rng)
+        logs = None if history is None else [history[i] for i in decide]
+        mean = self._mean_points(obs[decide], mask[decide], rng, logs)
         # Ties go to the move the rule of thumb likes best (cheapest, pass last).
         tie_break = np.where(np.isfinite(_PRIORITY), _PRIORITY, 200.0) * 1e-6
         best = np.argmax(mean - tie_break, axis=1)
@@ -283,27 +398,43 @@ class SearchBot:
             out[decide] = self._mean_points(obs[decide], mask[decide], rng)
         return out
 
-    def _mean_points(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
+    def _mean_points(self, obs, mask, rng, logs=None):
         """(n, A) mean hand points of each legal move over the worlds (-inf where illegal),
         for rows that each have a legal move and are not an exchange give-back."""
         n_legal = mask.sum(1)
         per_game = [max(self.min_worlds, math.ceil(self.rollouts / k)) for k in n_legal]
+        worlds = self._world_source(obs, rng, logs)
         if self.time_limit is None:
-            totals, seen = self._evaluate(obs, mask, rng, per_game)
+            totals, seen = self._evaluate(obs, mask, rng, per_game, worlds)
         else:
             deadline = time.perf_counter() + self.time_limit
             chunk = [max(1, min(w, 8)) for w in per_game]
-            totals, seen = self._evaluate(obs, mask, rng, chunk)
+            totals, seen = self._evaluate(obs, mask, rng, chunk, worlds)
             while time.perf_counter() < deadline:
-                more, n = self._evaluate(obs, mask, rng, chunk)
+                more, n = self._evaluate(obs, mask, rng, chunk, worlds)
                 totals, seen = totals + more, seen + n
         return np.where(mask, totals / np.maximum(seen, 1)[:, None], -np.inf)
 
-    def _evaluate(self, obs, mask, rng, per_game):
+    def _world_source(self, obs, rng, logs):
+        """A function n -> (B, n, 4, 15) worlds for the games of ``obs``: uniform deals, or
+        draws from the belief's weighted candidates (weighed once per decision)."""
+        if self.belief is None or logs is None:
+            return lambda n: sample_hidden_hands(obs, rng, n)
+        pool, weights = believed_worlds(
+            obs, logs, self.belief, rng, self.belief_candidates, self.belief_min_ess
+        )
+
+        def draw(n: int) -> np.ndarray:
+            picks = [rng.choice(len(w), size=n, p=w) for w in weights]
+            return pool[np.arange(len(pool))[:, None], np.stack(picks)]
+
+        return draw
+
+    def _evaluate(self, obs, mask, rng, per_game, worlds):
         """Summed hand points (n, A) of each candidate over the worlds, and worlds used (n,)."""
         n = obs.shape[0]
         top = max(per_game)
-        held = sample_hidden_hands(obs, rng, top)  # (n, W, 4, 15)
+        held = worlds(top)  # (n, W, 4, 15)
         game_idx, world_idx, first = [], [], []
         for g in range(n):
             cands = np.flatnonzero(mask[g])
@@ -324,7 +455,10 @@ class SearchBot:
 
 __all__ = [
     "SearchBot",
+    "believed_worlds",
+    "log_likelihood",
     "rollout_actions",
+    "tempered_weights",
     "rollout_hand",
     "sample_hidden_hands",
     "state_from_observation",

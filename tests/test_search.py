@@ -9,14 +9,19 @@ from murlan_env import engine, observation
 from murlan_env.bots import GreedyBot
 from murlan_env.cards import RANK_SIZE, parse_hand, rank_counts
 from murlan_env.combos import PASS, action_of_counts
-from murlan_env.duplicate import play_duplicate
+from murlan_env.duplicate import one_against_three, play_duplicate
 from murlan_env.engine import Phase
+from murlan_env.history import HandLogs
+from murlan_env.registry import make_bot
 from murlan_env.rules import Rules
 from murlan_env.search import (
     SearchBot,
+    believed_worlds,
+    log_likelihood,
     rollout_hand,
     sample_hidden_hands,
     state_from_observation,
+    tempered_weights,
 )
 
 
@@ -259,3 +264,70 @@ def test_search_beats_greedy_clearly():
     diff = _search_vs_greedy(rollouts=48, n_deals=16, hands_per_deal=2, seed=11)
     half = 1.96 * diff.std(ddof=1) / np.sqrt(diff.size)
     assert diff.mean() - half > 0.1, (diff.mean(), half)
+
+
+# --------------------------------------------------------------------------- belief
+
+
+def test_tempered_weights_keep_the_effective_sample_size():
+    log_lik = np.array([0.0, -1.0, -30.0, -60.0, -90.0] + [-200.0] * 59)
+    plain = np.exp(log_lik - log_lik.max())
+    for min_ess in (1.5, 4.0, 16.0):
+        w = tempered_weights(log_lik, min_ess)
+        assert w.sum() == pytest.approx(1.0)
+        assert 1.0 / (w**2).sum() >= min_ess * (1 - 1e-6)
+        assert (np.diff(w[:5]) <= 0).all()  # still ordered by likelihood
+    # Plain weights that already keep enough effective worlds are not tempered.
+    np.testing.assert_allclose(tempered_weights(log_lik, 1.1), plain / plain.sum())
+
+
+def _self_play_positions(seed: int, n_games: int = 8, moves: int = 24):
+    """Positions after ``moves`` decisions of ``hard`` against itself, with the hand's logs."""
+    bot = make_bot("hard")
+    rng = np.random.default_rng(seed)
+    state = engine.init(rng, n_games, Rules())
+    logs = HandLogs(n_games)
+    for _ in range(moves):
+        mask = engine.legal_action_mask(state)
+        actions = bot.act(engine.observe(state), mask, rng)
+        logs.record(state, actions)
+        state = engine.step(state, actions)
+    live = np.flatnonzero(state.phase == Phase.PLAY)
+    return bot, state.index(live), logs.turned(live, state.to_act[live])
+
+
+def test_the_belief_puts_the_hidden_cards_nearer_where_they_are():
+    # Against copies of the policy it models, worlds weighted by how well they explain the
+    # others' moves misplace fewer hidden cards than uniform deals, position by position.
+    bot, state, logs = _self_play_positions(11)
+    obs = engine.observe(state)
+    true = _true_hidden(state)
+    pool, weights = believed_worlds(obs, logs, bot, np.random.default_rng(0), 128, 8.0)
+    misplaced = np.abs(pool[:, :, 1:] - true[:, None, 1:]).sum((2, 3)) / 2  # (B, K)
+    uniform = misplaced.mean(1)
+    believed = (weights * misplaced).sum(1)
+    assert (believed < uniform).mean() >= 0.75
+    assert believed.mean() < uniform.mean() - 0.5
+    # The true deal explains them better than almost every uniform world.
+    for g in range(state.batch_size):
+        true_ll = log_likelihood(obs[g], logs[g], true[g][None], bot)[0]
+        assert true_ll > np.median(log_likelihood(obs[g], logs[g], pool[g, :16], bot))
+
+
+def test_a_search_with_a_belief_reads_the_history_and_replays_from_a_seed():
+    bot = make_bot("search:8:hard")
+    assert bot.uses_history and bot.belief is not None
+    runs = [
+        play_duplicate(
+            [bot, GreedyBot()], 1, lineups=one_against_three(), seed=4, max_hands=2
+        ).board_points()
+        for _ in range(2)
+    ]
+    np.testing.assert_array_equal(runs[0], runs[1])
+    # With a history the worlds differ from the uniform ones drawn from the same generator.
+    _, state, logs = _self_play_positions(12, n_games=2)
+    obs, mask = engine.observe(state), engine.legal_action_mask(state)
+    uniform = bot._world_source(obs, np.random.default_rng(1), None)(16)
+    believed = bot._world_source(obs, np.random.default_rng(1), logs)(16)
+    assert uniform.shape == believed.shape and (uniform != believed).any()
+    assert bot.act(obs, mask, np.random.default_rng(2), history=logs).shape == (2,)
