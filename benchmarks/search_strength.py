@@ -7,6 +7,8 @@ its own move stands unless the search finds one better by ``registry.SEARCH_MARG
 one seat against three copies of the bare policy and against three rule bots, on the same
 duplicate boards as the bare policy itself (points per hand, 95% CI over boards, par 1.5).
 The last column is the search's mean thinking time per decision on this machine (one core).
+With ``--belief`` the searches also weigh their worlds by how well they explain the others'
+moves so far this hand under the policy (``SearchBot``'s ``belief``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bots_strength import Timed  # noqa: E402  (this folder is on the path)
 from strength import table_results  # noqa: E402
 
 from murlan_env import registry  # noqa: E402
+from murlan_env.search import SearchBot  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,13 +36,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boards", type=int, default=100, help="duplicate boards per matchup")
     parser.add_argument("--max-hands", type=int, default=2, help="hands per board")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--belief", action="store_true", help="weigh the worlds by the hand's history"
+    )
     args = parser.parse_args(argv)
     policy = args.policy
-    rows = [(policy, registry.make_bot(policy))]
-    rows += [
-        (f"search:{n}:{policy}", registry.make_bot(f"search:{n}:{policy}")) for n in args.budgets
-    ]
-    header = f"{'bot':<24}{'vs 3 x ' + policy:>20}{'vs 3 x rule':>20}{'s/decision':>12}"
+    bare = registry.make_bot(policy)
+    rows = [(policy, bare)]
+    if args.belief:
+        guide = registry.guided_by(bare, belief=True)
+        rows += [(f"search:{n}:{policy}+belief", SearchBot(n, **guide)) for n in args.budgets]
+    else:
+        rows += [
+            (f"search:{n}:{policy}", registry.make_bot(f"search:{n}:{policy}"))
+            for n in args.budgets
+        ]
+    header = f"{'bot':<30}{'vs 3 x ' + policy:>20}{'vs 3 x rule':>20}{'s/decision':>12}"
     print(header)
     for name, bot in rows:
         timed = Timed(bot)
@@ -49,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             low, high = r.points_ci95
             cells.append(f"{r.points_per_hand:.3f} ± {(high - low) / 2:.3f}")
         per = timed.seconds / max(timed.decisions, 1)
-        print(f"{name:<24}{cells[0]:>20}{cells[1]:>20}{per:>12.4f}", flush=True)
+        print(f"{name:<30}{cells[0]:>20}{cells[1]:>20}{per:>12.4f}", flush=True)
     return 0
 
 

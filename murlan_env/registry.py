@@ -13,9 +13,7 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 | ``search:N:BOT``  | search on top of another bot (e.g. ``search:200:hard``): BOT plays the  |
 |                   | rollouts for every seat (a policy sampled at ``PLAYOUT_TEMPERATURE``)   |
 |                   | and its own move stands unless the search finds one better by           |
-|                   | ``SEARCH_MARGIN`` points; a policy also weighs the sampled worlds by    |
-|                   | how well they explain the others' moves this hand (where the driver     |
-|                   | keeps the hand's history: ``murlan_env.history``)                       |
+|                   | ``SEARCH_MARGIN`` points                                                |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
 | a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
 | ``easy`` ...      | a difficulty level: a shipped policy played with a temperature, a       |
@@ -145,18 +143,23 @@ def _level_bot(name: str, level: dict) -> Bot:
     from murlan_env.search import SearchBot
 
     policy = BundleBot(bundle, temperature=temperature, mix=mix)
-    return SearchBot(rollouts=int(level["search"]), name=name, **_guided_by(policy))
+    return SearchBot(rollouts=int(level["search"]), name=name, **guided_by(policy))
 
 
-def _guided_by(bot: Bot) -> dict:
+def guided_by(bot: Bot, *, belief: bool = False) -> dict:
     """SearchBot options for a search on top of ``bot``: its own move stands unless the search
-    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat. When it
-    has scores (a trained policy), its moves are sampled at ``PLAYOUT_TEMPERATURE`` in the
-    rollouts, and it is the belief that weighs the worlds by the hand's history."""
+    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat, its moves
+    sampled at ``PLAYOUT_TEMPERATURE`` when it has scores (a trained policy). ``belief``: the
+    policy also weighs the sampled worlds by the hand's history (``SearchBot``'s ``belief``;
+    not part of ``search:N:BOT`` or ``expert``: it gains against copies of the policy but
+    was not shown to against the rule bots, see ``benchmarks/README.md``)."""
     if not isinstance(bot, ScoringBot):
+        if belief:
+            raise ValueError(f"a belief needs a bot with scores (a policy), not {bot.name!r}")
         return {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
     playout = SampledBot(bot, PLAYOUT_TEMPERATURE)
-    return {"prior": bot, "playout": playout, "margin": SEARCH_MARGIN, "belief": bot}
+    options = {"prior": bot, "playout": playout, "margin": SEARCH_MARGIN}
+    return {**options, "belief": bot} if belief else options
 
 
 def _search_bot(text: str, arg: str) -> Bot:
@@ -167,7 +170,7 @@ def _search_bot(text: str, arg: str) -> Bot:
     if sep:
         if not inner:
             raise _unknown(text, "search:N:BOT needs a bot after the budget, e.g. search:200:rule")
-        guide = _guided_by(make_bot(inner))
+        guide = guided_by(make_bot(inner))
     if not budget:
         return SearchBot(name=text, **guide)
     try:
@@ -196,6 +199,7 @@ __all__ = [
     "BotSpecError",
     "PLUGIN_GROUP",
     "check_spec",
+    "guided_by",
     "levels",
     "make_bot",
     "plugin_kinds",

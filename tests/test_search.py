@@ -12,7 +12,7 @@ from murlan_env.combos import PASS, action_of_counts
 from murlan_env.duplicate import one_against_three, play_duplicate
 from murlan_env.engine import Phase
 from murlan_env.history import HandLogs
-from murlan_env.registry import make_bot
+from murlan_env.registry import guided_by, make_bot
 from murlan_env.rules import Rules
 from murlan_env.search import (
     SearchBot,
@@ -315,7 +315,8 @@ def test_the_belief_puts_the_hidden_cards_nearer_where_they_are():
 
 
 def test_a_search_with_a_belief_reads_the_history_and_replays_from_a_seed():
-    bot = make_bot("search:8:hard")
+    assert not make_bot("search:8:hard").uses_history  # the belief is asked for by name only
+    bot = SearchBot(8, **guided_by(make_bot("hard"), belief=True))
     assert bot.uses_history and bot.belief is not None
     runs = [
         play_duplicate(
