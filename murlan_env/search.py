@@ -305,9 +305,9 @@ class SearchBot:
     seats: when ``act`` is given the hand's history, the worlds are drawn from
     ``belief_candidates`` uniform ones by how likely it makes the others' moves, tempered to
     keep ``belief_min_ess`` effective worlds (module docstring); without a history they are
-    dealt uniformly. The previous 1st player's
-    give-back in an exchange is not searched (the observation does not say who receives it):
-    the bot gives back its lowest eligible card (or the prior's choice).
+    dealt uniformly. The previous 1st player's give-back in an exchange is not searched (the
+    observation does not say who receives it): the bot gives back its lowest eligible card
+    (or the prior's choice).
     """
 
     def __init__(
@@ -458,8 +458,8 @@ __all__ = [
     "believed_worlds",
     "log_likelihood",
     "rollout_actions",
-    "tempered_weights",
     "rollout_hand",
     "sample_hidden_hands",
     "state_from_observation",
+    "tempered_weights",
 ]
