@@ -49,17 +49,15 @@ class HandLogs:
         self.actions = np.zeros((n_games, MAX_DECISIONS), np.int16)
         self.length = np.zeros(n_games, np.int64)
 
-    def record(self, state: State, actions: np.ndarray, games: np.ndarray | None = None) -> None:
-        """Log ``actions`` (one per game of ``state``) before they are stepped; ``games`` are
-        their indices here (default: all). Only games waiting for a play decision log one."""
-        games = np.arange(state.batch_size) if games is None else np.asarray(games, np.int64)
-        playing = np.flatnonzero(state.phase == Phase.PLAY)
-        rows = games[playing]
+    def record(self, state: State, actions: np.ndarray) -> None:
+        """Log ``actions`` (one per game of ``state``, the games these logs keep) before they
+        are stepped. Only games waiting for a play decision log one."""
+        rows = np.flatnonzero(state.phase == Phase.PLAY)
         at = self.length[rows]
         if rows.size and at.max() >= MAX_DECISIONS:
             raise RuntimeError(f"a hand lasted more than {MAX_DECISIONS} decisions: an engine bug")
-        self.seats[rows, at] = state.to_act[playing]
-        self.actions[rows, at] = np.asarray(actions)[playing]
+        self.seats[rows, at] = state.to_act[rows]
+        self.actions[rows, at] = np.asarray(actions)[rows]
         self.length[rows] += 1
 
     def clear(self, games: np.ndarray) -> None:

@@ -140,15 +140,15 @@ class TerminalGame:
         before = state
         if bot is None:
             action, cards = self._ask(state, mask[0])
-            self.logs.record(state, np.array([action]))
-            state = engine.step(state, np.array([action]), cards[None])
+            given = cards[None]
         else:
             obs = engine.observe(state)
             action = int(act_with_history(bot, obs, mask, self.bot_rng, self.logs, [0], [seat])[0])
             if not mask[0, action]:
                 raise RuntimeError(f"bot {bot.name} chose illegal action {action}")
-            self.logs.record(state, np.array([action]))
-            state = engine.step(state, np.array([action]))
+            given = None  # the engine chooses the cards of a rank-level action
+        self.logs.record(state, np.array([action]))
+        state = engine.step(state, np.array([action]), given)
         self._announce(before, state)
         return state
 

@@ -33,6 +33,18 @@ class _Recorder:
         return engine.random_legal_actions(mask, rng)
 
 
+def _held_by_slot(state: engine.State, g: int) -> np.ndarray:
+    """(1, 4, 15) the cards each slot holds in game g, slot 0 the seat to act."""
+    return state.counts[g, (int(state.to_act[g]) + np.arange(4)) % 4][None]
+
+
+def _played_by_slot(log: np.ndarray) -> np.ndarray:
+    """(4, 15) the cards each slot played, added up from a log's ``[slot, action]`` rows."""
+    played = np.zeros((4, COST.shape[1]), np.int64)
+    np.add.at(played, log[:, 0], COST[log[:, 1]])
+    return played
+
+
 def _play_logged(seed: int, rules: Rules, n_games: int = 12, hands: int = 2):
     """Random play with a log; yields (state, observations so far per game, logs) at every
     decision of every hand, the observations being those of each logged move's actor."""
@@ -69,9 +81,9 @@ def test_the_replay_in_the_true_deal_shows_each_seat_what_it_saw(rules):
         for g in np.flatnonzero(state.phase == Phase.PLAY):
             me = int(state.to_act[g])
             (log,) = logs.turned([g], [me])
-            true = state.counts[g, (me + np.arange(4)) % 4][None]
             model = _Recorder()
-            ll = log_likelihood(engine.observe(state.index([g]))[0], log, true, model)
+            obs = engine.observe(state.index([g]))[0]
+            ll = log_likelihood(obs, log, _held_by_slot(state, g), model)
             others = [t for t in range(1, len(log)) if log[t, 0] != 0]
             assert len(model.seen) == len(others)
             for t, shown in zip(others, model.seen, strict=True):
@@ -87,9 +99,7 @@ def test_logs_turn_to_the_seat_and_match_what_it_saw_played():
         waiting = np.flatnonzero(state.phase == Phase.PLAY)
         facts = observation.decode(engine.observe(state.index(waiting)))
         for i, log in enumerate(logs.turned(waiting, state.to_act[waiting])):
-            played = np.zeros((4, COST.shape[1]), np.int64)
-            np.add.at(played, log[:, 0], COST[log[:, 1]])
-            np.testing.assert_array_equal(played, facts.played[i])
+            np.testing.assert_array_equal(_played_by_slot(log), facts.played[i])
             assert ((log[:, 1] >= 0) & (log[:, 1] < N_ACTIONS)).all()
 
 
@@ -99,7 +109,7 @@ def test_a_log_that_does_not_fit_the_observation_is_refused():
         state, _, logs = next(positions)
     (log,) = logs.turned([0], state.to_act[:1])
     obs = engine.observe(state)[0]
-    true = state.counts[0, (int(state.to_act[0]) + np.arange(4)) % 4][None]
+    true = _held_by_slot(state, 0)
     wrong = log.copy()
     wrong[-1, 0] = (wrong[-1, 0] + 1) % 4  # the last move made by the wrong seat
     with pytest.raises(ValueError, match="does not fit"):
@@ -130,8 +140,6 @@ def test_duplicate_play_gives_history_readers_their_hands_so_far():
         facts = observation.decode(obs)
         assert len(history) == obs.shape[0]
         for i, log in enumerate(history):
-            played = np.zeros((4, COST.shape[1]), np.int64)
-            np.add.at(played, log[:, 0], COST[log[:, 1]])
-            np.testing.assert_array_equal(played, facts.played[i])
+            np.testing.assert_array_equal(_played_by_slot(log), facts.played[i])
             openings += len(log) == 0
     assert openings > 0  # hands' first moves see an empty log: hand 2's was cleared
