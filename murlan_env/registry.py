@@ -60,7 +60,8 @@ def policies_dir() -> Path:
 def levels() -> dict[str, dict]:
     """The difficulty levels shipped with the policies (``policies/levels.json``): name ->
     ``{"policy", "temperature", "mix": [bot, share] | null, "search": rollouts | null,
-    "about"}``; a level with ``search`` searches on top of its policy (as ``search:N:BOT``)."""
+    "belief": bool (optional), "about"}``; a level with ``search`` searches on top of its
+    policy (as ``search:N:BOT``), weighing its worlds by the hand's history when ``belief``."""
     path = policies_dir() / LEVELS_FILE
     if not path.is_file():
         return {}
@@ -143,16 +144,17 @@ def _level_bot(name: str, level: dict) -> Bot:
     from murlan_env.search import SearchBot
 
     policy = BundleBot(bundle, temperature=temperature, mix=mix)
-    return SearchBot(rollouts=int(level["search"]), name=name, **guided_by(policy))
+    guide = guided_by(policy, belief=bool(level.get("belief")))
+    return SearchBot(rollouts=int(level["search"]), name=name, **guide)
 
 
 def guided_by(bot: Bot, *, belief: bool = False) -> dict:
     """SearchBot options for a search on top of ``bot``: its own move stands unless the search
     finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat, its moves
     sampled at ``PLAYOUT_TEMPERATURE`` when it has scores (a trained policy). ``belief``: the
-    policy also weighs the sampled worlds by the hand's history (``SearchBot``'s ``belief``;
-    not part of ``search:N:BOT`` or ``expert``: it gains against copies of the policy but
-    was not shown to against the rule bots, see ``benchmarks/README.md``)."""
+    policy also weighs the sampled worlds by the hand's history (``SearchBot``'s ``belief``),
+    as the ``expert`` level does; ``search:N:BOT`` deals them uniformly (see
+    ``benchmarks/README.md`` for what each gains)."""
     if not isinstance(bot, ScoringBot):
         if belief:
             raise ValueError(f"a belief needs a bot with scores (a policy), not {bot.name!r}")

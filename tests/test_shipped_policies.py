@@ -14,6 +14,7 @@ import pytest
 
 from murlan_env import registry
 from murlan_env.duplicate import one_against_three, play_duplicate
+from murlan_env.history import uses_history
 
 LEVELS = registry.levels()
 MAX_BUNDLE_BYTES = 2 * 1024 * 1024
@@ -26,6 +27,8 @@ def test_the_package_ships_levels_over_shipped_policies():
     for name, level in LEVELS.items():
         assert level["policy"] in shipped, f"level {name} names a policy that is not shipped"
         assert level.get("about"), f"level {name} has no description"
+        # A level whose search weighs its worlds by the hand's history asks the drivers for it.
+        assert uses_history(registry.make_bot(name)) == bool(level.get("belief")), name
 
 
 @pytest.mark.parametrize("policy", registry.shipped_policies())
