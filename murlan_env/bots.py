@@ -60,6 +60,24 @@ class ScoringBot(Bot, Protocol):
         ...
 
 
+def legal_logits(scores: np.ndarray, mask: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """(B, A) float64 scores / temperature less each row's best legal one, -inf where illegal:
+    the logits of a scoring bot's moves, softmax over each row's legal actions (rows without
+    a legal action stay all -inf). Sampling (``sample_from_scores``) and likelihoods
+    (``legal_log_probs``) share this one model of how such a bot moves."""
+    mask = np.asarray(mask, bool)
+    z = np.where(mask, np.asarray(scores, np.float64) / temperature, -np.inf)
+    top = z.max(axis=1, keepdims=True)
+    return z - np.where(np.isfinite(top), top, 0.0)
+
+
+def legal_log_probs(scores: np.ndarray, mask: np.ndarray, temperature: float = 1.0) -> np.ndarray:
+    """(B, A) log-probabilities of softmax(scores / temperature) over each row's legal
+    actions, -inf where illegal; every row needs a legal action."""
+    logits = legal_logits(scores, mask, temperature)
+    return logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+
+
 def sample_from_scores(
     scores: np.ndarray, mask: np.ndarray, temperature: float, rng: np.random.Generator
 ) -> np.ndarray:
@@ -68,9 +86,7 @@ def sample_from_scores(
     mask = np.asarray(mask, bool)
     if temperature == 0:
         return np.argmax(np.where(mask, scores, -np.inf), axis=1)
-    z = np.where(mask, np.asarray(scores, np.float64) / temperature, -np.inf)
-    top = z.max(axis=1, keepdims=True)
-    probs = np.where(mask, np.exp(z - np.where(np.isfinite(top), top, 0.0)), 0.0)
+    probs = np.where(mask, np.exp(legal_logits(scores, mask, temperature)), 0.0)
     cum = np.cumsum(probs, axis=1)
     pick = rng.random(mask.shape[0]) * cum[:, -1]
     return np.argmax(cum > pick[:, None], axis=1)
@@ -325,5 +341,7 @@ __all__ = [
     "RuleBot",
     "SampledBot",
     "ScoringBot",
+    "legal_log_probs",
+    "legal_logits",
     "sample_from_scores",
 ]

@@ -32,7 +32,7 @@ import time
 import numpy as np
 
 from murlan_env import engine, observation
-from murlan_env.bots import Bot, ScoringBot
+from murlan_env.bots import Bot, ScoringBot, legal_log_probs
 from murlan_env.cards import N_CARDS, N_RANKS
 from murlan_env.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
 from murlan_env.state import N_SEATS, Phase, State, make_state
@@ -155,10 +155,7 @@ def log_likelihood(obs: np.ndarray, log: np.ndarray, held: np.ndarray, model: Sc
         if (state.to_act != slot).any() or not mask[:, action].all():
             raise ValueError(f"move {t} of the hand's log does not fit the observation")
         if t and slot:
-            scores = model.scores(engine.observe(state), mask).astype(np.float64)
-            scores = np.where(mask, scores, -np.inf)
-            top = scores.max(1, keepdims=True)
-            out += scores[:, action] - top[:, 0] - np.log(np.exp(scores - top).sum(1))
+            out += legal_log_probs(model.scores(engine.observe(state), mask), mask)[:, action]
         state = engine.step(state, np.full(n_worlds, action, np.int16), donate=True)
     return out
 
