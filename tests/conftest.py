@@ -159,3 +159,10 @@ def legal(state: engine.State) -> set[tuple[int, ...]]:
 
 _CARD_TO_RANK = np.zeros((54, 15), np.int8)
 _CARD_TO_RANK[np.arange(54), [min(c // 4, 13) if c < 53 else 14 for c in range(54)]] = 1
+
+
+def held_by_slot(state: engine.State) -> np.ndarray:
+    """(B, 4, 15) the cards each seat slot holds, slot 0 the seat to act: the true hidden hands
+    as that seat's observation counts the seats."""
+    slots = (state.to_act[:, None].astype(np.int64) + np.arange(4)) % 4
+    return state.counts[np.arange(state.batch_size)[:, None], slots]

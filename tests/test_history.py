@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import held_by_slot
 
 from murlan_env import engine, observation
 from murlan_env.bots import RandomBot
@@ -31,11 +32,6 @@ class _Recorder:
 
     def act(self, obs, mask, rng):
         return engine.random_legal_actions(mask, rng)
-
-
-def _held_by_slot(state: engine.State, g: int) -> np.ndarray:
-    """(1, 4, 15) the cards each slot holds in game g, slot 0 the seat to act."""
-    return state.counts[g, (int(state.to_act[g]) + np.arange(4)) % 4][None]
 
 
 def _played_by_slot(log: np.ndarray) -> np.ndarray:
@@ -83,7 +79,7 @@ def test_the_replay_in_the_true_deal_shows_each_seat_what_it_saw(rules):
             (log,) = logs.turned([g], [me])
             model = _Recorder()
             obs = engine.observe(state.index([g]))[0]
-            ll = log_likelihood(obs, log, _held_by_slot(state, g), model)
+            ll = log_likelihood(obs, log, held_by_slot(state.index([g])), model)
             others = [t for t in range(1, len(log)) if log[t, 0] != 0]
             assert len(model.seen) == len(others)
             for t, shown in zip(others, model.seen, strict=True):
@@ -109,7 +105,7 @@ def test_a_log_that_does_not_fit_the_observation_is_refused():
         state, _, logs = next(positions)
     (log,) = logs.turned([0], state.to_act[:1])
     obs = engine.observe(state)[0]
-    true = _held_by_slot(state, 0)
+    true = held_by_slot(state.index([0]))
     wrong = log.copy()
     wrong[-1, 0] = (wrong[-1, 0] + 1) % 4  # the last move made by the wrong seat
     with pytest.raises(ValueError, match="does not fit"):

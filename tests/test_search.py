@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import held_by_slot
 
 from murlan_env import engine, observation
 from murlan_env.bots import GreedyBot
@@ -40,12 +41,6 @@ def _positions(seed: int, rules: Rules, n_games: int = 24, hands: int = 2) -> li
     return out
 
 
-def _true_hidden(state: engine.State) -> np.ndarray:
-    """(B, 4, 15) held counts by seat slot, as the seat to act would see them if it could."""
-    slots = (state.to_act[:, None].astype(np.int64) + np.arange(4)) % 4
-    return state.counts[np.arange(state.batch_size)[:, None], slots]
-
-
 @pytest.mark.parametrize(
     "rules",
     [
@@ -62,7 +57,7 @@ def test_state_from_observation_reproduces_what_the_seat_sees(rules):
         if playing.batch_size == 0:
             continue
         obs = engine.observe(playing)
-        rebuilt = state_from_observation(obs, _true_hidden(playing))
+        rebuilt = state_from_observation(obs, held_by_slot(playing))
         # Everything but the exchange piece (which seats swapped is not observed, and the
         # swap does not change how the hand plays on).
         same = np.ones(obs.shape[1], bool)
@@ -76,7 +71,7 @@ def test_state_from_observation_reproduces_what_the_seat_sees(rules):
 def test_state_from_observation_rejects_a_wrong_own_hand():
     state = _positions(2, Rules())[5]
     obs = engine.observe(state)
-    held = _true_hidden(state).copy()
+    held = held_by_slot(state).copy()
     held[:, 0, 0] += 1
     with pytest.raises(ValueError, match="observer's own hand"):
         state_from_observation(obs, held)
@@ -301,7 +296,7 @@ def test_the_belief_puts_the_hidden_cards_nearer_where_they_are():
     # others' moves misplace fewer hidden cards than uniform deals, position by position.
     bot, state, logs = _self_play_positions(11)
     obs = engine.observe(state)
-    true = _true_hidden(state)
+    true = held_by_slot(state)
     pool, weights = believed_worlds(obs, logs, bot, np.random.default_rng(0), 128, 8.0)
     misplaced = np.abs(pool[:, :, 1:] - true[:, None, 1:]).sum((2, 3)) / 2  # (B, K)
     uniform = misplaced.mean(1)
