@@ -10,9 +10,9 @@ give-back is not logged (only its receiver sees the card).
 A bot says it reads the logs with a true ``uses_history`` attribute; drivers then call
 ``bot.act(obs, mask, rng, history=logs)`` with one (n, 2) array of ``[slot, action]`` rows
 per game (slot 0 is the acting seat, as in the observation). Duplicate play (arenas,
-evaluation, the benchmarks), ``murlan play`` and the web game keep the logs; the Gymnasium and
-PettingZoo environments, the web game's hints and training rollouts do not, and there such a
-bot acts without them (a search then deals the hidden cards uniformly).
+evaluation, the benchmarks), ``murlan play`` and the web game (its bots, hints and replays)
+keep the logs; the Gymnasium and PettingZoo environments and training rollouts do not, and
+there such a bot acts without them (a search then deals the hidden cards uniformly).
 """
 
 from __future__ import annotations

@@ -376,14 +376,19 @@ class SearchBot:
         return actions
 
     def scores(
-        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator | None = None,
+        history: list[np.ndarray] | None = None,
     ) -> np.ndarray:
         """(B, A) float64: each legal move's mean hand points (3/2/1/0) over its sampled
         worlds, the values ``act`` chooses from; -inf for illegal moves.
 
         Forced moves are searched too (``act`` skips them). The exchange give-back is not
         searched (see the class docstring): its legal moves score NaN. ``rng`` draws the
-        worlds (default: a fixed seed, so the same position gets the same scores).
+        worlds (default: a fixed seed, so the same position gets the same scores);
+        ``history`` is read as ``act`` reads it.
         """
         obs = np.asarray(obs)
         mask = np.asarray(mask, bool)
@@ -392,7 +397,8 @@ class SearchBot:
         exchanging = observation.decode(obs).exchanging
         decide = np.flatnonzero(mask.any(1) & ~exchanging)
         if decide.size:
-            out[decide] = self._mean_points(obs[decide], mask[decide], rng)
+            logs = None if history is None else [history[i] for i in decide]
+            out[decide] = self._mean_points(obs[decide], mask[decide], rng, logs)
         return out
 
     def _mean_points(self, obs, mask, rng, logs=None):

@@ -116,7 +116,7 @@ class Game:
         if not self.your_turn():
             raise ApiError(409, "a hint is for your turn")
         rng = np.random.default_rng([self.seed, HINT_STREAM, self.decisions])
-        return hints.advice(bot, self.state, rng)
+        return hints.advice(bot, self.state, rng, logs=self.hand_log)
 
     def record(self) -> dict[str, Any]:
         """The match so far as a murlan-record/1 object."""

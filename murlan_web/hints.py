@@ -18,6 +18,7 @@ from murlan_env import engine
 from murlan_env.bots import Bot, ScoringBot
 from murlan_env.cards import CARD_RANK
 from murlan_env.combos import PASS, describe
+from murlan_env.history import HandLogs, act_with_history, uses_history
 from murlan_env.search import SearchBot
 from murlan_env.state import Phase, State
 from murlan_web.views import card_names, play_names
@@ -59,14 +60,24 @@ def score_meaning(bot: Bot) -> str | None:
     return "policy score (higher is better)"
 
 
-def bot_scores(bot: Bot, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator):
+def bot_scores(
+    bot: Bot,
+    obs: np.ndarray,
+    mask: np.ndarray,
+    rng: np.random.Generator,
+    history: list[np.ndarray] | None = None,
+):
     """(B, A) float scores of a bot that has them (the search bot draws its worlds from
-    ``rng``), None for a bot that only acts."""
+    ``rng``, and weighs them by ``history``, each game's hand so far, when it reads it), None
+    for a bot that only acts."""
     if not isinstance(bot, ScoringBot):
         return None
+    options = {}
     if "rng" in inspect.signature(bot.scores).parameters:
-        return np.asarray(bot.scores(obs, mask, rng=rng), np.float64)
-    return np.asarray(bot.scores(obs, mask), np.float64)
+        options["rng"] = rng
+    if history is not None and uses_history(bot):
+        options["history"] = history
+    return np.asarray(bot.scores(obs, mask, **options), np.float64)
 
 
 def advice(
@@ -76,20 +87,23 @@ def advice(
     *,
     made: int | None = None,
     top: int = TOP_MOVES,
+    logs: HandLogs | None = None,
 ) -> dict[str, Any]:
     """The bot's move and its best-scored candidates in a position waiting for a decision.
 
     ``made``: the action actually played there (Replay), listed among the candidates even
     when it is not in the top ``top``. A bot with scores plays its best-scored move; legal
     moves it does not score (NaN, e.g. the search bot's exchange give-back) are left out.
+    ``logs``: the hand so far (one game), for a bot that reads it (``expert``'s belief).
     """
     obs = engine.observe(state)
     mask = engine.legal_action_mask(state)
-    scores = bot_scores(bot, obs, mask, rng)
+    history = None if logs is None else logs.turned([0], state.to_act)
+    scores = bot_scores(bot, obs, mask, rng, history)
     out: dict[str, Any] = {"bot": bot.name, "meaning": score_meaning(bot), "candidates": []}
     legal = np.flatnonzero(mask[0])
     if scores is None or not np.isfinite(scores[0, legal]).any():
-        action = int(bot.act(obs, mask, rng)[0])
+        action = int(act_with_history(bot, obs, mask, rng, logs, [0], state.to_act)[0])
         out["move"] = move_json(state, action)
         out["meaning"] = None
         return out

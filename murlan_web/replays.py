@@ -15,6 +15,7 @@ import numpy as np
 
 from murlan_env import records
 from murlan_env.bots import Bot
+from murlan_env.history import HandLogs
 from murlan_env.state import Phase, State
 from murlan_web import hints, views
 from murlan_web.errors import ApiError
@@ -75,6 +76,17 @@ class Replay:
             return None
         return int(after.last_action[0])
 
+    def _hand_log(self, index: int) -> HandLogs:
+        """The decisions of frame ``index``'s hand before it, for bots that read them."""
+        states = self.states
+        start = index
+        while start > 0 and states[start - 1].hand_no[0] == states[index].hand_no[0]:
+            start -= 1
+        logs = HandLogs(1)
+        for i in range(start, index):
+            logs.record(states[i], np.array([self.made(i)]))
+        return logs
+
     def summary(self) -> dict[str, Any]:
         return {
             "source": self.source,
@@ -94,7 +106,7 @@ class Replay:
         if made is None:
             raise ApiError(409, f"no decision is taken from frame {index}")
         rng = np.random.default_rng([seed, index])
-        out = hints.advice(bot, self.states[index], rng, made=made)
+        out = hints.advice(bot, self.states[index], rng, made=made, logs=self._hand_log(index))
         event = self.frames[index + 1]["event"]
         out["made"] = {"action": made, "cards": event["cards"], "text": event["text"]}
         return out

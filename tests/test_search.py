@@ -327,3 +327,7 @@ def test_a_search_with_a_belief_reads_the_history_and_replays_from_a_seed():
     believed = bot._world_source(obs, np.random.default_rng(1), logs)(16)
     assert uniform.shape == believed.shape and (uniform != believed).any()
     assert bot.act(obs, mask, np.random.default_rng(2), history=logs).shape == (2,)
+    # Its scores (the web game's hints) read the history as its moves do.
+    believed = bot.scores(obs, mask, np.random.default_rng(3), history=logs)
+    uniform = bot.scores(obs, mask, np.random.default_rng(3))
+    assert np.isfinite(believed[mask]).all() and (believed[mask] != uniform[mask]).any()

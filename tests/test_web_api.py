@@ -16,13 +16,16 @@ import pytest
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from murlan_env import records, registry  # noqa: E402
+from murlan_env import engine, records, registry  # noqa: E402
 from murlan_env.bots import GreedyBot  # noqa: E402
 from murlan_env.cards import CARD_NAMES  # noqa: E402
+from murlan_env.history import HandLogs, uses_history  # noqa: E402
 from murlan_env.play import TerminalGame  # noqa: E402
 from murlan_env.rules import Rules  # noqa: E402
-from murlan_web import command  # noqa: E402
+from murlan_web import command, hints  # noqa: E402
 from murlan_web.app import Settings, create_app  # noqa: E402
+from murlan_web.games import HINT_STREAM, Game  # noqa: E402
+from murlan_web.record_files import RecordFolder  # noqa: E402
 from murlan_web.tournaments import table_rows  # noqa: E402
 
 BOTS = ["rule", "greedy", "rule"]
@@ -339,6 +342,52 @@ def test_replay_advice_lists_the_move_made_beside_the_bots_scores(client, folder
     last = len(replay["frames"]) - 1
     assert client.post(url, json={"frame": last, "bot": "rule"}).status_code == 409
     assert client.post(url, json={"frame": last + 5, "bot": "rule"}).status_code == 400
+
+
+def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
+    records_folder = RecordFolder(folder)
+    game = Game(
+        [GreedyBot()] * 3, ["greedy"] * 3, seat=0, rules=Rules(), seed=3, folder=records_folder
+    )
+    greedy = GreedyBot()
+    while game.hand_log.length[0] < 8 or not game.your_turn():
+        if game.your_turn():
+            obs, mask = engine.observe(game.state), engine.legal_action_mask(game.state)
+            action = greedy.act(obs, mask, np.random.default_rng(0))
+            game.move(hints.move_json(game.state, int(action[0]))["cards"])
+        else:
+            game.next_hand()
+    expert = registry.make_bot("expert")
+    hint = game.hint(expert)
+    seeded = [game.seed, HINT_STREAM, game.decisions]  # the game's hint stream
+    read = hints.advice(expert, game.state, np.random.default_rng(seeded), logs=game.hand_log)
+    blind = hints.advice(expert, game.state, np.random.default_rng(seeded))
+    assert hint["candidates"] == read["candidates"] != blind["candidates"]
+
+
+def test_replay_advice_of_a_bot_that_reads_the_hand_gets_the_hand_so_far(client, folder):
+    rec = _saved_record(folder)
+    replay = client.post("/api/replays", json={"name": "match.json"}).json()
+    frames, states = replay["frames"], records.replay(rec)
+    start = next(i for i, f in enumerate(frames) if f["hand"] == 1 and f["decision"])
+    decision = next(
+        i for i in range(start + 8, len(frames)) if frames[i]["decision"] and frames[i]["event"]
+    )
+    logs = HandLogs(1)
+    for i in range(start, decision):
+        logs.record(states[i], states[i + 1].last_action)
+    expert = registry.make_bot("expert")
+    assert uses_history(expert)
+    url = f"/api/replays/{replay['id']}/advice"
+    advice = client.post(url, json={"frame": decision, "bot": "expert", "seed": 1}).json()
+    # The same advice, with and without the hand so far, from the replay's generator.
+    made = int(states[decision + 1].last_action[0])
+    seeded = [1, decision]
+    read = hints.advice(
+        expert, states[decision], np.random.default_rng(seeded), made=made, logs=logs
+    )
+    blind = hints.advice(expert, states[decision], np.random.default_rng(seeded), made=made)
+    assert advice["candidates"] == read["candidates"] != blind["candidates"]
 
 
 def test_an_invalid_upload_shows_the_validators_fault_not_a_trace(client, folder):
