@@ -154,8 +154,12 @@ def log_likelihood(obs: np.ndarray, log: np.ndarray, held: np.ndarray, model: Sc
         mask = engine.legal_action_mask(state)
         if (state.to_act != slot).any() or not mask[:, action].all():
             raise ValueError(f"move {t} of the hand's log does not fit the observation")
-        if t and slot:
-            out += legal_log_probs(model.scores(engine.observe(state), mask), mask)[:, action]
+        # A world where the move was forced (its only legal move) has its log-probability 0,
+        # so the model scores only the worlds where the seat had a choice.
+        chose = np.flatnonzero(mask.sum(1) > 1) if t and slot else ()
+        if len(chose):
+            obs_t, mask_t = engine.observe(state)[chose], mask[chose]
+            out[chose] += legal_log_probs(model.scores(obs_t, mask_t), mask_t)[:, action]
         state = engine.step(state, np.full(n_worlds, action, np.int16), donate=True)
     return out
 

@@ -42,12 +42,13 @@ def _played_by_slot(log: np.ndarray) -> np.ndarray:
 
 
 def _play_logged(seed: int, rules: Rules, n_games: int = 12, hands: int = 2):
-    """Random play with a log; yields (state, observations so far per game, logs) at every
-    decision of every hand, the observations being those of each logged move's actor."""
+    """Random play with a log; yields (state, what was seen so far per game, logs) at every
+    decision of every hand: for each logged move, its actor's observation and number of
+    legal moves."""
     rng = np.random.default_rng(seed)
     state = engine.init(rng, n_games, rules)
     logs = HandLogs(n_games)
-    seen: list[list[np.ndarray]] = [[] for _ in range(n_games)]
+    seen: list[list[tuple[np.ndarray, int]]] = [[] for _ in range(n_games)]
     for _ in range(hands):
         while (state.phase <= Phase.EXCHANGE).any():
             yield state, seen, logs
@@ -55,7 +56,7 @@ def _play_logged(seed: int, rules: Rules, n_games: int = 12, hands: int = 2):
             actions = engine.random_legal_actions(mask, rng)
             obs = engine.observe(state)
             for g in np.flatnonzero(state.phase == Phase.PLAY):
-                seen[g].append(obs[g])
+                seen[g].append((obs[g], int(mask[g].sum())))
             logs.record(state, actions)
             state = engine.step(state, actions)
         state = engine.next_hand(state, rng)
@@ -65,9 +66,10 @@ def _play_logged(seed: int, rules: Rules, n_games: int = 12, hands: int = 2):
 
 @pytest.mark.parametrize("rules", [Rules(), Rules(sticky_pass=True, start_card="3C")])
 def test_the_replay_in_the_true_deal_shows_each_seat_what_it_saw(rules):
-    # Played through the hand's log from the true hands, every later move of the others is
-    # scored on exactly the observation its seat had then (the exchange piece aside, which
-    # the observation does not carry), in hand 1 (start-card duty) and hand 2 (exchange).
+    # Played through the hand's log from the true hands, every later move of the others that
+    # was not forced is scored on exactly the observation its seat had then (the exchange
+    # piece aside, which the observation does not carry), in hand 1 (start-card duty) and
+    # hand 2 (exchange); a forced move has probability 1 and is not shown to the model.
     same = np.ones(observation.SIZE, bool)
     same[observation.SLICES["exchange"]] = False
     checked = 0
@@ -80,10 +82,10 @@ def test_the_replay_in_the_true_deal_shows_each_seat_what_it_saw(rules):
             model = _Recorder()
             obs = engine.observe(state.index([g]))[0]
             ll = log_likelihood(obs, log, held_by_slot(state.index([g])), model)
-            others = [t for t in range(1, len(log)) if log[t, 0] != 0]
+            others = [t for t in range(1, len(log)) if log[t, 0] != 0 and seen[g][t][1] > 1]
             assert len(model.seen) == len(others)
             for t, shown in zip(others, model.seen, strict=True):
-                np.testing.assert_array_equal(shown[0, same], seen[g][t][same])
+                np.testing.assert_array_equal(shown[0, same], seen[g][t][0][same])
             # Every move equally likely: each scored move had probability 1 / its choices.
             assert ll[0] == pytest.approx(-model.choices)
             checked += len(others)
