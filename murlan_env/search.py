@@ -322,7 +322,7 @@ class SearchBot:
         margin: float = 0.0,
         playout: Bot | None = None,
         belief: ScoringBot | None = None,
-        belief_candidates: int = 256,
+        belief_candidates: int = 1024,
         belief_min_ess: float = 32.0,
         name: str | None = None,
     ) -> None:

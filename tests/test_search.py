@@ -311,7 +311,7 @@ def test_the_belief_puts_the_hidden_cards_nearer_where_they_are():
 
 def test_a_search_with_a_belief_reads_the_history_and_replays_from_a_seed():
     assert not make_bot("search:8:hard").uses_history  # the belief is asked for by name only
-    bot = SearchBot(8, **guided_by(make_bot("hard"), belief=True))
+    bot = SearchBot(8, belief_candidates=128, **guided_by(make_bot("hard"), belief=True))
     assert bot.uses_history and bot.belief is not None
     runs = [
         play_duplicate(
