@@ -10,6 +10,7 @@ for a batch of games at once, so arenas and trainers drive many games in one cal
 | GreedyBot   | the cheapest play that beats the table; leads its lowest rank; keeps bombs     |
 | RuleBot     | plans its hand, counts cards for controls, blocks opponents close to going out |
 | SampledBot  | a scoring bot's moves drawn from softmax(scores / temperature)                 |
+| MoveScores  | a bot without scores as a scoring model: its move likely, every other unlikely |
 
 Games between bots (duplicate deals, whole matches, legality checks) are played by
 ``murlan_env.duplicate``.
@@ -111,6 +112,32 @@ class SampledBot:
         mask = np.asarray(mask, bool)
         actions = sample_from_scores(self.bot.scores(obs, mask), mask, self.temperature, rng)
         return np.where(mask.any(1), actions, PASS).astype(np.int16)
+
+
+class MoveScores:
+    """A bot that has no scores (e.g. the rule bot) as a model of how it moves: its move
+    scores 0 and every other legal move ``log(slack)``, so softmax gives its move most of the
+    probability and every other move a little, and a likelihood that meets a move it would
+    not have made is low rather than impossible (``murlan_env.search``'s belief)."""
+
+    def __init__(self, bot: Bot, slack: float = 0.01, name: str | None = None):
+        if not 0 < slack < 1:
+            raise ValueError(f"slack must be in (0, 1), got {slack}")
+        self.bot = bot
+        self.miss = float(np.log(slack))
+        self.name = name or f"{bot.name}-moves"
+
+    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """(B, A) float32: 0 for the bot's move, ``log(slack)`` for every other action; the
+        bot acts with a fixed generator, so a bot that draws at random is modelled by one
+        draw."""
+        chosen = np.asarray(self.bot.act(obs, mask, np.random.default_rng(0)), np.int64)
+        out = np.full(np.shape(mask), self.miss, np.float32)
+        out[np.arange(len(chosen)), chosen] = 0.0
+        return out
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self.bot.act(obs, mask, rng)
 
 
 class RandomBot:
@@ -337,6 +364,7 @@ class RuleBot:
 __all__ = [
     "Bot",
     "GreedyBot",
+    "MoveScores",
     "RandomBot",
     "RuleBot",
     "SampledBot",

@@ -22,12 +22,18 @@ others' moves are scored by the model (``log_likelihood``), and the search's wor
 from them in proportion to how well they explain what the others did. The likelihoods are
 tempered until the weights keep an effective sample size of ``belief_min_ess`` worlds: the
 untempered weights fall on two or three worlds, and a search on so few overfits them.
+
+The others need not all play like one model. Given ``alternatives`` (other models, e.g. the
+rule bot through ``bots.MoveScores``), each other seat is scored under every model and takes
+the one that explains its moves this hand best (``best_models``): its moves weigh the worlds
+under that model, and that model's bot plays the seat in the rollouts.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -122,18 +128,19 @@ def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
 
 
 def log_likelihood(obs: np.ndarray, log: np.ndarray, held: np.ndarray, model: ScoringBot):
-    """(W,) float64 log-probability of the other seats' moves so far this hand, in W worlds.
+    """(W, 4) float64 log-probability of each slot's moves so far this hand, in W worlds.
 
     ``obs`` is one observation (OBS_SIZE,), ``log`` its hand's (n, 2) ``[slot, action]`` rows
     (``murlan_env.history``) and ``held`` (W, 4, 15) held cards per slot in each world (slot 0
     the observer's). Each world's hands at the hand's start (held now plus played) are played
     through the log on the engine, and every move of slots 1-3 is scored by softmax(model's
-    scores) over its legal moves. The hand's opening move is not scored: a start-card duty may
+    scores) over its legal moves; slot 0's column stays 0 (the observer's own moves say nothing
+    about the others' cards). The hand's opening move is not scored: a start-card duty may
     have bound it, and the observation does not say whether one did.
     """
     seen = observation.decode(obs[None])
     n_worlds = held.shape[0]
-    out = np.zeros(n_worlds)
+    out = np.zeros((n_worlds, N_SEATS))
     log = np.asarray(log, np.int64).reshape(-1, 2)
     if len(log) < 2:
         return out
@@ -159,9 +166,22 @@ def log_likelihood(obs: np.ndarray, log: np.ndarray, held: np.ndarray, model: Sc
         chose = np.flatnonzero(mask.sum(1) > 1) if t and slot else ()
         if len(chose):
             obs_t, mask_t = engine.observe(state)[chose], mask[chose]
-            out[chose] += legal_log_probs(model.scores(obs_t, mask_t), mask_t)[:, action]
+            out[chose, slot] += legal_log_probs(model.scores(obs_t, mask_t), mask_t)[:, action]
         state = engine.step(state, np.full(n_worlds, action, np.int16), donate=True)
     return out
+
+
+def best_models(log_liks: np.ndarray) -> np.ndarray:
+    """(4,) for each slot, the index of the model that explains its moves best.
+
+    ``log_liks`` is (M, W, 4): each of M models' ``log_likelihood`` in the same W uniform
+    worlds. A model's evidence for a slot is the mean over the worlds of the likelihood of
+    that slot's moves (the probability of what it did, the hidden cards unknown); the slot
+    takes the model with the most, the first on ties (so with no moves to go on, model 0).
+    """
+    top = log_liks.max(axis=1, keepdims=True)
+    evidence = top[:, 0] + np.log(np.exp(log_liks - top).mean(axis=1))  # (M, 4)
+    return np.argmax(evidence, axis=0)
 
 
 def tempered_weights(log_lik: np.ndarray, min_ess: float) -> np.ndarray:
@@ -188,19 +208,40 @@ def tempered_weights(log_lik: np.ndarray, min_ess: float) -> np.ndarray:
 def believed_worlds(
     obs: np.ndarray,
     logs: list[np.ndarray],
-    model: ScoringBot,
+    models: Sequence[ScoringBot],
     rng: np.random.Generator,
     candidates: int,
     min_ess: float,
-) -> tuple[np.ndarray, np.ndarray]:
-    """``candidates`` uniform worlds per game (B, K, 4, 15) and their weights (B, K), which
-    sum to 1 per game: each world's likelihood of the others' moves so far under ``model``,
-    tempered to keep ``min_ess`` effective worlds (``tempered_weights``)."""
+    alternative_candidates: int | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``candidates`` uniform worlds per game (B, K, 4, 15), their weights (B, K) and the
+    model of each slot (B, 4).
+
+    Each slot's moves so far are scored under every model of ``models`` and the slot takes
+    the one that explains them best (``best_models``; with one model, that one). A world's
+    weight is its likelihood of every slot's moves under the slot's model, tempered to keep
+    ``min_ess`` effective worlds (``tempered_weights``); the weights sum to 1 per game.
+
+    ``alternative_candidates``: the models after the first are scored on only this many of
+    the candidates (the first ones: uniform draws like the rest), and where a slot takes one
+    of them the weights fall on those candidates alone. A bot without scores (the rule bot
+    through ``bots.MoveScores``) costs far more per world than a policy's batched forward pass.
+    """
     pool = sample_hidden_hands(obs, rng, candidates)
-    weights = np.empty(pool.shape[:2])
+    weights = np.zeros(pool.shape[:2])
+    which = np.zeros((obs.shape[0], N_SEATS), np.int64)
+    few = candidates if alternative_candidates is None else min(alternative_candidates, candidates)
     for g in range(obs.shape[0]):
-        weights[g] = tempered_weights(log_likelihood(obs[g], logs[g], pool[g], model), min_ess)
-    return pool, weights
+        first = log_likelihood(obs[g], logs[g], pool[g], models[0])  # (K, 4)
+        others = [log_likelihood(obs[g], logs[g], pool[g, :few], m) for m in models[1:]]
+        log_liks = np.stack([first[:few], *others])
+        which[g] = best_models(log_liks)
+        if not which[g].any():
+            weights[g] = tempered_weights(first.sum(1), min_ess)
+            continue
+        chosen = np.take_along_axis(log_liks, which[g][None, None, :], axis=0)[0]  # (few, 4)
+        weights[g, :few] = tempered_weights(chosen.sum(1), min_ess)
+    return pool, weights, which
 
 
 # --------------------------------------------------------------------------- rollout policy
@@ -256,10 +297,18 @@ def rollout_actions(
 
 
 def rollout_hand(
-    state: State, rng: np.random.Generator, epsilon: float = 0.1, playout: Bot | None = None
+    state: State,
+    rng: np.random.Generator,
+    epsilon: float = 0.1,
+    playout: Bot | None = None,
+    seat_playouts: tuple[Sequence[Bot], np.ndarray] | None = None,
 ) -> np.ndarray:
     """(B, 4) hand points of every game played out to the end of its hand, every seat by
-    ``playout`` (a bot acting on each seat's observation) or else by ``rollout_actions``."""
+    ``playout`` (a bot acting on each seat's observation) or else by ``rollout_actions``.
+
+    ``seat_playouts``: ``(bots, which)`` instead, ``which`` (B, 4) the index in ``bots`` of the
+    bot that plays each seat of each game (a search that models each seat by its own model).
+    """
     points = np.zeros((state.batch_size, N_SEATS), np.int16)
     live = np.arange(state.batch_size)
     state = state.copy()  # stepped in place (donated) from here on
@@ -276,7 +325,10 @@ def rollout_hand(
             keep = ~over
             live, state = live[keep], state.index(keep)
         mask = engine.legal_action_mask(state)
-        if playout is None:
+        if seat_playouts is not None:
+            bots, which = seat_playouts
+            actions = _act_by_seat(bots, which[live, state.to_act], state, mask, rng)
+        elif playout is None:
             actions = rollout_actions(state, mask, rng, epsilon)
         else:
             actions = playout.act(observation.encode(state), mask, rng)
@@ -284,6 +336,18 @@ def rollout_hand(
         steps += 1
         if steps > 4 * N_CARDS * N_SEATS:  # a hand cannot last this long: an engine bug
             raise RuntimeError("rollout did not finish the hand")
+
+
+def _act_by_seat(bots, bot_of_row, state, mask, rng) -> np.ndarray:
+    """(B,) each game's action by the bot ``bots[bot_of_row[g]]`` on its seat's observation;
+    games with one legal move take it without asking a bot."""
+    actions = np.where(mask.any(1), np.argmax(mask, axis=1), PASS).astype(np.int16)
+    choice = mask.sum(1) > 1
+    obs = observation.encode(state)
+    for b in np.unique(bot_of_row[choice]):
+        rows = np.flatnonzero(choice & (bot_of_row == b))
+        actions[rows] = bots[b].act(obs[rows], mask[rows], rng)
+    return actions
 
 
 # --------------------------------------------------------------------------- the bot
@@ -306,7 +370,13 @@ class SearchBot:
     seats: when ``act`` is given the hand's history, the worlds are drawn from
     ``belief_candidates`` uniform ones by how likely it makes the others' moves, tempered to
     keep ``belief_min_ess`` effective worlds (module docstring); without a history they are
-    dealt uniformly. The previous 1st player's give-back in an exchange is not searched (the
+    dealt uniformly. ``alternatives``: further models of the other seats, each a ``(scores,
+    playout)`` pair (e.g. ``(MoveScores(rule), rule)``) beside ``(belief, playout)``: with a
+    history, each other seat takes the model that best explains its moves this hand
+    (``best_models``), both for the worlds' weights and to play that seat in the rollouts;
+    the alternatives are scored on ``alternative_candidates`` of the candidates only
+    (``believed_worlds``).
+    The previous 1st player's give-back in an exchange is not searched (the
     observation does not say who receives it): the bot gives back its lowest eligible card
     (or the prior's choice).
     """
@@ -322,7 +392,9 @@ class SearchBot:
         margin: float = 0.0,
         playout: Bot | None = None,
         belief: ScoringBot | None = None,
+        alternatives: Sequence[tuple[ScoringBot, Bot]] = (),
         belief_candidates: int = 1024,
+        alternative_candidates: int = 256,
         belief_min_ess: float = 32.0,
         name: str | None = None,
     ) -> None:
@@ -335,10 +407,17 @@ class SearchBot:
         self.prior = prior
         self.margin = margin
         self.playout = playout
-        if belief_candidates < 1:
-            raise ValueError(f"belief_candidates must be positive, got {belief_candidates}")
+        if min(belief_candidates, alternative_candidates) < 1:
+            raise ValueError(
+                "belief_candidates and alternative_candidates must be positive, got "
+                f"{belief_candidates} and {alternative_candidates}"
+            )
+        if alternatives and (belief is None or playout is None):
+            raise ValueError("alternative models need a belief and a playout to weigh them with")
         self.belief = belief
+        self.alternatives = tuple(alternatives)
         self.belief_candidates = belief_candidates
+        self.alternative_candidates = alternative_candidates
         self.belief_min_ess = min(float(belief_min_ess), belief_candidates)
         self.name = name or (f"search:{time_limit}s" if time_limit else f"search:{rollouts}")
 
@@ -410,35 +489,46 @@ class SearchBot:
         for rows that each have a legal move and are not an exchange give-back."""
         n_legal = mask.sum(1)
         per_game = [max(self.min_worlds, math.ceil(self.rollouts / k)) for k in n_legal]
-        worlds = self._world_source(obs, rng, logs)
+        worlds, seats = self._world_source(obs, rng, logs)
         if self.time_limit is None:
-            totals, seen = self._evaluate(obs, mask, rng, per_game, worlds)
+            totals, seen = self._evaluate(obs, mask, rng, per_game, worlds, seats)
         else:
             deadline = time.perf_counter() + self.time_limit
             chunk = [max(1, min(w, 8)) for w in per_game]
-            totals, seen = self._evaluate(obs, mask, rng, chunk, worlds)
+            totals, seen = self._evaluate(obs, mask, rng, chunk, worlds, seats)
             while time.perf_counter() < deadline:
-                more, n = self._evaluate(obs, mask, rng, chunk, worlds)
+                more, n = self._evaluate(obs, mask, rng, chunk, worlds, seats)
                 totals, seen = totals + more, seen + n
         return np.where(mask, totals / np.maximum(seen, 1)[:, None], -np.inf)
 
     def _world_source(self, obs, rng, logs):
-        """A function n -> (B, n, 4, 15) worlds for the games of ``obs``: uniform deals, or
-        draws from the belief's weighted candidates (weighed once per decision)."""
+        """A function n -> (B, n, 4, 15) worlds for the games of ``obs`` (uniform deals, or
+        draws from the belief's weighted candidates, weighed once per decision), and the
+        rollouts' ``seat_playouts`` (None: ``playout`` plays every seat)."""
         if self.belief is None or logs is None:
-            return lambda n: sample_hidden_hands(obs, rng, n)
-        pool, weights = believed_worlds(
-            obs, logs, self.belief, rng, self.belief_candidates, self.belief_min_ess
+            return (lambda n: sample_hidden_hands(obs, rng, n)), None
+        models = [self.belief, *(scores for scores, _ in self.alternatives)]
+        pool, weights, which = believed_worlds(
+            obs,
+            logs,
+            models,
+            rng,
+            self.belief_candidates,
+            self.belief_min_ess,
+            self.alternative_candidates,
         )
 
         def draw(n: int) -> np.ndarray:
             picks = [rng.choice(len(w), size=n, p=w) for w in weights]
             return pool[np.arange(len(pool))[:, None], np.stack(picks)]
 
-        return draw
+        if not self.alternatives:
+            return draw, None
+        return draw, ([self.playout, *(bot for _, bot in self.alternatives)], which)
 
-    def _evaluate(self, obs, mask, rng, per_game, worlds):
-        """Summed hand points (n, A) of each candidate over the worlds, and worlds used (n,)."""
+    def _evaluate(self, obs, mask, rng, per_game, worlds, seats=None):
+        """Summed hand points (n, A) of each candidate over the worlds, and worlds used (n,);
+        ``seats``: the rollouts' ``(bots, which)`` per game, or None."""
         n = obs.shape[0]
         top = max(per_game)
         held = worlds(top)  # (n, W, 4, 15)
@@ -454,7 +544,9 @@ class SearchBot:
         first = np.concatenate(first)
         states = state_from_observation(obs[game_idx], held[game_idx, world_idx])
         states = engine.step(states, first)
-        points = rollout_hand(states, rng, self.epsilon, self.playout)[:, 0].astype(np.float64)
+        by_seat = None if seats is None else (seats[0], seats[1][game_idx])
+        points = rollout_hand(states, rng, self.epsilon, self.playout, by_seat)[:, 0]
+        points = points.astype(np.float64)
         totals = np.zeros((n, N_ACTIONS))
         np.add.at(totals, (game_idx, first), points)
         return totals, np.asarray(per_game, np.float64)
@@ -463,6 +555,7 @@ class SearchBot:
 __all__ = [
     "SearchBot",
     "believed_worlds",
+    "best_models",
     "log_likelihood",
     "rollout_actions",
     "rollout_hand",

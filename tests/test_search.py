@@ -7,7 +7,7 @@ import pytest
 from conftest import held_by_slot
 
 from murlan_env import engine, observation
-from murlan_env.bots import GreedyBot
+from murlan_env.bots import GreedyBot, MoveScores, RuleBot, legal_log_probs
 from murlan_env.cards import RANK_SIZE, parse_hand, rank_counts
 from murlan_env.combos import PASS, action_of_counts
 from murlan_env.duplicate import one_against_three, play_duplicate
@@ -18,6 +18,7 @@ from murlan_env.rules import Rules
 from murlan_env.search import (
     SearchBot,
     believed_worlds,
+    best_models,
     log_likelihood,
     rollout_hand,
     sample_hidden_hands,
@@ -102,6 +103,28 @@ def test_rollouts_finish_the_hand_with_valid_points():
     points = rollout_hand(state, np.random.default_rng(6))
     assert sorted(points[0].tolist()) == [0, 1, 2, 3]
     assert (np.sort(points, axis=1) == np.array([0, 1, 2, 3])).all()
+
+
+def test_rollouts_play_each_seat_by_its_own_bot():
+    # Seat 0 by greedy, the others by the rule bot: the same hands as stepping them by hand.
+    state = engine.init(np.random.default_rng(5), 16)
+    bots = [GreedyBot(), RuleBot()]
+    which = np.tile([0, 1, 1, 1], (16, 1))
+    which[::2] = [1, 0, 1, 0]
+    points = rollout_hand(state, np.random.default_rng(6), seat_playouts=(bots, which))
+    rng, played = np.random.default_rng(7), state.copy()
+    while not played.hand_over.all():
+        mask = engine.legal_action_mask(played)
+        obs = engine.observe(played)
+        bot_of = which[np.arange(16), played.to_act]
+        actions = np.full(16, PASS, np.int16)
+        for b, bot in enumerate(bots):
+            rows = np.flatnonzero((bot_of == b) & mask.any(1))
+            actions[rows] = bot.act(obs[rows], mask[rows], rng)
+        played = engine.step(played, actions)
+    np.testing.assert_array_equal(points, played.points)
+    one = rollout_hand(state, np.random.default_rng(6), seat_playouts=(bots, np.ones_like(which)))
+    np.testing.assert_array_equal(one, rollout_hand(state, np.random.default_rng(6), 0, RuleBot()))
 
 
 def _endgame(my_hand: str, rules: Rules | None = None) -> engine.State:
@@ -297,7 +320,8 @@ def test_the_belief_puts_the_hidden_cards_nearer_where_they_are():
     bot, state, logs = _self_play_positions(11)
     obs = engine.observe(state)
     true = held_by_slot(state)
-    pool, weights = believed_worlds(obs, logs, bot, np.random.default_rng(0), 128, 8.0)
+    pool, weights, which = believed_worlds(obs, logs, [bot], np.random.default_rng(0), 128, 8.0)
+    assert (which == 0).all()
     misplaced = np.abs(pool[:, :, 1:] - true[:, None, 1:]).sum((2, 3)) / 2  # (B, K)
     uniform = misplaced.mean(1)
     believed = (weights * misplaced).sum(1)
@@ -305,8 +329,108 @@ def test_the_belief_puts_the_hidden_cards_nearer_where_they_are():
     assert believed.mean() < uniform.mean() - 0.5
     # The true deal explains them better than almost every uniform world.
     for g in range(state.batch_size):
-        true_ll = log_likelihood(obs[g], logs[g], true[g][None], bot)[0]
-        assert true_ll > np.median(log_likelihood(obs[g], logs[g], pool[g, :16], bot))
+        true_ll = log_likelihood(obs[g], logs[g], true[g][None], bot)[0].sum()
+        assert true_ll > np.median(log_likelihood(obs[g], logs[g], pool[g, :16], bot).sum(1))
+
+
+def test_a_bots_moves_as_a_model_give_its_move_most_of_the_probability():
+    _, state, _ = _self_play_positions(10)
+    obs, mask = engine.observe(state), engine.legal_action_mask(state)
+    rule = RuleBot()
+    model = MoveScores(rule, slack=0.01)
+    log_p = legal_log_probs(model.scores(obs, mask), mask)
+    chosen = rule.act(obs, mask, np.random.default_rng(0))
+    n = mask.sum(1)
+    np.testing.assert_allclose(log_p[np.arange(len(n)), chosen], -np.log1p((n - 1) * 0.01))
+    others = mask.copy()
+    others[np.arange(len(n)), chosen] = False
+    np.testing.assert_allclose(
+        log_p[others], np.repeat(np.log(0.01) - np.log1p((n - 1) * 0.01), n - 1)
+    )
+    with pytest.raises(ValueError, match="slack"):
+        MoveScores(rule, slack=0)
+
+
+def test_each_slot_takes_the_model_that_explains_its_moves_best():
+    # Model 1 explains slot 2 far better in some worlds but worse on the whole; slot 3 better
+    # everywhere; slot 1 has no moves (both 0): model 0 by the tie; slot 0 is the observer.
+    log_liks = np.zeros((2, 4, 4))
+    log_liks[0, :, 2] = -2.0
+    log_liks[1, :, 2] = [0.0, -9.0, -9.0, -9.0]
+    log_liks[0, :, 3] = -5.0
+    log_liks[1, :, 3] = -1.0
+    # Evidence for slot 2: model 0 exp(-2) = 0.135, model 1 (1 + 3 exp(-9)) / 4 = 0.25.
+    np.testing.assert_array_equal(best_models(log_liks), [0, 0, 1, 1])
+    log_liks[1, 0, 2] = -1.0  # now (exp(-1) + ...) / 4 = 0.092 < 0.135
+    np.testing.assert_array_equal(best_models(log_liks), [0, 0, 0, 1])
+
+
+def test_the_belief_models_each_seat_by_the_bot_that_plays_it():
+    # hard in seat 0 against three rule bots, or against three copies of itself: after two
+    # dozen moves most other seats pick the model of the bot that made their moves.
+    policy, rule = make_bot("hard"), RuleBot()
+    for opponent, bot in (("rule", rule), ("hard", policy)):
+        rng = np.random.default_rng(13)
+        state = engine.init(rng, 16, Rules())
+        logs = HandLogs(16)
+        for _ in range(24):
+            mask, obs = engine.legal_action_mask(state), engine.observe(state)
+            actions = bot.act(obs, mask, rng)
+            mine = state.to_act == 0
+            actions[mine] = policy.act(obs[mine], mask[mine], rng)
+            logs.record(state, actions)
+            state = engine.step(state, actions)
+        live = np.flatnonzero(state.phase == Phase.PLAY)
+        seats = state.to_act[live]
+        obs = engine.observe(state.index(live))
+        history = logs.turned(live, seats)
+        models = [policy, MoveScores(rule)]
+        rng = np.random.default_rng(0)
+        _, weights, which = believed_worlds(obs, history, models, rng, 256, 8.0, 128)
+        assert (which[:, 0] == 0).all()  # the observer's own moves choose nothing
+        # The rule bot is scored on the first 128 candidates: where a seat takes it, the
+        # weights fall on those alone.
+        np.testing.assert_allclose(weights.sum(1), 1.0)
+        ruled = which.any(1)
+        assert (weights[ruled, 128:] == 0).all() and (weights[~ruled, 128:] > 0).any()
+        seat_of_slot = (seats[:, None] + np.arange(1, 4)) % 4
+        truth = (seat_of_slot != 0) & (opponent == "rule")
+        assert (which[:, 1:] == truth).mean() >= 0.7, opponent
+
+
+class _CountingRule(RuleBot):
+    """The rule bot, counting the moves it is asked for."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows = 0
+
+    def act(self, obs, mask, rng):
+        self.rows += len(obs)
+        return super().act(obs, mask, rng)
+
+
+def test_a_search_plays_the_seats_it_models_as_rule_bots_with_the_rule_bot():
+    rule, policy = RuleBot(), make_bot("hard")
+    with pytest.raises(ValueError, match="alternative models need a belief"):
+        SearchBot(8, alternatives=[(MoveScores(rule), rule)])
+    with pytest.raises(ValueError, match="chosen by the belief"):
+        guided_by(policy, models=[rule])
+    counting = _CountingRule()
+    guide = guided_by(policy, belief=True, models=[counting])
+    assert isinstance(guide["alternatives"][0][0], MoveScores)
+    bot = SearchBot(8, belief_candidates=64, alternative_candidates=32, **guide)
+    runs = [
+        play_duplicate([bot, rule], 1, lineups=one_against_three(), seed=4, max_hands=1)
+        for _ in range(2)
+    ]
+    np.testing.assert_array_equal(runs[0].board_points(), runs[1].board_points())
+    assert counting.rows > 0  # some seats' moves were explained better by the rule bot
+    # Without the hand's history there is nothing to choose by: the policy plays every seat.
+    counting.rows = 0
+    _, state, _ = _self_play_positions(12, n_games=2)
+    bot.act(engine.observe(state), engine.legal_action_mask(state), np.random.default_rng(2))
+    assert counting.rows == 0
 
 
 def test_a_search_with_a_belief_reads_the_history_and_replays_from_a_seed():
@@ -323,8 +447,8 @@ def test_a_search_with_a_belief_reads_the_history_and_replays_from_a_seed():
     # With a history the worlds differ from the uniform ones drawn from the same generator.
     _, state, logs = _self_play_positions(12, n_games=2)
     obs, mask = engine.observe(state), engine.legal_action_mask(state)
-    uniform = bot._world_source(obs, np.random.default_rng(1), None)(16)
-    believed = bot._world_source(obs, np.random.default_rng(1), logs)(16)
+    uniform = bot._world_source(obs, np.random.default_rng(1), None)[0](16)
+    believed = bot._world_source(obs, np.random.default_rng(1), logs)[0](16)
     assert uniform.shape == believed.shape and (uniform != believed).any()
     assert bot.act(obs, mask, np.random.default_rng(2), history=logs).shape == (2,)
     # Its scores (the web game's hints) read the history as its moves do.
