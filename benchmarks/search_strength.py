@@ -8,7 +8,9 @@ one seat against three copies of the bare policy and against three rule bots, on
 duplicate boards as the bare policy itself (points per hand, 95% CI over boards, par 1.5).
 The last column is the search's mean thinking time per decision on this machine (one core).
 With ``--belief`` the searches also weigh their worlds by how well they explain the others'
-moves so far this hand under the policy (``SearchBot``'s ``belief``).
+moves so far this hand under the policy (``SearchBot``'s ``belief``); ``--models rule`` adds
+the rule bot as another model of the others, chosen seat by seat when it explains a seat's moves
+better (``SearchBot``'s ``alternatives``, as the ``expert`` level plays).
 """
 
 from __future__ import annotations
@@ -39,13 +41,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--belief", action="store_true", help="weigh the worlds by the hand's history"
     )
+    parser.add_argument(
+        "--models",
+        nargs="+",
+        default=[],
+        metavar="BOT",
+        help="with --belief: other bots the others may play like (e.g. rule)",
+    )
     args = parser.parse_args(argv)
+    if args.models and not args.belief:
+        parser.error("--models needs --belief: the belief chooses each seat's model")
     policy = args.policy
     bare = registry.make_bot(policy)
     rows = [(policy, bare)]
     if args.belief:
-        guide = registry.guided_by(bare, belief=True)
-        rows += [(f"search:{n}:{policy}+belief", SearchBot(n, **guide)) for n in args.budgets]
+        models = [registry.make_bot(spec) for spec in args.models]
+        guide = registry.guided_by(bare, belief=True, models=models)
+        tag = "+belief" + "".join(f"+{spec}" for spec in args.models)
+        rows += [(f"search:{n}:{policy}{tag}", SearchBot(n, **guide)) for n in args.budgets]
     else:
         rows += [
             (f"search:{n}:{policy}", registry.make_bot(f"search:{n}:{policy}"))

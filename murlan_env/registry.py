@@ -32,11 +32,19 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import metadata, resources
 from pathlib import Path
 
-from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot, SampledBot, ScoringBot
+from murlan_env.bots import (
+    Bot,
+    GreedyBot,
+    MoveScores,
+    RandomBot,
+    RuleBot,
+    SampledBot,
+    ScoringBot,
+)
 
 PLUGIN_GROUP = "murlan.bots"
 LEVELS_FILE = "levels.json"
@@ -144,24 +152,44 @@ def _level_bot(name: str, level: dict) -> Bot:
     from murlan_env.search import SearchBot
 
     policy = BundleBot(bundle, temperature=temperature, mix=mix)
-    guide = guided_by(policy, belief=bool(level.get("belief")))
+    models = [make_bot(spec) for spec in level.get("models") or ()]
+    guide = guided_by(policy, belief=bool(level.get("belief")), models=models)
+    if level.get("candidates"):
+        guide["belief_candidates"] = int(level["candidates"])
     return SearchBot(rollouts=int(level["search"]), name=name, **guide)
 
 
-def guided_by(bot: Bot, *, belief: bool = False) -> dict:
+def opponent_model(bot: Bot) -> tuple[ScoringBot, Bot]:
+    """How a search models a seat that plays like ``bot``: the scores its moves are weighed by
+    (a belief) and the bot that plays it in rollouts. A policy is its own scores, sampled at
+    ``PLAYOUT_TEMPERATURE`` in rollouts; a bot without scores (the rule bot) plays itself and
+    is weighed by ``MoveScores`` (its move likely, any other unlikely)."""
+    if isinstance(bot, ScoringBot):
+        return bot, SampledBot(bot, PLAYOUT_TEMPERATURE)
+    return MoveScores(bot), bot
+
+
+def guided_by(bot: Bot, *, belief: bool = False, models: Sequence[Bot] = ()) -> dict:
     """SearchBot options for a search on top of ``bot``: its own move stands unless the search
-    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat, its moves
-    sampled at ``PLAYOUT_TEMPERATURE`` when it has scores (a trained policy). ``belief``: the
-    policy also weighs the sampled worlds by the hand's history (``SearchBot``'s ``belief``),
-    as the ``expert`` level does; ``search:N:BOT`` deals them uniformly (see
-    ``benchmarks/README.md`` for what each gains)."""
+    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat
+    (``opponent_model``). ``belief``: the policy also weighs the sampled worlds by the hand's
+    history (``SearchBot``'s ``belief``), as the ``expert`` level does; ``search:N:BOT`` deals
+    them uniformly (see ``benchmarks/README.md`` for what each gains). ``models``: other bots
+    the other seats may play like; each seat whose moves this hand one of them explains better
+    than the policy is weighed and played by it (``SearchBot``'s ``alternatives``)."""
     if not isinstance(bot, ScoringBot):
-        if belief:
+        if belief or models:
             raise ValueError(f"a belief needs a bot with scores (a policy), not {bot.name!r}")
         return {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
-    playout = SampledBot(bot, PLAYOUT_TEMPERATURE)
+    scores, playout = opponent_model(bot)
     options = {"prior": bot, "playout": playout, "margin": SEARCH_MARGIN}
-    return {**options, "belief": bot} if belief else options
+    if models and not belief:
+        raise ValueError("other models of the seats are chosen by the belief: ask for it too")
+    if belief:
+        options["belief"] = scores
+    if models:
+        options["alternatives"] = [opponent_model(m) for m in models]
+    return options
 
 
 def _search_bot(text: str, arg: str) -> Bot:
@@ -204,6 +232,7 @@ __all__ = [
     "guided_by",
     "levels",
     "make_bot",
+    "opponent_model",
     "plugin_kinds",
     "policies_dir",
     "shipped_policies",

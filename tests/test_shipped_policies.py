@@ -28,7 +28,11 @@ def test_the_package_ships_levels_over_shipped_policies():
         assert level["policy"] in shipped, f"level {name} names a policy that is not shipped"
         assert level.get("about"), f"level {name} has no description"
         # A level whose search weighs its worlds by the hand's history asks the drivers for it.
-        assert uses_history(registry.make_bot(name)) == bool(level.get("belief")), name
+        bot = registry.make_bot(name)
+        assert uses_history(bot) == bool(level.get("belief")), name
+        # The other models its search may pick for a seat are the bots the level names.
+        models = [alt.name for _, alt in getattr(bot, "alternatives", ())]
+        assert models == list(level.get("models") or ()), name
 
 
 @pytest.mark.parametrize("policy", registry.shipped_policies())
