@@ -10,7 +10,7 @@ The last column is the search's mean thinking time per decision on this machine 
 With ``--belief`` the searches also weigh their worlds by how well they explain the others'
 moves so far this hand under the policy (``SearchBot``'s ``belief``); ``--models rule`` adds
 the rule bot as another model of the others, chosen seat by seat when it explains a seat's moves
-better (``SearchBot``'s ``alternatives``, as the ``expert`` level plays).
+better (``SearchBot``'s ``alternatives``).
 """
 
 from __future__ import annotations

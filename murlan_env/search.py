@@ -375,8 +375,7 @@ class SearchBot:
     history, each other seat takes the model that best explains its moves this hand
     (``best_models``), both for the worlds' weights and to play that seat in the rollouts;
     the alternatives are scored on ``alternative_candidates`` of the candidates only
-    (``believed_worlds``).
-    The previous 1st player's give-back in an exchange is not searched (the
+    (``believed_worlds``). The previous 1st player's give-back in an exchange is not searched (the
     observation does not say who receives it): the bot gives back its lowest eligible card
     (or the prior's choice).
     """

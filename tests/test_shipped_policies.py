@@ -86,3 +86,10 @@ def test_levels_play_without_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "8"
+
+
+def test_a_level_may_name_other_models_and_candidates_for_its_search():
+    level = {**LEVELS["expert"], "models": ["rule"], "candidates": 128}
+    bot = registry._level_bot("expert-with-rule", level)
+    assert [alt.name for _, alt in bot.alternatives] == ["rule"]
+    assert bot.belief_candidates == 128 and bot.uses_history
