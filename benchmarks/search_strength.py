@@ -10,7 +10,8 @@ The last column is the search's mean thinking time per decision on this machine 
 With ``--belief`` the searches also weigh their worlds by how well they explain the others'
 moves so far this hand under the policy (``SearchBot``'s ``belief``); ``--models rule`` adds
 the rule bot as another model of the others, chosen seat by seat when it explains a seat's moves
-better (``SearchBot``'s ``alternatives``).
+better (``SearchBot``'s ``alternatives``); ``--belief --models rule`` is the ``expert``
+level's search.
 """
 
 from __future__ import annotations

@@ -176,7 +176,8 @@ def guided_by(bot: Bot, *, belief: bool = False, models: Sequence[Bot] = ()) -> 
     history (``SearchBot``'s ``belief``), as the ``expert`` level does; ``search:N:BOT`` deals
     them uniformly (see ``benchmarks/README.md`` for what each gains). ``models``: other bots
     the other seats may play like; each seat whose moves this hand one of them explains better
-    than the policy is weighed and played by it (``SearchBot``'s ``alternatives``)."""
+    than the policy is weighed and played by it (``SearchBot``'s ``alternatives``), as the
+    ``expert`` level's seats are by the rule bot."""
     if not isinstance(bot, ScoringBot):
         if belief or models:
             raise ValueError(f"a belief needs a bot with scores (a policy), not {bot.name!r}")
