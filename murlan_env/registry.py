@@ -68,8 +68,10 @@ def policies_dir() -> Path:
 def levels() -> dict[str, dict]:
     """The difficulty levels shipped with the policies (``policies/levels.json``): name ->
     ``{"policy", "temperature", "mix": [bot, share] | null, "search": rollouts | null,
-    "belief": bool (optional), "about"}``; a level with ``search`` searches on top of its
-    policy (as ``search:N:BOT``), weighing its worlds by the hand's history when ``belief``."""
+    "belief": bool, "models": [bot spec, ...], "candidates": int (the last three optional),
+    "about"}``; a level with ``search`` searches on top of its policy (as ``search:N:BOT``),
+    weighing its worlds by the hand's history when ``belief``, with ``models`` as other bots
+    the seats may play like and ``candidates`` uniform worlds to weigh (``guided_by``)."""
     path = policies_dir() / LEVELS_FILE
     if not path.is_file():
         return {}

@@ -88,8 +88,9 @@ def test_levels_play_without_torch():
     assert out.stdout.strip() == "8"
 
 
-def test_a_level_may_name_other_models_and_candidates_for_its_search():
+def test_a_level_may_name_other_models_and_candidates_for_its_search(monkeypatch):
     level = {**LEVELS["expert"], "models": ["rule"], "candidates": 128}
-    bot = registry._level_bot("expert-with-rule", level)
+    monkeypatch.setattr(registry, "levels", lambda: {**LEVELS, "expert-with-rule": level})
+    bot = registry.make_bot("expert-with-rule")
     assert [alt.name for _, alt in bot.alternatives] == ["rule"]
     assert bot.belief_candidates == 128 and bot.uses_history
