@@ -75,6 +75,25 @@ def test_lookahead_ceiling_reports_every_lookahead_against_the_bare_policy():
     assert float(cells[2][3].split()[0]) >= 0.0
 
 
+def test_lookahead_ceiling_rows_between_uniform_worlds_and_the_true_deal():
+    args = "--deals 2 --worlds 3 --known 0 1 --posterior 4 --candidates 32 --rows rule".split()
+    done = run_script("lookahead_ceiling.py", args)
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    assert [c[0] for c in cells] == [
+        "(no lookahead)",
+        "true deal",
+        "3 worlds, each hidden card known w.p. 0",
+        "3 worlds, each hidden card known w.p. 1",
+        "3 worlds from the rule bots' posterior (32 candidates, 4 effective)",
+    ]
+    true_deal, uniform, known, posterior = cells[1:]
+    # Worlds that keep every hidden card in its true hand are the true deal: the same moves,
+    # so the same points, and no card misplaced.
+    assert known[2:4] == true_deal[2:4] and float(known[4]) == 0.0
+    assert float(uniform[4]) > 0.0 and float(posterior[4]) > 0.0
+
+
 def test_learning_curve_joins_the_stages_of_a_staged_run(tmp_path):
     from torch.utils.tensorboard import SummaryWriter
 
