@@ -34,23 +34,25 @@ import time
 
 import numpy as np
 
-from murlan_env import engine, observation, registry
+from murlan_env import engine, registry
 from murlan_env.bots import Bot, MoveScores
 from murlan_env.cards import N_RANKS
 from murlan_env.duplicate import mean_ci
 from murlan_env.history import HandLogs
 from murlan_env.rules import Rules
-from murlan_env.search import believed_worlds, sample_hidden_hands, state_from_observation
+from murlan_env.search import (
+    believed_worlds,
+    draw_worlds,
+    sample_hidden_hands,
+    state_from_observation,
+)
 from murlan_env.state import N_SEATS, State
 
 
 def true_hidden_hands(state: State) -> np.ndarray:
     """(B, 4, 15) int8 held cards per seat slot, slot 0 the seat to act (its own hand)."""
     slots = (state.to_act[:, None] + np.arange(N_SEATS)) % N_SEATS
-    return np.stack(
-        [observation.decode(engine.observe(state, slots[:, k])).my_hand for k in range(N_SEATS)],
-        axis=1,
-    )
+    return state.counts[np.arange(state.batch_size)[:, None], slots]
 
 
 def partly_known_hands(
@@ -79,8 +81,7 @@ def posterior_hands(
     ``model`` makes the others' moves this hand, tempered to ``min_ess`` effective worlds
     (``search.believed_worlds``, as the search bot's belief draws them)."""
     pool, weights, _ = believed_worlds(obs, logs, [model], rng, candidates, min_ess)
-    picks = np.stack([rng.choice(candidates, size=n_worlds, p=w) for w in weights])
-    return pool[np.arange(len(pool))[:, None], picks]
+    return draw_worlds(pool, weights, rng, n_worlds)
 
 
 def misplaced(worlds: np.ndarray, true: np.ndarray) -> np.ndarray:
@@ -128,8 +129,9 @@ class Lookahead:
             own_seat = me[dec[row]]
             repeat = 1
         else:  # sampled worlds: the rebuilt states put the deciding seat at seat 0
-            obs = engine.observe(state.index(dec))
-            true = true_hidden_hands(state.index(dec))
+            deciding = state.index(dec)
+            obs = engine.observe(deciding)
+            true = true_hidden_hands(deciding)
             held = self.deal(obs, true, logs.turned(dec, me[dec]), rng, self.worlds)
             self.misplaced.extend(misplaced(held, true))
             repeat = self.worlds

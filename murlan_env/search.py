@@ -244,6 +244,15 @@ def believed_worlds(
     return pool, weights, which
 
 
+def draw_worlds(
+    pool: np.ndarray, weights: np.ndarray, rng: np.random.Generator, n_worlds: int
+) -> np.ndarray:
+    """(B, n_worlds, 4, 15) worlds drawn with replacement from each game's candidates ``pool``
+    (B, K, 4, 15) by its ``weights`` (B, K), as ``believed_worlds`` returns them."""
+    picks = np.stack([rng.choice(len(w), size=n_worlds, p=w) for w in weights])
+    return pool[np.arange(len(pool))[:, None], picks]
+
+
 # --------------------------------------------------------------------------- rollout policy
 
 # (A,) how reluctant the rule of thumb is to play each action: roughly the rank it spends.
@@ -518,8 +527,7 @@ class SearchBot:
         )
 
         def draw(n: int) -> np.ndarray:
-            picks = [rng.choice(len(w), size=n, p=w) for w in weights]
-            return pool[np.arange(len(pool))[:, None], np.stack(picks)]
+            return draw_worlds(pool, weights, rng, n)
 
         if not self.alternatives:
             return draw, None
@@ -555,6 +563,7 @@ __all__ = [
     "SearchBot",
     "believed_worlds",
     "best_models",
+    "draw_worlds",
     "log_likelihood",
     "rollout_actions",
     "rollout_hand",
