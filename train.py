@@ -153,9 +153,9 @@ def build_config(raw: dict[str, Any]):
             default = field.default_factory()
         raw[key] = checked_value(key, value, default)
     cfg = cls(**raw)
-    from murlan_env import registry
-    from murlan_env.episode import REWARD_MODES
-    from murlan_env.rules import Rules, RulesError
+    from murlan_env.bots import registry
+    from murlan_env.game.episode import REWARD_MODES
+    from murlan_env.game.rules import Rules, RulesError
 
     try:
         Rules.from_dict(cfg.rules)  # unknown variant flags fail here, before any work
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
     parser.add_argument("--resume", help="run directory or checkpoint to continue")
     parser.add_argument("--device", help="learner device: auto, cpu, cuda")
-    from murlan_env.rules import add_rules_argument
+    from murlan_env.game.rules import add_rules_argument
 
     add_rules_argument(parser, what="variant flags to train under")
     parser.add_argument(
@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.device:
             command_line["device"] = args.device
         if args.rules:
-            from murlan_env.rules import Rules, RulesError
+            from murlan_env.game.rules import Rules, RulesError
 
             try:
                 command_line["rules"] = Rules.parse(args.rules).to_dict()

@@ -20,7 +20,7 @@ from torch import nn
 from agents.networks import QNetwork, autocast, make_spec, resolve_precision
 from agents.rollout import RolloutSettings
 from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
-from murlan_env.observation import from_codes, to_codes
+from murlan_env.game.observation import from_codes, to_codes
 
 
 @dataclasses.dataclass

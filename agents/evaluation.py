@@ -1,6 +1,6 @@
 """Seeded evaluation of a policy against bots, comparable across runs.
 
-A duplicate run (``murlan_env.duplicate``): the learner sits in each of the four seats in turn
+A duplicate run (``murlan_env.eval.duplicate``): the learner sits in each of the four seats in turn
 against three copies of the bot, on the same seeded boards, for the first ``n_hands`` hands of
 a match (hand 1 with its opening duty, then hands with the exchange) or whole matches
 (``n_hands=None``). The learner plays greedily (the argmax of its masked scores, as
@@ -18,10 +18,10 @@ import torch
 from torch import nn
 
 from agents.policy_bot import PolicyBot
-from murlan_env import registry
-from murlan_env.bots import Bot
-from murlan_env.duplicate import DealSource, one_against_three, play_duplicate
-from murlan_env.rules import Rules
+from murlan_env.bots import registry
+from murlan_env.bots.basic import Bot
+from murlan_env.eval.duplicate import DealSource, one_against_three, play_duplicate
+from murlan_env.game.rules import Rules
 
 LEARNER = "learner"
 
@@ -65,9 +65,9 @@ def evaluate(
 ) -> EvalResult:
     """Play ``n_deals`` boards with ``policy`` in each seat against three ``bot_name`` bots.
 
-    ``bot_name``: a ``murlan_env.registry`` spec (or a Bot). ``n_hands``: hands per board
+    ``bot_name``: a ``murlan_env.bots.registry`` spec (or a Bot). ``n_hands``: hands per board
     (None: whole matches, which also measures the match win rate). ``deals``: the boards'
-    deals (default: seeded from ``seed``, see ``murlan_env.duplicate.seeded_deals``).
+    deals (default: seeded from ``seed``, see ``murlan_env.eval.duplicate.seeded_deals``).
     """
     bot = registry.make_bot(bot_name) if isinstance(bot_name, str) else bot_name
     result = play_duplicate(

@@ -6,14 +6,14 @@
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
 - ``DIR/bot.json``: format and env versions, rules, the action table, the observation layout
   piece by piece with offsets, input/output names and shapes, and sha256 hashes of the layout,
-  the action table and the model file, which ``murlan_env.bundle_bot`` checks strictly;
+  the action table and the model file, which ``murlan_env.bots.bundle`` checks strictly;
 - ``DIR/golden.json``: seeded random-play matches as murlan-record/1 objects and a few hundred
   positions from them with their exact observation vectors, legal actions and the PyTorch
   model's scores, so an app's own encoder and runtime can be checked against ours;
 - ``DIR/model.mlpackage``: a Core ML conversion, when coremltools is installed.
 
 Bundles hold weights and metadata only; resume checkpoints (optimiser, counters) stay with
-the trainers. The bundle runs without torch: see ``murlan_env.bundle_bot.BundleBot``.
+the trainers. The bundle runs without torch: see ``murlan_env.bots.bundle.BundleBot``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from murlan_env import __version__, engine, observation, records
-from murlan_env.bundle_bot import (
+from murlan_env import __version__, records
+from murlan_env.bots.bundle import (
     BUNDLE_FORMAT,
     COREML_FILE,
     ENV_VERSION,
@@ -46,8 +46,9 @@ from murlan_env.bundle_bot import (
     export_arguments,
     file_sha256,
 )
-from murlan_env.combos import N_ACTIONS, action_table
-from murlan_env.rules import Rules
+from murlan_env.game import engine, observation
+from murlan_env.game.combos import N_ACTIONS, action_table
+from murlan_env.game.rules import Rules
 
 ONNX_OPSET = 18
 
@@ -315,7 +316,7 @@ def export_bundle(
         },
         "notes": [
             coreml_note,
-            "golden.json positions replay with murlan_env.bundle_bot.verify_golden; an app "
+            "golden.json positions replay with murlan_env.bots.bundle.verify_golden; an app "
             "replays the same murlan-record/1 matches with its own engine and encoder",
             "the bot refuses games under rules other than `rules` (the observation carries "
             "the variant flags, the policy only knows these)",
@@ -346,7 +347,7 @@ def run(args: argparse.Namespace) -> int:
     Exit status 0 when the bundle loads and its golden positions replay exactly with ONNX
     Runtime within 1e-5 of PyTorch, 1 when they do not, 2 when the checkpoint cannot be read.
     """
-    from murlan_env.bundle_bot import BundleBot, verify_golden
+    from murlan_env.bots.bundle import BundleBot, verify_golden
 
     try:
         bot = export_checkpoint(

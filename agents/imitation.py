@@ -17,8 +17,9 @@ from torch import nn
 
 from agents.networks import autocast, masked_logits
 from agents.returns import mc_returns
-from murlan_env import engine, episode, observation, registry
-from murlan_env.rules import Rules
+from murlan_env.bots import registry
+from murlan_env.game import engine, episode, observation
+from murlan_env.game.rules import Rules
 
 
 def demonstrations(

@@ -26,9 +26,9 @@ import torch
 
 from agents.networks import autocast, build_network
 from agents.transport import BatchSlot, spec_bytes
-from murlan_env.combos import N_ACTIONS
-from murlan_env.observation import HIDDEN_SIZE
-from murlan_env.observation import SIZE as OBS_SIZE
+from murlan_env.game.combos import N_ACTIONS
+from murlan_env.game.observation import HIDDEN_SIZE
+from murlan_env.game.observation import SIZE as OBS_SIZE
 
 INFERENCE_MODES = ("local", "server")
 

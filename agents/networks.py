@@ -41,9 +41,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from murlan_env.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
-from murlan_env.observation import HIDDEN_SIZE
-from murlan_env.observation import SIZE as OBS_SIZE
+from murlan_env.game.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
+from murlan_env.game.observation import HIDDEN_SIZE
+from murlan_env.game.observation import SIZE as OBS_SIZE
 
 CHECKPOINT_NAME = "checkpoint.pt"
 
@@ -135,7 +135,7 @@ class ActorCritic(nn.Module):
 
     ``spec["critic"]``: "shared" (the value head sits on the policy's trunk) or "privileged"
     (a separate critic MLP of widths ``spec["critic_hidden"]`` reads the observation and the
-    hidden hands of ``murlan_env.observation.encode_hidden``).
+    hidden hands of ``murlan_env.game.observation.encode_hidden``).
     """
 
     def __init__(self, spec: dict[str, Any]) -> None:

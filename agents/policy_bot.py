@@ -1,6 +1,6 @@
 """A trained checkpoint as a bot: ``ckpt:PATH`` wherever a bot name is accepted.
 
-``murlan_env.registry`` finds this kind through the ``murlan.bots`` entry point (see
+``murlan_env.bots.registry`` finds this kind through the ``murlan.bots`` entry point (see
 pyproject.toml), so ``murlan play --bots ckpt:runs/x`` works without murlan_env importing
 torch. The bot plays the argmax of the policy's masked scores.
 """

@@ -204,7 +204,7 @@ def warm_start(learner: PPOLearner) -> dict[str, float]:
     import sys
 
     from agents.imitation import demonstrations, pretrain
-    from murlan_env.rules import Rules
+    from murlan_env.game.rules import Rules
 
     c = learner.cfg
     print(f"warm start: {c.imitate_decisions:,} decisions of {c.imitate!r}", file=sys.stderr)

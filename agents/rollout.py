@@ -1,9 +1,9 @@
 """Self-play rollouts on the batched engine: what a worker does between two learner updates.
 
-``SelfPlay`` steps ``num_envs`` matches together on ``murlan_env.engine``: one batched forward
+``SelfPlay`` steps ``num_envs`` matches together on ``murlan_env.game.engine``: one batched forward
 pass per step for every game whose seat to act belongs to the learner, bots or frozen
 snapshots for the others. A match goes on hand after hand; finished matches are dealt anew.
-Rewards come from ``murlan_env.episode`` (the definition the environments pay): with
+Rewards come from ``murlan_env.game.episode`` (the definition the environments pay): with
 ``reward="hand"`` an episode is a hand, with ``reward="match"`` a match.
 
 Per-seat trajectories are kept time-major, (T, B) arrays with the acting seat of each step;
@@ -28,12 +28,13 @@ import torch
 from agents.networks import build_network, masked_logits, policy_scores
 from agents.returns import gae_advantages, mc_returns
 from agents.transport import LocalSink
-from murlan_env import engine, episode, observation, registry
-from murlan_env.combos import N_ACTIONS
-from murlan_env.observation import HIDDEN_SIZE
-from murlan_env.observation import SIZE as OBS_SIZE
-from murlan_env.rules import Rules
-from murlan_env.state import N_SEATS
+from murlan_env.bots import registry
+from murlan_env.game import engine, episode, observation
+from murlan_env.game.combos import N_ACTIONS
+from murlan_env.game.observation import HIDDEN_SIZE
+from murlan_env.game.observation import SIZE as OBS_SIZE
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import N_SEATS
 
 
 @dataclasses.dataclass
@@ -44,14 +45,14 @@ class RolloutSettings:
     spec: dict  # network spec (networks.make_spec)
     num_envs: int  # matches stepped together by this worker
     num_steps: int  # engine steps per collect call
-    reward: str = episode.HAND  # murlan_env.episode reward mode (it also names the episode)
+    reward: str = episode.HAND  # murlan_env.game.episode reward mode (it also names the episode)
     rules: dict = dataclasses.field(default_factory=dict)  # variant flags (Rules.from_dict)
     gamma: float = 1.0  # discount per decision of the same seat
     gae_lambda: float = 0.95  # GAE lambda (PPO)
     epsilon: float = 0.01  # exploration rate (DMC)
     snapshot_share: float = 0.0  # share of games against frozen snapshots of the learner
     bot_share: float = 0.0  # share of games against bots
-    bots: tuple[str, ...] = ("random",)  # bot specs (murlan_env.registry) for the bot share
+    bots: tuple[str, ...] = ("random",)  # bot specs (murlan_env.bots.registry) for the bot share
     carry_steps: int = 192  # DMC: how far back unfinished hands are kept
     torch_threads: int = 1  # intra-op threads of a process or Ray worker's forward passes
     inference: str = "local"  # the learner's forward passes: "local" or an inference "server"

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 
 from agents.evaluation import EvalResult, evaluate
-from murlan_env.rules import Rules
+from murlan_env.game.rules import Rules
 
 # ---------------------------------------------------------------------- run bookkeeping
 # The pieces every trainer shares: the common config fields, seeding, the run directory with
@@ -53,7 +53,7 @@ class CommonConfig:
     bot_share: float = 0.0
     """Share of rollout games against rule-based bots (the learner takes one random seat)."""
     bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
-    """Bots for the bot share, as murlan_env.registry specs (repeat a spec to weight it)."""
+    """Bots for the bot share, as murlan_env.bots.registry specs (repeat a spec to weight it)."""
     snapshot_every: int = 20
     """Iterations between snapshots added to the opponent pool."""
     snapshot_pool: int = 8
@@ -86,7 +86,7 @@ class CommonConfig:
     """Hands played per evaluation deal (hand 2 includes the exchange); 0: whole matches,
     which also logs the match win rate."""
     eval_bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
-    """Evaluation opponents, as murlan_env.registry specs."""
+    """Evaluation opponents, as murlan_env.bots.registry specs."""
     eval_seed: int = 1234
     """Seed of the evaluation deals: keep it fixed so curves compare across runs."""
     init_from: str = ""

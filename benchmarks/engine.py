@@ -2,7 +2,7 @@
 
 Rows (each measured for a fixed wall time, several times; the table shows medians):
 
-- ``engine B=...``: the batched engine (``murlan_env.engine``) on B games at once. One loop
+- ``engine B=...``: the batched engine (``murlan_env.game.engine``) on B games at once. One loop
   iteration is ``legal_action_mask``, ``random_legal_actions``, ``step`` with ``rng`` (which
   deals the next hand of games whose hand ended, as ``next_hand`` does), then
   ``new_matches`` for matches that are over. The loop donates each state to the next step
@@ -10,7 +10,7 @@ Rows (each measured for a fixed wall time, several times; the table shows median
   keeps only the latest state can. A decision is one
   game waiting for a choice (play, pass or exchange give-back) in one step.
 - ``single game (driver)``: one game stepped as the single-game envs step it
-  (``murlan_env.driver.GameDriver``: the engine on a batch of one, with its record and
+  (``murlan_env.envs.driver.GameDriver``: the engine on a batch of one, with its record and
   rewards): a random legal action from the driver's mask, ``play``, ``observe`` for the next
   seat; a new match when one is over.
 - ``murlan AEC env``: the PettingZoo environment ``murlan_env.env()``, random legal actions
@@ -66,8 +66,8 @@ from collections.abc import Callable  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from murlan_env import engine  # noqa: E402
-from murlan_env.rules import Rules  # noqa: E402
+from murlan_env.game import engine  # noqa: E402
+from murlan_env.game.rules import Rules  # noqa: E402
 
 BATCH_SIZES = (1, 64, 1024, 4096)
 OPENSPIEL_TARGET = 10.0  # engine at the largest B vs OpenSpiel dou_dizhu's decisions
@@ -110,9 +110,9 @@ def aec_runner(seed: int) -> Runner:
     """Random legal play on the PettingZoo AEC env, reset whenever every agent is done."""
     # The factory behind murlan_env.env(), taken from its module so the row does not depend on
     # what the package attribute is bound to once the submodule has been imported.
-    if importlib.util.find_spec("murlan_env.env") is None:
-        raise Skip("murlan_env/env.py does not exist yet")
-    from murlan_env.env import env as make_env
+    if importlib.util.find_spec("murlan_env.envs.aec") is None:
+        raise Skip("murlan_env/envs/aec.py does not exist yet")
+    from murlan_env.envs.aec import env as make_env
 
     env = make_env()
     picker = random.Random(seed)
@@ -141,7 +141,7 @@ def aec_runner(seed: int) -> Runner:
 def driver_runner(seed: int) -> Runner:
     """Random legal play on one game through ``GameDriver``, observing each decision as the
     AEC env does."""
-    from murlan_env.driver import GameDriver
+    from murlan_env.envs.driver import GameDriver
 
     rng = np.random.default_rng(seed)
     picker = random.Random(seed)
@@ -164,7 +164,7 @@ def driver_runner(seed: int) -> Runner:
 
 def gym_runner(seed: int) -> Runner:
     """Random legal learner steps on Murlan-v1 against three random bots."""
-    from murlan_env.gym_env import MurlanGymEnv
+    from murlan_env.envs.gym_env import MurlanGymEnv
 
     env = MurlanGymEnv()
     picker = random.Random(seed)

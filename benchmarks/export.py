@@ -38,8 +38,8 @@ import torch  # noqa: E402
 
 from agents.export import export_bundle  # noqa: E402
 from agents.networks import build_network, load_policy, make_spec  # noqa: E402
-from murlan_env.bundle_bot import BundleBot, onnx_session  # noqa: E402
-from murlan_env.combos import N_ACTIONS  # noqa: E402
+from murlan_env.bots.bundle import BundleBot, onnx_session  # noqa: E402
+from murlan_env.game.combos import N_ACTIONS  # noqa: E402
 
 
 def _dir_bytes(path: Path) -> int:

@@ -34,19 +34,20 @@ import time
 
 import numpy as np
 
-from murlan_env import engine, registry
-from murlan_env.bots import Bot, MoveScores
-from murlan_env.cards import N_RANKS
-from murlan_env.duplicate import mean_ci
-from murlan_env.history import HandLogs
-from murlan_env.rules import Rules
-from murlan_env.search import (
+from murlan_env.bots import registry
+from murlan_env.bots.basic import Bot, MoveScores
+from murlan_env.bots.history import HandLogs
+from murlan_env.bots.search import (
     believed_worlds,
     draw_worlds,
     sample_hidden_hands,
     state_from_observation,
 )
-from murlan_env.state import N_SEATS, State
+from murlan_env.eval.duplicate import mean_ci
+from murlan_env.game import engine
+from murlan_env.game.cards import N_RANKS
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import N_SEATS, State
 
 
 def true_hidden_hands(state: State) -> np.ndarray:

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bots_strength import Timed  # noqa: E402  (this folder is on the path)
 from strength import table_results  # noqa: E402
 
-from murlan_env import registry  # noqa: E402
-from murlan_env.search import SearchBot  # noqa: E402
+from murlan_env.bots import registry  # noqa: E402
+from murlan_env.bots.search import SearchBot  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

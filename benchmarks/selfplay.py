@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import train  # noqa: E402
 from agents.rollout import SelfPlay  # noqa: E402
 from agents.training import resolve_device  # noqa: E402
-from murlan_env import engine  # noqa: E402
+from murlan_env.game import engine  # noqa: E402
 
 
 def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:

@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from murlan_env import registry  # noqa: E402
-from murlan_env.bots import Bot  # noqa: E402
-from murlan_env.duplicate import one_against_three, play_duplicate, rotations  # noqa: E402
+from murlan_env.bots import registry  # noqa: E402
+from murlan_env.bots.basic import Bot  # noqa: E402
+from murlan_env.eval.duplicate import one_against_three, play_duplicate, rotations  # noqa: E402
 
 
 def table_results(

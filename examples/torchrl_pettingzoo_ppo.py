@@ -37,10 +37,10 @@ from torchrl.objectives import ClipPPOLoss
 from vs_random import points_vs_random, summary
 
 import murlan_env
-from murlan_env.combos import N_ACTIONS
-from murlan_env.duplicate import BotResult
-from murlan_env.env import AGENTS
-from murlan_env.observation import SIZE as OBS_SIZE
+from murlan_env.envs.aec import AGENTS
+from murlan_env.eval.duplicate import BotResult
+from murlan_env.game.combos import N_ACTIONS
+from murlan_env.game.observation import SIZE as OBS_SIZE
 
 GROUP = "players"
 # The AEC env's observation is {"observation", "action_mask"}; the wrapper moves the mask to

@@ -8,7 +8,7 @@ import json
 from rich.table import Table
 
 from murlan_cli import command, console
-from murlan_env.combos import action_table
+from murlan_env.game.combos import action_table
 
 
 def actions_options(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,8 @@
 """The bot subcommands: ``murlan export``, ``murlan arena`` and ``murlan play``.
 
-Their options and work live beside the code they drive (``murlan_env.bundle_bot.export_arguments``
-with ``agents.export.run``, ``agents.arena``, ``murlan_env.play``); this module registers them.
+Their options and work live beside the code they drive
+(``murlan_env.bots.bundle.export_arguments`` with ``agents.export.run``,
+``murlan_env.eval.arena``, ``murlan_cli.play``); this module registers them.
 Building the parser imports no torch: ``agents`` modules that need it load when a command runs.
 """
 
@@ -13,7 +14,7 @@ from murlan_cli import UsageError, command
 
 
 def export_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_env.bundle_bot import export_arguments
+    from murlan_env.bots.bundle import export_arguments
 
     export_arguments(parser)
 
@@ -39,7 +40,7 @@ def export_command(args: argparse.Namespace) -> int:
 
 
 def arena_options(parser: argparse.ArgumentParser) -> None:
-    from agents.arena import add_arguments  # numpy only: torch loads for ckpt: bots only
+    from murlan_env.eval.arena import add_arguments  # numpy only: torch loads for ckpt: bots only
 
     add_arguments(parser)
 
@@ -51,13 +52,13 @@ def arena_options(parser: argparse.ArgumentParser) -> None:
     options=arena_options,
 )
 def arena_command(args: argparse.Namespace) -> int:
-    from agents.arena import run_command
+    from murlan_env.eval.arena import run_command
 
     return run_command(args)
 
 
 def play_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_env.play import add_arguments
+    from murlan_cli.play import add_arguments
 
     add_arguments(parser)
 
@@ -69,6 +70,6 @@ def play_options(parser: argparse.ArgumentParser) -> None:
     options=play_options,
 )
 def play_command(args: argparse.Namespace) -> int:
-    from murlan_env.play import run_command
+    from murlan_cli.play import run_command
 
     return run_command(args)

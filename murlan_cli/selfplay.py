@@ -9,7 +9,7 @@ import numpy as np
 
 from murlan_cli import UsageError, command
 from murlan_env import records
-from murlan_env.rules import Rules, RulesError, add_rules_argument
+from murlan_env.game.rules import Rules, RulesError, add_rules_argument
 
 
 def selfplay_options(parser: argparse.ArgumentParser) -> None:

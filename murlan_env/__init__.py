@@ -1,20 +1,20 @@
 """murlan_env: the Murlan rules engine, environments, records and bots (no torch here)."""
 
-from murlan_env.rules import Rules
+from murlan_env.game.rules import Rules
 
 __version__ = "0.1.0"
 
 
 def env(**kwargs):
     """The PettingZoo AEC environment in its order-enforcing wrapper (see murlan_env.env)."""
-    from murlan_env.env import env as _env
+    from murlan_env.envs.aec import env as _env
 
     return _env(**kwargs)
 
 
 def raw_env(**kwargs):
     """The unwrapped PettingZoo AEC environment (see murlan_env.env)."""
-    from murlan_env.env import raw_env as _raw_env
+    from murlan_env.envs.aec import raw_env as _raw_env
 
     return _raw_env(**kwargs)
 

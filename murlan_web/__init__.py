@@ -9,7 +9,7 @@ with no build step) with three pages:
   finished match saved as a murlan-record/1 file in the records folder.
 - Replay: an uploaded or saved record stepped through hand by hand and play by play, with
   every hand visible and, for a chosen bot, its scores at each decision.
-- Compare: a small duplicate tournament (``agents.arena``) with progress, table and chart.
+- Compare: a small duplicate tournament (``murlan_env.eval.arena``) with progress, table and chart.
 
 Modules, one job each: ``command`` (the command line), ``app`` (routes and errors),
 ``schemas`` (request bodies), ``guards`` (size limit, JSON only, headers), ``catalog`` (the

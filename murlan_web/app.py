@@ -39,7 +39,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from murlan_env.rules import RULE_CHOICES, Rules, RulesError
+from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError
 from murlan_web import schemas
 from murlan_web.catalog import BotCatalog, UnknownBot, rules_conflict
 from murlan_web.errors import ApiError, json_safe

@@ -4,7 +4,7 @@ The menu holds the built-in bots, a few search budgets (any ``search:N`` up to
 ``MAX_ROLLOUTS`` is accepted too), the difficulty levels and the shipped policies, and the
 specs the person who started the server named with ``murlan serve --bots`` (the only way a
 ``bundle:DIR`` or ``ckpt:PATH`` gets in). Every spec resolves through
-``murlan_env.registry.make_bot``.
+``murlan_env.bots.registry.make_bot``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from murlan_env import registry
-from murlan_env.bots import Bot
-from murlan_env.rules import Rules
+from murlan_env.bots import registry
+from murlan_env.bots.basic import Bot
+from murlan_env.game.rules import Rules
 
 SEARCH_BUDGETS = (50, 200, 800)
 MAX_ROLLOUTS = 5000

@@ -17,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import engine, records
-from murlan_env.bots import Bot
-from murlan_env.cards import CARD_NAMES, CARD_RANK, CardError, parse_card
-from murlan_env.history import HandLogs, act_with_history
-from murlan_env.moves import IllegalMove, read_move
-from murlan_env.rules import Rules
-from murlan_env.state import Phase
+from murlan_env import records
+from murlan_env.bots.basic import Bot
+from murlan_env.bots.history import HandLogs, act_with_history
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, CardError, parse_card
+from murlan_env.game.moves import IllegalMove, read_move
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import Phase
 from murlan_web import hints, views
 from murlan_web.errors import ApiError
 from murlan_web.record_files import RecordFolder

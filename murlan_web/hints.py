@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import engine
-from murlan_env.bots import Bot, ScoringBot
-from murlan_env.cards import CARD_RANK
-from murlan_env.combos import PASS, describe
-from murlan_env.history import HandLogs, act_with_history, uses_history
-from murlan_env.search import SearchBot
-from murlan_env.state import Phase, State
+from murlan_env.bots.basic import Bot, ScoringBot
+from murlan_env.bots.history import HandLogs, act_with_history, uses_history
+from murlan_env.bots.search import SearchBot
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_RANK
+from murlan_env.game.combos import PASS, describe
+from murlan_env.game.state import Phase, State
 from murlan_web.views import card_names, play_names
 
 TOP_MOVES = 6

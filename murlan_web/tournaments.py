@@ -1,6 +1,7 @@
 """Small duplicate tournaments for the Compare page, run in the background with progress.
 
-A tournament is ``agents.arena.run_arena`` in a thread of its own: the browser polls the job
+A tournament is ``murlan_env.eval.arena.run_arena`` in a thread of its own: the browser polls the
+job
 for ``done``/``total`` (the arena's ``progress(done, total)`` callback: hands played, and the
 fewest still to come) and, at the end, gets the report, its rows in the page's columns, and
 the arena's chart. Rows are read generically: the columns the page knows (points per hand,
@@ -19,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from murlan_env.bots import Bot
-from murlan_env.rules import Rules
+from murlan_env.bots.basic import Bot
+from murlan_env.game.rules import Rules
 from murlan_web.errors import json_safe
 
 # Columns of the table: (key, label, report fields it is read from, first found).
@@ -90,7 +91,7 @@ class Tournament:
         self.done, self.total = int(done), int(total)
 
     def _run(self) -> None:
-        from agents.arena import run_arena, save_chart
+        from murlan_env.eval.arena import run_arena, save_chart
 
         try:
             report = run_arena(

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.cards import CARD_NAMES, CARD_RANK, RANKS
-from murlan_env.combos import PASS, describe
-from murlan_env.state import Phase, State
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANKS
+from murlan_env.game.combos import PASS, describe
+from murlan_env.game.state import Phase, State
 
 PHASE_NAMES = {
     Phase.PLAY: "play",

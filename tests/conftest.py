@@ -20,10 +20,10 @@ import numpy as np  # noqa: E402
 from hypothesis import settings  # noqa: E402
 from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
 
-from murlan_env import engine  # noqa: E402
-from murlan_env.cards import CARD_NAMES, CARD_RANK, RANK, parse_card, parse_cards  # noqa: E402
-from murlan_env.combos import COST, action_of_counts  # noqa: E402
-from murlan_env.rules import Rules  # noqa: E402
+from murlan_env.game import engine  # noqa: E402
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANK, parse_card, parse_cards  # noqa: E402
+from murlan_env.game.combos import COST, action_of_counts  # noqa: E402
+from murlan_env.game.rules import Rules  # noqa: E402
 
 # Hypothesis runs derandomized (the examples come from a hash of each test, the same on every
 # run, CI's included) with no example database, so a failure replays exactly; no deadline, since

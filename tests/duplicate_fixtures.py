@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from murlan_env.combos import PASS
-from murlan_env.dealing import parse_deal
+from murlan_env.game.combos import PASS
+from murlan_env.game.dealing import parse_deal
 
 SINGLES = slice(1, 16)  # action ids of the singles 3 .. RJ
 
@@ -59,7 +59,7 @@ PASSER_POINTS = {0: 0.75, 1: 0.25}
 
 
 def block_deals(board: int, hand: int) -> tuple[int, np.ndarray]:
-    """The fixed boards as a ``murlan_env.duplicate`` deal source (hand 1 only)."""
+    """The fixed boards as a ``murlan_env.eval.duplicate`` deal source (hand 1 only)."""
     if hand != 0:
         raise AssertionError("the fixed boards have one hand")
     return DEALER, parse_deal([BOARD_0, BOARD_1][board])[0]

@@ -1,12 +1,13 @@
 """A slow, scalar reference implementation of RULES.md sections 1-7: one match, plain Python.
 
-It is written from the rule text alone, independently of ``murlan_env.engine`` and
-``murlan_env.combos`` (only the card notation of ``murlan_env.cards`` is shared), so that the
+It is written from the rule text alone, independently of ``murlan_env.game.engine`` and
+``murlan_env.game.combos`` (only the card notation of ``murlan_env.game.cards`` is shared), so
+that the
 differential test can hold the batched engine to it. Clarity beats speed here: every rule is
 a few lines that read like the sentence they implement.
 
 Representation:
-- a card is an id 0..53 (``murlan_env.cards``); a hand is a ``set`` of ids;
+- a card is an id 0..53 (``murlan_env.game.cards``); a hand is a ``set`` of ids;
 - a play, at the level of ranks, is a sorted tuple of rank indices (0..14 for ``3 .. 2 BJ RJ``),
   e.g. ``(4, 4)`` for a pair of 7s; ``()`` is a pass;
 - seats are 0-3 and play goes from seat s to seat s+1 (mod 4).
@@ -22,7 +23,7 @@ import dataclasses
 import functools
 from collections import Counter
 
-from murlan_env.rules import Rules
+from murlan_env.game.rules import Rules
 
 N_SEATS = 4
 THREE, TEN, KING, ACE, TWO, BJ, RJ = 0, 7, 10, 11, 12, 13, 14

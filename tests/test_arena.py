@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from agents import arena
-from murlan_env.bots import GreedyBot, RandomBot, RuleBot
-from murlan_env.duplicate import play_duplicate
-from murlan_env.rules import Rules
+from murlan_env.bots.basic import GreedyBot, RandomBot, RuleBot
+from murlan_env.eval import arena
+from murlan_env.eval.duplicate import play_duplicate
+from murlan_env.game.rules import Rules
 
 
 def test_counts_mean_what_they_say():

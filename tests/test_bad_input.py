@@ -98,7 +98,7 @@ ROWS = [
     ("truncated checkpoint, training opponent",
      train_py("--config", "quick", "bots=[ckpt:{truncated_ckpt}]"),
      ["train.py: error: config key 'bots':", "cannot read checkpoint", "re-train"]),
-    # --- bundles (murlan_env.bundle_bot.BundleError)
+    # --- bundles (murlan_env.bots.bundle.BundleError)
     ("bundle with a wrong hash", murlan("arena", "random", "bundle:{wrong_hash}", "--boards", "1"),
      ["murlan arena: error:", "sha256 does not match bot.json", "murlan export"]),
     ("bundle without its model", murlan("play", "--bots", "bundle:{no_model}"),
@@ -136,7 +136,7 @@ ROWS = [
      ["murlan replay: error:", "a record is a JSON object, got a JSON list"]),
     ("record that cannot be read", murlan("replay", "{missing}"),
      ["murlan replay: error:", "cannot read", "No such file or directory"]),
-    # --- rule flags (murlan_env.rules.Rules.parse): every command line, one syntax
+    # --- rule flags (murlan_env.game.rules.Rules.parse): every command line, one syntax
     ("rule value, selfplay", murlan("selfplay", "--rules", "sticky_pass=maybe"),
      ["murlan selfplay: error: --rules:", "sticky_pass takes false or true", "'maybe'"]),
     ("rule value, play", murlan("play", "--rules", "tie_rule=never"),
@@ -148,7 +148,7 @@ ROWS = [
     ("rule value, training config",
      train_py("--config", "quick", "rules={{start_card: 3D}}"),
      ["train.py: error: config key 'rules':", "start_card", "'3S', '3C'"]),
-    # --- bot specs (murlan_env.registry.BotSpecError)
+    # --- bot specs (murlan_env.bots.registry.BotSpecError)
     ("unknown bot, arena", murlan("arena", "random", "wizard", "--boards", "1"),
      ["murlan arena: error:", "unknown bot 'wizard'", "valid bots:", "search:N", "ckpt:ARG"]),
     ("bad search budget, play", murlan("play", "--bots", "search:-5"),
@@ -172,7 +172,7 @@ def test_bad_input_is_one_line_and_exit_2(problem, run, words, files, capsys):
 def test_the_good_files_are_accepted(files):
     """The bad inputs above are made from good ones, which are accepted: each row tests its
     fault, not something else that happens to fail."""
-    from murlan_env.registry import make_bot
+    from murlan_env.bots.registry import make_bot
 
     assert make_bot(f"ckpt:{files['good_ckpt']}").name == f"ckpt:{files['good_ckpt']}"
     assert make_bot(f"bundle:{files['bundle']}").name

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env.bots import Bot, GreedyBot, RandomBot, RuleBot
-from murlan_env.cards import RANK, RANKS
-from murlan_env.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_table
-from murlan_env.duplicate import one_against_three, play_duplicate
-from murlan_env.observation import CARDS_LEFT_SCALE, SIZE, SLICES, rule_flags
-from murlan_env.rules import Rules
-from murlan_env.strategy import plans
+from murlan_env.bots.basic import Bot, GreedyBot, RandomBot, RuleBot
+from murlan_env.bots.strategy import plans
+from murlan_env.eval.duplicate import one_against_three, play_duplicate
+from murlan_env.game.cards import RANK, RANKS
+from murlan_env.game.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_table
+from murlan_env.game.observation import CARDS_LEFT_SCALE, SIZE, SLICES, rule_flags
+from murlan_env.game.rules import Rules
 
 FULL = np.array([4] * 13 + [1, 1], np.int8)
 
@@ -109,8 +109,8 @@ def test_plans_use_straights_and_keep_bombs():
 
 @pytest.mark.parametrize("joker_pair", [False, True])
 def test_every_plan_pays_exactly_the_hand_fewest_combinations_first(joker_pair):
-    from murlan_env.combos import LENGTH
-    from murlan_env.strategy import MAX_PLANS, group_action
+    from murlan_env.bots.strategy import MAX_PLANS, group_action
+    from murlan_env.game.combos import LENGTH
 
     rng = np.random.default_rng(11)
     deck = np.repeat(np.arange(15), [4] * 13 + [1, 1])

@@ -11,7 +11,7 @@ import itertools
 import numpy as np
 import pytest
 
-from murlan_env.cards import (
+from murlan_env.game.cards import (
     CARD_NAMES,
     CARD_RANK,
     RANKS,
@@ -22,7 +22,7 @@ from murlan_env.cards import (
     parse_hand,
     rank_counts,
 )
-from murlan_env.combos import (
+from murlan_env.game.combos import (
     COST,
     JOKER_PAIR,
     KEY,
@@ -37,7 +37,7 @@ from murlan_env.combos import (
     beats_table,
     describe,
 )
-from murlan_env.rules import Rules, RulesError
+from murlan_env.game.rules import Rules, RulesError
 from tests import reference
 from tests.conftest import action, ranks
 

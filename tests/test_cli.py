@@ -17,7 +17,7 @@ import pytest
 
 import murlan_cli as cli
 from murlan_env import records
-from murlan_env.combos import action_table
+from murlan_env.game.combos import action_table
 
 
 @pytest.fixture(scope="module")

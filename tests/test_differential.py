@@ -17,11 +17,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine
-from murlan_env.combos import COST
-from murlan_env.engine import Phase
-from murlan_env.observation import SLICES
-from murlan_env.rules import Rules
+from murlan_env.game import engine
+from murlan_env.game.combos import COST
+from murlan_env.game.engine import Phase
+from murlan_env.game.observation import SLICES
+from murlan_env.game.rules import Rules
 from tests.reference import Match, rank_of
 
 RULE_SETS = [

@@ -8,10 +8,10 @@ import copy
 
 import numpy as np
 
-from murlan_env import engine
-from murlan_env.engine import Phase
-from murlan_env.rules import Rules
-from murlan_env.state import FIELD_NAMES
+from murlan_env.game import engine
+from murlan_env.game.engine import Phase
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import FIELD_NAMES
 
 FIELDS = FIELD_NAMES
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine, records
-from murlan_env.driver import GameDriver
-from murlan_env.rules import Rules
+from murlan_env import records
+from murlan_env.envs.driver import GameDriver
+from murlan_env.game import engine
+from murlan_env.game.rules import Rules
 
 
 def play_episode(driver: GameDriver, rng: np.random.Generator) -> list[np.ndarray]:

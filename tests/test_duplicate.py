@@ -5,9 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine
-from murlan_env.bots import GreedyBot, RandomBot, RuleBot
-from murlan_env.duplicate import (
+from murlan_env.bots.basic import GreedyBot, RandomBot, RuleBot
+from murlan_env.eval.duplicate import (
     Z95,
     IllegalActionError,
     mean_ci,
@@ -18,8 +17,9 @@ from murlan_env.duplicate import (
     seeded_deals,
     wilson_interval,
 )
-from murlan_env.rules import Rules
-from murlan_env.state import cards_to_bits
+from murlan_env.game import engine
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import cards_to_bits
 from tests.duplicate_fixtures import ORDERS, PASSER_POINTS, Beater, Passer, block_deals
 
 # --------------------------------------------------------------------------- lineups

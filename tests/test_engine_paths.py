@@ -1,4 +1,4 @@
-"""The engine's compiled bit-set loops (murlan_env/kernels.py) against plain definitions.
+"""The engine's compiled bit-set loops (murlan_env/game/kernels.py) against plain definitions.
 
 Legal masks are built from per-rank action sets, written as bool bytes in padded words that
 the random pick reads back; cards are bit sets exposed as bool masks. Each is checked here
@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from murlan_env import engine
-from murlan_env.bitsets import mask_words
-from murlan_env.cards import RANK_SIZE
-from murlan_env.combos import COST, beats_table
-from murlan_env.rules import Rules
-from murlan_env.state import (
+from murlan_env.game import engine
+from murlan_env.game.bitsets import mask_words
+from murlan_env.game.cards import RANK_SIZE
+from murlan_env.game.combos import COST, beats_table
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import (
     FIELD_NAMES,
     STATE_DTYPE,
     bits_to_cards,

@@ -9,14 +9,15 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import murlan_env
-import murlan_env.env as env_module
-from murlan_env import engine, episode, observation, records
-from murlan_env.cards import CARD_NAMES, format_cards
-from murlan_env.combos import COST, PASS, SINGLE_OF_RANK
-from murlan_env.engine import Phase
-from murlan_env.env import AGENTS, raw_env
-from murlan_env.observation import SLICES
-from murlan_env.rules import Rules, RulesError
+import murlan_env.envs.aec as env_module
+from murlan_env import records
+from murlan_env.envs.aec import AGENTS, raw_env
+from murlan_env.game import engine, episode, observation
+from murlan_env.game.cards import CARD_NAMES, format_cards
+from murlan_env.game.combos import COST, PASS, SINGLE_OF_RANK
+from murlan_env.game.engine import Phase
+from murlan_env.game.observation import SLICES
+from murlan_env.game.rules import Rules, RulesError
 from tests.conftest import match_rewards
 
 # Dealer 3 deals card c to seat c % 4: seat 0 gets every spade and BJ (14 cards, 3S among

@@ -1,4 +1,4 @@
-"""Rewards are defined once (murlan_env.episode): the environments and the trainers' rollouts
+"""Rewards are defined once (murlan_env.game.episode): the environments and the trainers' rollouts
 pay the same amounts on wins and on 2-, 3- and 4-way draws, under both reward modes."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import torch
 
 from agents.networks import build_network, make_spec
 from agents.rollout import RolloutSettings, SelfPlay
-from murlan_env import engine, episode
-from murlan_env.cards import parse_hand
-from murlan_env.driver import GameDriver
-from murlan_env.rules import Rules
-from murlan_env.state import Phase
+from murlan_env.envs.driver import GameDriver
+from murlan_env.game import engine, episode
+from murlan_env.game.cards import parse_hand
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import Phase
 from tests.conftest import position
 
 # The last decision of a hand: seat 0 leads its last card; seats 2 and 3 are out (1st and
@@ -95,7 +95,7 @@ def test_hand_rewards_are_points_less_par_and_match_rewards_wait_for_the_end():
 
 
 def _suit_deal() -> list[str]:
-    from murlan_env.cards import format_cards
+    from murlan_env.game.cards import format_cards
 
     return [format_cards([c for c in range(54) if c % 4 == seat]) for seat in range(4)]
 

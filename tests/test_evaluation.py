@@ -10,8 +10,8 @@ import torch
 from torch import nn
 
 from agents.evaluation import EvalResult, evaluate
-from murlan_env.combos import N_ACTIONS, PASS
-from murlan_env.duplicate import Z95
+from murlan_env.eval.duplicate import Z95
+from murlan_env.game.combos import N_ACTIONS, PASS
 from tests.duplicate_fixtures import PASSER_POINTS, Beater, block_deals
 
 

@@ -4,7 +4,7 @@ Each example runs as the README shows it (``python examples/NAME.py``, in a subp
 small training budget, and must print a 95% confidence interval of its points per hand against
 three random bots that lies wholly above par (1.5). The examples need the ``examples`` extra;
 without it their tests skip, naming the command that installs it. The shared evaluation
-(examples/vs_random.py, over murlan_env.duplicate) is checked here too, on bots whose strength
+(examples/vs_random.py, over murlan_env.eval.duplicate) is checked here too, on bots whose strength
 is known.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from murlan_env.bots import GreedyBot, RandomBot
+from murlan_env.bots.basic import GreedyBot, RandomBot
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

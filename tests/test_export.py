@@ -22,10 +22,12 @@ import murlan_cli as cli
 import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
-from murlan_env import bundle_bot, engine, observation, records
-from murlan_env.bundle_bot import BundleBot, BundleError, load_spec, verify_golden
-from murlan_env.combos import N_ACTIONS, PASS, action_table
-from murlan_env.env import MurlanAECEnv
+from murlan_env import records
+from murlan_env.bots import bundle as bundle_bot
+from murlan_env.bots.bundle import BundleBot, BundleError, load_spec, verify_golden
+from murlan_env.envs.aec import MurlanAECEnv
+from murlan_env.game import engine, observation
+from murlan_env.game.combos import N_ACTIONS, PASS, action_table
 
 RULES = {"joker_pair": True}  # a variant, so the rules travel from checkpoint to bundle
 N_POSITIONS = 96
@@ -312,7 +314,7 @@ def test_seed_gives_the_bot_its_own_stream(bundle, golden):
 def test_a_sampled_bundle_plays_as_the_bundle_at_that_temperature(bundle, golden):
     """Search samples its guiding policy through SampledBot; on a bundle it is the same bot
     as the bundle's own temperature, draw for draw."""
-    from murlan_env.bots import SampledBot, ScoringBot
+    from murlan_env.bots.basic import SampledBot, ScoringBot
 
     _, obs, mask = golden
     mask = mask.copy()
@@ -370,7 +372,7 @@ TEST_LEVELS = {
 @pytest.fixture
 def shipped(bundle, tmp_path, monkeypatch):
     """The test bundle shipped as policy "tested", with three difficulty levels."""
-    from murlan_env import registry
+    from murlan_env.bots import registry
 
     root = tmp_path / "policies"
     shutil.copytree(bundle, root / "tested")
@@ -436,8 +438,8 @@ def test_the_bot_runs_without_torch(bundle):
     code = f"""
 import sys
 import numpy as np
-from murlan_env import engine
-from murlan_env.bundle_bot import BundleBot
+from murlan_env.game import engine
+from murlan_env.bots.bundle import BundleBot
 bot = BundleBot({str(bundle)!r}, temperature=0.5, mix=("greedy", 0.2), seed=0)
 state = engine.init(np.random.default_rng(0), 3, bot.rules)
 actions = bot.act(engine.observe(state), engine.legal_action_mask(state), None)

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import murlan_env.env as aec
-from murlan_env import engine, observation, records
-from murlan_env.bots import RandomBot
-from murlan_env.cards import format_cards
-from murlan_env.combos import N_ACTIONS, PASS, SINGLE_OF_RANK
-from murlan_env.gym_env import ENV_ID, MurlanGymEnv, MurlanVectorEnv
+import murlan_env.envs.aec as aec
+from murlan_env import records
+from murlan_env.bots.basic import RandomBot
+from murlan_env.envs.gym_env import ENV_ID, MurlanGymEnv, MurlanVectorEnv
+from murlan_env.game import engine, observation
+from murlan_env.game.cards import format_cards
+from murlan_env.game.combos import N_ACTIONS, PASS, SINGLE_OF_RANK
 from tests.conftest import match_rewards
 
 SUIT_DEAL = [format_cards([c for c in range(54) if c % 4 == seat]) for seat in range(4)]
@@ -61,7 +62,7 @@ def test_gymnasium_check_env(kwargs):
 
 def test_registered_and_made_by_id():
     assert ENV_ID in gymnasium.registry
-    env = gymnasium.make("murlan_env.gym_env:Murlan-v1", seat=1, render_mode="ansi")
+    env = gymnasium.make("murlan_env.envs.gym_env:Murlan-v1", seat=1, render_mode="ansi")
     obs, info = env.reset(seed=0)
     assert info["seat"] == 1 and env.observation_space.contains(obs)
     assert "learner: player_1" in env.render()

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 from conftest import held_by_slot
 
-from murlan_env import engine, observation
-from murlan_env.bots import RandomBot
-from murlan_env.combos import COST, N_ACTIONS
-from murlan_env.duplicate import one_against_three, play_duplicate
-from murlan_env.engine import Phase
-from murlan_env.history import HandLogs, uses_history
-from murlan_env.rules import Rules
-from murlan_env.search import log_likelihood
+from murlan_env.bots.basic import RandomBot
+from murlan_env.bots.history import HandLogs, uses_history
+from murlan_env.bots.search import log_likelihood
+from murlan_env.eval.duplicate import one_against_three, play_duplicate
+from murlan_env.game import engine, observation
+from murlan_env.game.combos import COST, N_ACTIONS
+from murlan_env.game.engine import Phase
+from murlan_env.game.rules import Rules
 
 
 class _Recorder:

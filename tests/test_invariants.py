@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from murlan_env import engine
-from murlan_env.cards import CARD_NAMES, CARD_TO_RANK, RANK_SIZE
-from murlan_env.combos import N_ACTIONS, RANKS_TEXT, beats_table
-from murlan_env.engine import Phase
-from murlan_env.observation import SIZE, SLICES
-from murlan_env.rules import Rules
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, CARD_TO_RANK, RANK_SIZE
+from murlan_env.game.combos import N_ACTIONS, RANKS_TEXT, beats_table
+from murlan_env.game.engine import Phase
+from murlan_env.game.observation import SIZE, SLICES
+from murlan_env.game.rules import Rules
 from tests import reference
 from tests.conftest import full_deal, legal, play, position, ranks
 

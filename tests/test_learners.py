@@ -11,9 +11,9 @@ from agents.dmc import DMCConfig, DMCLearner, Replay
 from agents.imitation import demonstrations, pretrain
 from agents.networks import ActorCritic, make_spec
 from agents.ppo import PPOConfig, PPOLearner, ppo_loss
-from murlan_env import engine, observation
-from murlan_env.combos import N_ACTIONS
-from murlan_env.observation import SIZE
+from murlan_env.game import engine, observation
+from murlan_env.game.combos import N_ACTIONS
+from murlan_env.game.observation import SIZE
 
 
 def _tiny_batch(n: int = 64, seed: int = 0) -> dict:

@@ -1,4 +1,4 @@
-"""murlan_env.moves: concrete cards read as engine actions, and the reasons a move is refused.
+"""murlan_env.game.moves: concrete cards read as engine actions, and the reasons a move is refused.
 
 Table rows (position, cards, expected action or reason), one per reason a player can meet;
 then a sweep over positions of random games checking that ``read_play`` accepts exactly what
@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 from conftest import action, full_deal, position
 
-from murlan_env import engine, records
-from murlan_env.cards import CARD_NAMES, parse_cards
-from murlan_env.combos import COST, N_ACTIONS
-from murlan_env.engine import Phase
-from murlan_env.moves import IllegalMove, read_give_back, read_move, read_play
-from murlan_env.rules import Rules
+from murlan_env import records
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, parse_cards
+from murlan_env.game.combos import COST, N_ACTIONS
+from murlan_env.game.engine import Phase
+from murlan_env.game.moves import IllegalMove, read_give_back, read_move, read_play
+from murlan_env.game.rules import Rules
 
 HANDS = ["3S 3H 7S 7H 8D 9C TS JH QD KC", "5S", "BJ RJ 2S 2H 2D 2C", "4S 5H 6D 7D 8S"]
 

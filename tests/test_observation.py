@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine, observation
-from murlan_env.cards import CARD_RANK
-from murlan_env.combos import PASS
-from murlan_env.observation import PIECES, RULE_FEATURES, SIZE, SLICES
-from murlan_env.rules import RULE_CHOICES, Rules
-from murlan_env.state import Phase
+from murlan_env.game import engine, observation
+from murlan_env.game.cards import CARD_RANK
+from murlan_env.game.combos import PASS
+from murlan_env.game.observation import PIECES, RULE_FEATURES, SIZE, SLICES
+from murlan_env.game.rules import RULE_CHOICES, Rules
+from murlan_env.game.state import Phase
 
 
 def test_pieces_tile_the_vector():

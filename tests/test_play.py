@@ -9,12 +9,13 @@ import sys
 import numpy as np
 import pytest
 
-from murlan_env import engine, records
-from murlan_env.bots import RandomBot
-from murlan_env.cards import parse_hand
-from murlan_env.combos import PASS
-from murlan_env.moves import IllegalMove
-from murlan_env.play import IllegalInput, TerminalGame
+from murlan_cli.play import IllegalInput, TerminalGame
+from murlan_env import records
+from murlan_env.bots.basic import RandomBot
+from murlan_env.game import engine
+from murlan_env.game.cards import parse_hand
+from murlan_env.game.combos import PASS
+from murlan_env.game.moves import IllegalMove
 
 # Dealer 3: seats 0 and 1 get 14 cards, seats 2 and 3 get 13. Seat 0 holds 3S and leads.
 DEAL = [

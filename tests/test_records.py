@@ -17,13 +17,14 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from murlan_env import engine, records
-from murlan_env.bots import GreedyBot, RandomBot
-from murlan_env.cards import CARD_NAMES, CARD_RANK, format_cards, parse_cards
-from murlan_env.combos import COST, JOKER_PAIR, LENGTH, N_ACTIONS, PASS, action_of_counts
-from murlan_env.engine import Phase
+from murlan_env import records
+from murlan_env.bots.basic import GreedyBot, RandomBot
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, format_cards, parse_cards
+from murlan_env.game.combos import COST, JOKER_PAIR, LENGTH, N_ACTIONS, PASS, action_of_counts
+from murlan_env.game.engine import Phase
+from murlan_env.game.rules import Rules
 from murlan_env.records import Recorder, validate
-from murlan_env.rules import Rules
 
 VARIANTS = [
     Rules(),

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine, registry
-from murlan_env.registry import BotSpecError
-from murlan_env.rules import Rules, RulesError
+from murlan_env.bots import registry
+from murlan_env.bots.registry import BotSpecError
+from murlan_env.game import engine
+from murlan_env.game.rules import Rules, RulesError
 
 
 def test_builtin_and_search_specs():

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env import engine
-from murlan_env.cards import CARD_NAMES, CARD_RANK, parse_card, parse_cards
-from murlan_env.combos import KEY, LENGTH
-from murlan_env.engine import Phase
-from murlan_env.rules import Rules
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, parse_card, parse_cards
+from murlan_env.game.combos import KEY, LENGTH
+from murlan_env.game.engine import Phase
+from murlan_env.game.rules import Rules
 from tests import reference
 from tests.conftest import action, full_deal, legal, mask_ranks, play, position, ranks
 

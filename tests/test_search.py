@@ -6,16 +6,10 @@ import numpy as np
 import pytest
 from conftest import held_by_slot
 
-from murlan_env import engine, observation
-from murlan_env.bots import GreedyBot, MoveScores, RuleBot, legal_log_probs
-from murlan_env.cards import RANK_SIZE, parse_hand, rank_counts
-from murlan_env.combos import PASS, action_of_counts
-from murlan_env.duplicate import one_against_three, play_duplicate
-from murlan_env.engine import Phase
-from murlan_env.history import HandLogs
-from murlan_env.registry import guided_by, make_bot
-from murlan_env.rules import Rules
-from murlan_env.search import (
+from murlan_env.bots.basic import GreedyBot, MoveScores, RuleBot, legal_log_probs
+from murlan_env.bots.history import HandLogs
+from murlan_env.bots.registry import guided_by, make_bot
+from murlan_env.bots.search import (
     SearchBot,
     believed_worlds,
     best_models,
@@ -25,6 +19,12 @@ from murlan_env.search import (
     state_from_observation,
     tempered_weights,
 )
+from murlan_env.eval.duplicate import one_against_three, play_duplicate
+from murlan_env.game import engine, observation
+from murlan_env.game.cards import RANK_SIZE, parse_hand, rank_counts
+from murlan_env.game.combos import PASS, action_of_counts
+from murlan_env.game.engine import Phase
+from murlan_env.game.rules import Rules
 
 
 def _positions(seed: int, rules: Rules, n_games: int = 24, hands: int = 2) -> list[engine.State]:
@@ -187,7 +187,7 @@ def test_search_gives_back_the_lowest_eligible_card_in_an_exchange():
 
 
 def test_a_prior_keeps_its_moves_unless_search_finds_better():
-    from murlan_env.bots import RuleBot
+    from murlan_env.bots.basic import RuleBot
 
     state = _positions(12, Rules(), n_games=8)[9]
     obs, mask = engine.observe(state), engine.legal_action_mask(state)

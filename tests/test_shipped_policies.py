@@ -1,6 +1,6 @@
 """The policies and difficulty levels shipped inside the package, as a plain install gets them.
 
-These test the real files under ``murlan_env/policies``: every level names a shipped bundle,
+These test the real files under ``murlan_env/bots/policies``: every level names a shipped bundle,
 every bundle fits an app (under 2 MB), each level plays legal whole hands by name, the levels
 are ordered by strength, and none of it needs torch.
 """
@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from murlan_env import registry
-from murlan_env.duplicate import one_against_three, play_duplicate
-from murlan_env.history import uses_history
+from murlan_env.bots import registry
+from murlan_env.bots.history import uses_history
+from murlan_env.eval.duplicate import one_against_three, play_duplicate
 
 LEVELS = registry.levels()
 MAX_BUNDLE_BYTES = 2 * 1024 * 1024
@@ -23,7 +23,7 @@ MAX_BUNDLE_BYTES = 2 * 1024 * 1024
 def test_the_package_ships_levels_over_shipped_policies():
     assert {"easy", "medium", "hard"} <= set(LEVELS)
     shipped = registry.shipped_policies()
-    assert shipped, "no policy under murlan_env/policies"
+    assert shipped, "no policy under murlan_env/bots/policies"
     for name, level in LEVELS.items():
         assert level["policy"] in shipped, f"level {name} names a policy that is not shipped"
         assert level.get("about"), f"level {name} has no description"
@@ -77,8 +77,8 @@ def test_levels_play_without_torch():
     code = (
         "import sys; sys.modules['torch'] = None\n"
         "import numpy as np\n"
-        "from murlan_env import registry\n"
-        "from murlan_env.duplicate import one_against_three, play_duplicate\n"
+        "from murlan_env.bots import registry\n"
+        "from murlan_env.eval.duplicate import one_against_three, play_duplicate\n"
         "r = play_duplicate([registry.make_bot('hard'), registry.make_bot('rule')], 2,\n"
         "                   lineups=one_against_three(), seed=0, max_hands=1)\n"
         "print(r.bot_results()[0].hands)\n"

@@ -14,8 +14,8 @@ from agents import dmc, ppo
 from agents.networks import build_network, checkpoint_path, load_policy, make_spec
 from agents.returns import gae_advantages, mc_returns
 from agents.rollout import RolloutSettings, SelfPlay
-from murlan_env import engine, observation
-from murlan_env.engine import N_SEATS, OBS_SIZE
+from murlan_env.game import engine, observation
+from murlan_env.game.engine import N_SEATS, OBS_SIZE
 
 
 @pytest.fixture(autouse=True)

@@ -16,12 +16,14 @@ import pytest
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
 from fastapi.testclient import TestClient  # noqa: E402
 
-from murlan_env import engine, records, registry  # noqa: E402
-from murlan_env.bots import GreedyBot  # noqa: E402
-from murlan_env.cards import CARD_NAMES  # noqa: E402
-from murlan_env.history import HandLogs, uses_history  # noqa: E402
-from murlan_env.play import TerminalGame  # noqa: E402
-from murlan_env.rules import Rules  # noqa: E402
+from murlan_cli.play import TerminalGame  # noqa: E402
+from murlan_env import records  # noqa: E402
+from murlan_env.bots import registry  # noqa: E402
+from murlan_env.bots.basic import GreedyBot  # noqa: E402
+from murlan_env.bots.history import HandLogs, uses_history  # noqa: E402
+from murlan_env.game import engine  # noqa: E402
+from murlan_env.game.cards import CARD_NAMES  # noqa: E402
+from murlan_env.game.rules import Rules  # noqa: E402
 from murlan_web import command, hints  # noqa: E402
 from murlan_web.app import Settings, create_app  # noqa: E402
 from murlan_web.games import HINT_STREAM, Game  # noqa: E402

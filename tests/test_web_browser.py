@@ -43,7 +43,7 @@ from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
 from murlan_env import records  # noqa: E402
-from murlan_env.bots import GreedyBot  # noqa: E402
+from murlan_env.bots.basic import GreedyBot  # noqa: E402
 from murlan_web.app import Settings, create_app  # noqa: E402
 
 SCREENSHOTS = os.environ.get("MURLAN_WEB_SCREENSHOTS")

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import engine
-from murlan_env.engine import Phase, State
+from murlan_env.game import engine
+from murlan_env.game.engine import Phase, State
+from murlan_env.game.rules import Rules
 from murlan_env.records.writer import Recorder
-from murlan_env.rules import Rules
 
 
 def selfplay(

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.engine import N_SEATS, TARGETS, Phase, State
+from murlan_env.game.engine import N_SEATS, TARGETS, Phase, State
 from murlan_env.records.files import TOP_KEYS, RecordError
 from murlan_env.records.values import int_list, is_int, show, top_value
 from murlan_env.records.writer import finish_order

@@ -3,7 +3,7 @@
 A record is replayed hand by hand through the same engine that plays games: each deal goes
 to ``engine.deal_from``/``engine.next_hand`` (which check it with ``dealing.check_deal``),
 the engine makes the exchange's automatic moves, and every give-back and play is read by
-``murlan_env.moves`` and applied with ``engine.step``. So the engine alone decides what is
+``murlan_env.game.moves`` and applied with ``engine.step``. So the engine alone decides what is
 legal; this module reads the JSON, compares the record with what the engine did, and names
 the first difference with a location and a reason. The only place the record may differ from
 the engine's choice is a suit: where RULES.md lets a player give "any" card of a rank in the
@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import engine, moves
-from murlan_env.cards import CARD_NAMES, CARD_RANK, N_CARDS, RANKS, cards_to_mask, format_cards
-from murlan_env.dealing import deal_sizes
-from murlan_env.engine import N_SEATS, Phase, State
+from murlan_env.game import engine, moves
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, N_CARDS, RANKS, cards_to_mask, format_cards
+from murlan_env.game.dealing import deal_sizes
+from murlan_env.game.engine import N_SEATS, Phase, State
+from murlan_env.game.rules import Rules, RulesError
 from murlan_env.records.files import EXCHANGE_KEYS, FORMAT, HAND_KEYS, RecordError, loads
 from murlan_env.records.results import check_hand_result, check_totals
 from murlan_env.records.values import card_ids, one_card, require_keys, seat, show, top_value
-from murlan_env.rules import Rules, RulesError
 
 # A fixed generator for asking the engine who deals next (its deal is thrown away).
 _PROBE_SEED = 0

@@ -13,9 +13,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from murlan_env.cards import CardError, parse_cards
+from murlan_env.game.cards import CardError, parse_cards
+from murlan_env.game.state import N_SEATS
 from murlan_env.records.files import RecordError
-from murlan_env.state import N_SEATS
 
 
 def show(x: Any, limit: int = 80) -> str:

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.cards import CARD_NAMES, CARD_RANK, RANKS, format_cards
-from murlan_env.combos import KIND, N_ACTIONS, RANKS_TEXT, Kind
-from murlan_env.engine import Phase, State
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANKS, format_cards
+from murlan_env.game.combos import KIND, N_ACTIONS, RANKS_TEXT, Kind
+from murlan_env.game.engine import Phase, State
 from murlan_env.records.files import FORMAT
 
 # --------------------------------------------------------------------------- card helpers

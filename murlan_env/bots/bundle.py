@@ -31,10 +31,12 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import bots, engine, observation, registry
-from murlan_env.cards import parse_hand, rank_counts
-from murlan_env.combos import N_ACTIONS, PASS, action_of_counts, action_table
-from murlan_env.rules import Rules
+from murlan_env.bots import basic as bots
+from murlan_env.bots import registry
+from murlan_env.game import engine, observation
+from murlan_env.game.cards import parse_hand, rank_counts
+from murlan_env.game.combos import N_ACTIONS, PASS, action_of_counts, action_table
+from murlan_env.game.rules import Rules
 
 BUNDLE_FORMAT = "murlan-bundle/2"
 GOLDEN_FORMAT = "murlan-golden/1"
@@ -182,7 +184,8 @@ class BundleBot:
 
     ``temperature`` 0 plays the argmax of the model's scores; above 0 it samples from
     softmax(scores / temperature) over the legal actions. ``mix=(bot, p)`` hands each decision
-    to a weaker bot (a spec of ``murlan_env.registry`` such as "random" or "greedy", or a Bot) with
+    to a weaker bot (a spec of ``murlan_env.bots.registry`` such as "random" or "greedy", or a
+    Bot) with
     probability p. ``seed`` gives the bot its own random stream; without it, the ``rng`` passed
     to ``act`` is used, so games replay exactly for the caller's seed either way.
 

@@ -1,6 +1,6 @@
 """The hand so far: each game's play decisions of its current hand, in order.
 
-The observation (``murlan_env.observation``) says which cards each seat has played this hand,
+The observation (``murlan_env.game.observation``) says which cards each seat has played this hand,
 but not in what order, nor who passed on what. A bot that reasons about the hidden hands from
 how the others played (``SearchBot`` with a belief) needs that order. Drivers that serve such
 bots keep a ``HandLogs`` beside their games and give each bot its games' logs turned to its
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from murlan_env.cards import N_CARDS
-from murlan_env.state import N_SEATS, Phase, State
+from murlan_env.game.cards import N_CARDS
+from murlan_env.game.state import N_SEATS, Phase, State
 
 # Every play takes at least one card and at most three passes follow it before the trick
 # ends, so no hand has more play decisions than this.

@@ -1,11 +1,11 @@
 """The Murlan engine: pure functions over a batch of games.
 
-A ``State`` (``murlan_env.state``) holds B independent games, each a match played hand after
+A ``State`` (``murlan_env.game.state``) holds B independent games, each a match played hand after
 hand. ``init``/``deal_from`` start games, ``legal_action_mask`` and ``step`` play them (one
 action per game; games not waiting for a decision ignore theirs, so a batch steps as one),
 ``next_hand`` deals the following hand (or ``step(..., rng=rng)`` does it in the same call),
 ``new_matches`` restarts games and ``observe`` encodes what a seat sees. The rules
-themselves are ``murlan_env.kernels``, compiled functions of one game run for every game of
+themselves are ``murlan_env.game.kernels``, compiled functions of one game run for every game of
 the batch; a single game is a batch of one.
 
 Functions never change the state they are given, unless it is donated (``donate=True``):
@@ -20,18 +20,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from murlan_env import kernels, observation
-from murlan_env.bitsets import MASK_WORDS, MUST_USE, action_words, mask_words, pick_legal
-from murlan_env.combos import JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind, beats_table
-from murlan_env.dealing import (
+from murlan_env.game import kernels, observation
+from murlan_env.game.bitsets import MASK_WORDS, MUST_USE, action_words, mask_words, pick_legal
+from murlan_env.game.combos import JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind, beats_table
+from murlan_env.game.dealing import (
     check_deal,
     deal_sizes,
     parse_deal,
     random_deal,
     random_deal_bits,
 )
-from murlan_env.rules import Rules
-from murlan_env.state import (
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import (
     N_SEATS,
     TARGETS,
     Phase,
@@ -333,7 +333,7 @@ def match_result(scores: np.ndarray, target: np.ndarray, rules: Rules):
 
 def observe(state: State, seats: np.ndarray | int | None = None) -> np.ndarray:
     """(B, OBS_SIZE) float32 observations from ``seats`` (default: the seat to act); see
-    ``murlan_env.observation``."""
+    ``murlan_env.game.observation``."""
     return observation.encode(state, seats)
 
 

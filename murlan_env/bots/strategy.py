@@ -19,7 +19,7 @@ import operator
 
 import numpy as np
 
-from murlan_env.bitsets import (
+from murlan_env.game.bitsets import (
     AFFORD,
     MASK_WORDS,
     action_words,
@@ -27,7 +27,7 @@ from murlan_env.bitsets import (
     lowest_bit_index,
     spread_words,
 )
-from murlan_env.combos import COST, JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind
+from murlan_env.game.combos import COST, JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind
 
 # Credit for each control in a plan: a control is free to play and can win back the lead.
 CONTROL_CREDIT = 1.5

@@ -29,11 +29,11 @@ import textwrap
 import gymnasium
 import numpy as np
 
-from murlan_env.bitsets import inline, jit, popcount, rank_count
-from murlan_env.cards import CARD_RANK, N_RANKS, RANK_SIZE
-from murlan_env.combos import N_ACTIONS, PASS
-from murlan_env.rules import RULE_CHOICES, Rules
-from murlan_env.state import N_SEATS, TARGETS, Phase, State
+from murlan_env.game.bitsets import inline, jit, popcount, rank_count
+from murlan_env.game.cards import CARD_RANK, N_RANKS, RANK_SIZE
+from murlan_env.game.combos import N_ACTIONS, PASS
+from murlan_env.game.rules import RULE_CHOICES, Rules
+from murlan_env.game.state import N_SEATS, TARGETS, Phase, State
 
 # A seat holds at most 15 cards (a 1st player between receiving and giving back in the
 # exchange): cards_left entries are n / 15.

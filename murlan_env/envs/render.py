@@ -7,9 +7,9 @@ from collections.abc import Callable
 import gymnasium
 import numpy as np
 
-from murlan_env.cards import CARD_NAMES, format_cards
-from murlan_env.combos import describe
-from murlan_env.state import N_SEATS, Phase, State
+from murlan_env.game.cards import CARD_NAMES, format_cards
+from murlan_env.game.combos import describe
+from murlan_env.game.state import N_SEATS, Phase, State
 
 RENDER_MODES = ["ansi", "human"]
 

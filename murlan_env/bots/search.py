@@ -10,13 +10,14 @@ scored on the same worlds (common random numbers), so differences between moves 
 drowned by the luck of the sampled deal.
 
 The bot sees ``(obs, mask)``, so ``state_from_observation`` rebuilds an engine
-``State`` from the decoded observation (``murlan_env.observation.decode``) and a guess of the
-hidden hands, with ``murlan_env.state.make_state``. Rebuilt states have the observing seat at seat 0
+``State`` from the decoded observation (``murlan_env.game.observation.decode``) and a guess of the
+hidden hands, with ``murlan_env.game.state.make_state``. Rebuilt states have the observing seat
+at seat 0
 (the observation is egocentric) and cover the current hand only: the search values moves
 by this hand's points, not by the match.
 
 With a ``belief`` model (a bot with scores, e.g. the trained policy) and the hand's history
-(``murlan_env.history``: the drivers that keep it pass it to ``act``), the worlds are not dealt
+(``murlan_env.bots.history``: the drivers that keep it pass it to ``act``), the worlds are not dealt
 uniformly: ``belief_candidates`` uniform worlds are each played through the hand so far, the
 others' moves are scored by the model (``log_likelihood``), and the search's worlds are drawn
 from them in proportion to how well they explain what the others did. The likelihoods are
@@ -37,11 +38,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from murlan_env import engine, observation
-from murlan_env.bots import Bot, ScoringBot, legal_log_probs
-from murlan_env.cards import N_CARDS, N_RANKS
-from murlan_env.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
-from murlan_env.state import N_SEATS, Phase, State, make_state
+from murlan_env.bots.basic import Bot, ScoringBot, legal_log_probs
+from murlan_env.game import engine, observation
+from murlan_env.game.cards import N_CARDS, N_RANKS
+from murlan_env.game.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
+from murlan_env.game.state import N_SEATS, Phase, State, make_state
 
 # --------------------------------------------------------------------------- worlds
 
@@ -131,7 +132,7 @@ def log_likelihood(obs: np.ndarray, log: np.ndarray, held: np.ndarray, model: Sc
     """(W, 4) float64 log-probability of each slot's moves so far this hand, in W worlds.
 
     ``obs`` is one observation (OBS_SIZE,), ``log`` its hand's (n, 2) ``[slot, action]`` rows
-    (``murlan_env.history``) and ``held`` (W, 4, 15) held cards per slot in each world (slot 0
+    (``murlan_env.bots.history``) and ``held`` (W, 4, 15) held cards per slot in each world (slot 0
     the observer's). Each world's hands at the hand's start (held now plus played) are played
     through the log on the engine, and every move of slots 1-3 is scored by softmax(model's
     scores) over its legal moves; slot 0's column stays 0 (the observer's own moves say nothing
@@ -431,7 +432,7 @@ class SearchBot:
 
     @property
     def uses_history(self) -> bool:
-        """Whether ``act`` reads the hand's history (``murlan_env.history``): with a belief."""
+        """Whether ``act`` reads the hand's history (``murlan_env.bots.history``): with a belief."""
         return self.belief is not None
 
     def act(
@@ -442,7 +443,7 @@ class SearchBot:
         history: list[np.ndarray] | None = None,
     ) -> np.ndarray:
         """(B,) actions; ``history``: each game's hand so far as ``[slot, action]`` rows
-        (``murlan_env.history.HandLogs.turned``), read when the bot has a belief."""
+        (``murlan_env.bots.history.HandLogs.turned``), read when the bot has a belief."""
         mask = np.asarray(mask, bool)
         n_legal = mask.sum(1)
         # Default: the first legal action; this is the whole answer for forced moves

@@ -25,8 +25,8 @@ import functools
 
 import numpy as np
 
-from murlan_env.cards import N_RANKS, RANK, RANKS
-from murlan_env.rules import Rules
+from murlan_env.game.cards import N_RANKS, RANK, RANKS
+from murlan_env.game.rules import Rules
 
 
 class Kind(enum.IntEnum):

@@ -15,10 +15,10 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 |                   | and its own move stands unless the search finds one better by           |
 |                   | ``SEARCH_MARGIN`` points                                                |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
-| a shipped name    | a policy shipped inside the package (``murlan_env/policies/NAME``)      |
+| a shipped name    | a policy shipped inside the package (``murlan_env/bots/policies/NAME``)      |
 | ``easy`` ...      | a difficulty level: a shipped policy played with a temperature, a       |
 |                   | share of a weaker bot's moves, or a search on top (``expert``); see     |
-|                   | ``murlan_env/policies/levels.json``                                     |
+|                   | ``murlan_env/bots/policies/levels.json``                                     |
 | ``KIND:ARG``      | a bot kind added by an installed plugin, e.g. ``ckpt:PATH`` (a training |
 |                   | checkpoint, from ``agents``)                                            |
 
@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from importlib import metadata, resources
 from pathlib import Path
 
-from murlan_env.bots import (
+from murlan_env.bots.basic import (
     Bot,
     GreedyBot,
     MoveScores,
@@ -62,7 +62,7 @@ class BotSpecError(ValueError):
 
 def policies_dir() -> Path:
     """The folder of the policies shipped inside the package (one bundle per subfolder)."""
-    return Path(str(resources.files("murlan_env") / "policies"))
+    return Path(str(resources.files("murlan_env.bots") / "policies"))
 
 
 def levels() -> dict[str, dict]:
@@ -128,14 +128,14 @@ def make_bot(spec: str) -> Bot:
     if kind == "bundle":
         if not arg:
             raise _unknown(text, "bundle: needs a directory, e.g. bundle:bundles/quick")
-        from murlan_env.bundle_bot import BundleBot
+        from murlan_env.bots.bundle import BundleBot
 
         return BundleBot(arg)
     level = levels().get(kind) if not sep else None
     if level is not None:
         return _level_bot(kind, level)
     if not sep and kind in shipped_policies():
-        from murlan_env.bundle_bot import BundleBot
+        from murlan_env.bots.bundle import BundleBot
 
         return BundleBot(policies_dir() / kind, name=kind)
     if sep and kind in plugin_kinds():
@@ -144,14 +144,14 @@ def make_bot(spec: str) -> Bot:
 
 
 def _level_bot(name: str, level: dict) -> Bot:
-    from murlan_env.bundle_bot import BundleBot
+    from murlan_env.bots.bundle import BundleBot
 
     mix = tuple(level["mix"]) if level.get("mix") else None
     bundle = policies_dir() / level["policy"]
     temperature = float(level.get("temperature", 0.0))
     if not level.get("search"):
         return BundleBot(bundle, temperature=temperature, mix=mix, name=name)
-    from murlan_env.search import SearchBot
+    from murlan_env.bots.search import SearchBot
 
     policy = BundleBot(bundle, temperature=temperature, mix=mix)
     models = [make_bot(spec) for spec in level.get("models") or ()]
@@ -196,7 +196,7 @@ def guided_by(bot: Bot, *, belief: bool = False, models: Sequence[Bot] = ()) -> 
 
 
 def _search_bot(text: str, arg: str) -> Bot:
-    from murlan_env.search import SearchBot
+    from murlan_env.bots.search import SearchBot
 
     budget, sep, inner = arg.partition(":")
     guide = {}

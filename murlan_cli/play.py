@@ -21,9 +21,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_env import engine, moves, registry
-from murlan_env.bots import Bot
-from murlan_env.cards import (
+from murlan_env.bots import registry
+from murlan_env.bots.basic import Bot
+from murlan_env.bots.history import HandLogs, act_with_history
+from murlan_env.game import engine, moves
+from murlan_env.game.cards import (
     CARD_NAMES,
     CARD_RANK,
     CardError,
@@ -31,11 +33,10 @@ from murlan_env.cards import (
     format_cards,
     parse_card,
 )
-from murlan_env.combos import PASS, describe
-from murlan_env.engine import Phase, State
-from murlan_env.history import HandLogs, act_with_history
-from murlan_env.moves import IllegalMove
-from murlan_env.rules import Rules, RulesError, add_rules_argument
+from murlan_env.game.combos import PASS, describe
+from murlan_env.game.engine import Phase, State
+from murlan_env.game.moves import IllegalMove
+from murlan_env.game.rules import Rules, RulesError, add_rules_argument
 
 PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
 SHOWN_PLAYS = 12
@@ -73,7 +74,7 @@ class TerminalGame:
         self.players.insert(seat, None)
         self.rules = rules or Rules()
         self.deal_rng, self.bot_rng = np.random.default_rng(seed).spawn(2)
-        self.logs = HandLogs(1)  # the hand so far, for bots that read it (murlan_env.history)
+        self.logs = HandLogs(1)  # the hand so far, for bots that read it (murlan_env.bots.history)
         self.read = read
         self.write = write
 

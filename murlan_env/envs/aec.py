@@ -4,8 +4,8 @@ Description
 -----------
 Four players shed their cards by beating the play on the table (RULES.md). A match runs
 hand after hand until a player wins (or a draw at the capped target). This module is a thin
-adapter: every rule lives in ``murlan_env.kernels`` behind ``murlan_env.engine``; the env
-steps one game (a batch of one) through ``murlan_env.driver.GameDriver``.
+adapter: every rule lives in ``murlan_env.game.kernels`` behind ``murlan_env.game.engine``; the env
+steps one game (a batch of one) through ``murlan_env.envs.driver.GameDriver``.
 
     >>> import murlan_env
     >>> env = murlan_env.env(sticky_pass=True, reward="match")
@@ -24,7 +24,7 @@ or finished players are skipped, and a trick's winner leads again.
 Observation
 -----------
 ``{"observation": Box(0, 1, (544,), float32), "action_mask": Box(0, 1, (109,), int8)}``.
-The observation is ``murlan_env.observation.encode`` from the observing seat's point of view
+The observation is ``murlan_env.game.observation.encode`` from the observing seat's point of view
 (egocentric: seat slot 0 is the observer, then the next seats in turn order); it holds only
 what that seat may know. Every entry lies in [0, 1].
 The layout (``observation.PIECES``; ``observation.table()`` regenerates this table):
@@ -50,7 +50,7 @@ The layout (``observation.PIECES``; ``observation.table()`` regenerates this tab
 
 Actions and mask
 ----------------
-``Discrete(109)``: the rank-level action table of ``murlan_env.combos`` (0 pass, 1-15
+``Discrete(109)``: the rank-level action table of ``murlan_env.game.combos`` (0 pass, 1-15
 singles, 16-28 pairs, 29-41 triples, 42-54 quads, 55-107 straights, 108 joker pair); the
 engine picks the suits. The exchange (the previous 1st player giving a card back, ranked 3 to
 10) is an ordinary turn of that player in phase EXCHANGE, taken with the single of the rank to
@@ -61,7 +61,8 @@ wrong moves are programming errors here, not something to learn from; wrap the e
 
 Rewards
 -------
-Zero-sum in both modes (the four rewards of an event add up to 0); ``murlan_env.episode`` defines
+Zero-sum in both modes (the four rewards of an event add up to 0); ``murlan_env.game.episode``
+defines
 them for every env and trainer:
 
 - ``reward="hand"`` (default): when a hand ends, every seat gets its points for the hand minus
@@ -121,18 +122,18 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
-from murlan_env import engine, observation
-from murlan_env.combos import N_ACTIONS
-from murlan_env.driver import (
+from murlan_env.envs.driver import (
     GameDriver,
     action_index,
     illegal_action_error,
     split_options,
     start_state,
 )
-from murlan_env.episode import HAND, MATCH, check_modes
-from murlan_env.render import RENDER_MODES, check_render_mode, present, render_text
-from murlan_env.state import N_SEATS
+from murlan_env.envs.render import RENDER_MODES, check_render_mode, present, render_text
+from murlan_env.game import engine, observation
+from murlan_env.game.combos import N_ACTIONS
+from murlan_env.game.episode import HAND, MATCH, check_modes
+from murlan_env.game.state import N_SEATS
 
 ENV_NAME = "murlan_v1"
 AGENTS: tuple[str, ...] = tuple(f"player_{seat}" for seat in range(N_SEATS))

@@ -1,7 +1,8 @@
 """Bots: one small interface for every player that is not a person, and the rule-based bots.
 
 A bot sees exactly what a seat may see: the egocentric observation vector of
-``murlan_env.observation`` (read it with ``observation.decode``) and the legal-action mask. It acts
+``murlan_env.game.observation`` (read it with ``observation.decode``) and the legal-action mask.
+It acts
 for a batch of games at once, so arenas and trainers drive many games in one call.
 
 | bot         | plays                                                                          |
@@ -13,7 +14,7 @@ for a batch of games at once, so arenas and trainers drive many games in one cal
 | MoveScores  | a bot without scores as a scoring model: its move likely, every other unlikely |
 
 Games between bots (duplicate deals, whole matches, legality checks) are played by
-``murlan_env.duplicate``.
+``murlan_env.eval.duplicate``.
 """
 
 from __future__ import annotations
@@ -22,10 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from murlan_env import observation
-from murlan_env.combos import COST, KEY, KIND, LENGTH, PASS, Kind, beats_table
-from murlan_env.engine import random_legal_actions
-from murlan_env.strategy import (
+from murlan_env.bots.strategy import (
     CONTROL_CREDIT,
     COST_ROWS,
     IS_QUAD,
@@ -33,6 +31,9 @@ from murlan_env.strategy import (
     hand_value,
     minus,
 )
+from murlan_env.game import observation
+from murlan_env.game.combos import COST, KEY, KIND, LENGTH, PASS, Kind, beats_table
+from murlan_env.game.engine import random_legal_actions
 
 
 @runtime_checkable
@@ -118,7 +119,7 @@ class MoveScores:
     """A bot that has no scores (e.g. the rule bot) as a model of how it moves: its move
     scores 0 and every other legal move ``log(slack)``, so softmax gives its move most of the
     probability and every other move a little, and a likelihood that meets a move it would
-    not have made is low rather than impossible (``murlan_env.search``'s belief)."""
+    not have made is low rather than impossible (``murlan_env.bots.search``'s belief)."""
 
     def __init__(self, bot: Bot, slack: float = 0.01, name: str | None = None):
         if not 0 < slack < 1:
@@ -204,7 +205,7 @@ class GreedyBot:
 class RuleBot:
     """The strongest rule-based bot here: it plans its hand and counts cards.
 
-    Per game (pure Python over small cached plans, see ``murlan_env.strategy``):
+    Per game (pure Python over small cached plans, see ``murlan_env.bots.strategy``):
 
     - The hand is planned as bombs, straights and rank groups with the fewest combinations;
       its value counts the combinations opponents could beat and credits *controls* (those

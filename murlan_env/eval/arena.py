@@ -2,7 +2,7 @@
 
 ``murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0``
 
-The tournament is a duplicate run (``murlan_env.duplicate``): ``--boards N`` seeded boards,
+The tournament is a duplicate run (``murlan_env.eval.duplicate``): ``--boards N`` seeded boards,
 each played by every lineup (the bots rotated through the seats, so each bot holds each
 seat's cards in turn), as whole matches (RULES.md 6) unless ``--max-hands K`` stops each
 after K hands. With 4 bots there are 4 lineups; with 2 or 3, the rotations of ``A B A B`` /
@@ -17,7 +17,7 @@ scale (a 400-point gap means 10:1 odds of finishing ahead; the mean rating is 15
 95% interval from resampling boards. The fit uses all results at once, so their order does
 not matter. Same seed and bots, same report.
 
-Bot specs are those of ``murlan_env.registry`` (``random``, ``greedy``, ``rule``,
+Bot specs are those of ``murlan_env.bots.registry`` (``random``, ``greedy``, ``rule``,
 ``search:N``, ``search:0.5s``, ``bundle:DIR``, ``ckpt:PATH``, the shipped policies).
 """
 
@@ -34,11 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import registry
-from murlan_env.bots import Bot
-from murlan_env.duplicate import DuplicateResult, Progress, play_duplicate
-from murlan_env.engine import N_SEATS
-from murlan_env.rules import Rules, add_rules_argument
+from murlan_env.bots import registry
+from murlan_env.bots.basic import Bot
+from murlan_env.eval.duplicate import DuplicateResult, Progress, play_duplicate
+from murlan_env.game.engine import N_SEATS
+from murlan_env.game.rules import Rules, add_rules_argument
 
 DEFAULT_BOARDS = 20
 BOOTSTRAP_SAMPLES = 1000
@@ -334,7 +334,7 @@ def _progress_bar():
 
 def run_command(args: argparse.Namespace) -> int:
     """Run ``murlan arena`` from parsed arguments."""
-    from murlan_env.rules import RulesError
+    from murlan_env.game.rules import RulesError
 
     for option in ("hands", "lanes"):
         if getattr(args, option, None) is not None:

@@ -7,8 +7,8 @@
   word, zero-padded past the last action, so compiled code writes and counts them a word at
   a time.
 
-The tables here are built once from the static action table (``murlan_env.combos``); the
-rules (``murlan_env.kernels``) and the observation codec use them.
+The tables here are built once from the static action table (``murlan_env.game.combos``); the
+rules (``murlan_env.game.kernels``) and the observation codec use them.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import numba
 import numba.extending
 import numpy as np
 
-from murlan_env.cards import N_RANKS
-from murlan_env.combos import COST, N_ACTIONS, PASS
+from murlan_env.game.cards import N_RANKS
+from murlan_env.game.combos import COST, N_ACTIONS, PASS
 
 N_WORDS = 2  # uint64 words per action set
 assert N_ACTIONS <= 64 * N_WORDS

@@ -12,7 +12,7 @@ seating of the bots), so each bot holds each seat's cards in turn.
   for quick training evaluation: hand 1 with its opening duty, hand 2 with the exchange).
 - All games of all boards and lineups step together on the batched engine; each distinct
   bot object acts once per step on the games where it is to act (observations from
-  ``engine.observe``, and the hands so far for bots that read them: ``murlan_env.history``),
+  ``engine.observe``, and the hands so far for bots that read them: ``murlan_env.bots.history``),
   and every action is checked against the legal mask
   (``IllegalActionError`` names the bot). All randomness comes from ``seed``: same bots,
   same seed, same results.
@@ -38,12 +38,12 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_env import engine
-from murlan_env.bots import Bot
-from murlan_env.combos import N_ACTIONS, describe
-from murlan_env.engine import N_SEATS, Phase
-from murlan_env.history import HandLogs, act_with_history, uses_history
-from murlan_env.rules import Rules
+from murlan_env.bots.basic import Bot
+from murlan_env.bots.history import HandLogs, act_with_history, uses_history
+from murlan_env.game import engine
+from murlan_env.game.combos import N_ACTIONS, describe
+from murlan_env.game.engine import N_SEATS, Phase
+from murlan_env.game.rules import Rules
 
 Z95 = 1.959963984540054  # the normal 97.5% quantile
 MATCH_HAND_LIMIT = 500  # a match this long means a broken bot or rule: stop with an error

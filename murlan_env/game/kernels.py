@@ -1,7 +1,7 @@
 """The rules of Murlan, once: compiled functions over one game's record, and batch loops.
 
 Each rule of RULES.md sections 3-6 is written here exactly once, as a function of one game's
-record (a ``murlan_env.state.STATE_DTYPE`` record, updated in place):
+record (a ``murlan_env.game.state.STATE_DTYPE`` record, updated in place):
 
 - ``legal_one``: the legal actions of the seat to act (section 3 and the exchange);
 - ``take_one``: which concrete cards a rank-level play takes from a hand;
@@ -12,7 +12,7 @@ record (a ``murlan_env.state.STATE_DTYPE`` record, updated in place):
 The batch loops (``legal_masks``, ``step_games``, ``start_hands``) call them for every game
 of a (B,) record array; a single game is simply a batch of one, so the AEC env, the
 Gymnasium envs, records, the terminal game and the search bot all play through the same
-functions. ``murlan_env.engine`` wraps them as pure functions over ``State``. They are
+functions. ``murlan_env.game.engine`` wraps them as pure functions over ``State``. They are
 checked against the slow scalar reference in tests/test_differential.py.
 
 Compiled code is cached on disk beside this file (``cache=True``; numba picks a user cache
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from murlan_env.bitsets import (
+from murlan_env.game.bitsets import (
     AFFORD,
     JOKER_BITS,
     NEXT_SEAT,
@@ -39,9 +39,9 @@ from murlan_env.bitsets import (
     rank_count,
     spread_words,
 )
-from murlan_env.cards import CARD_RANK, N_RANKS
-from murlan_env.combos import COST, N_ACTIONS, PASS
-from murlan_env.state import N_SEATS, TARGETS, Phase
+from murlan_env.game.cards import CARD_RANK, N_RANKS
+from murlan_env.game.combos import COST, N_ACTIONS, PASS
+from murlan_env.game.state import N_SEATS, TARGETS, Phase
 
 PLAY, EXCHANGE, HAND_OVER, MATCH_OVER = (int(p) for p in Phase)
 POINTS_BY_PLACE = np.array([3, 2, 1, 0], dtype=np.int16)

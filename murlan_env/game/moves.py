@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from murlan_env import engine
-from murlan_env.cards import CARD_NAMES, CARD_RANK, N_CARDS, RANKS, format_cards
-from murlan_env.combos import (
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, N_CARDS, RANKS, format_cards
+from murlan_env.game.combos import (
     JOKER_PAIR,
     KIND,
     LENGTH,
@@ -37,7 +37,7 @@ from murlan_env.combos import (
     action_of_counts,
     describe,
 )
-from murlan_env.state import N_SEATS, Phase, State
+from murlan_env.game.state import N_SEATS, Phase, State
 
 # The exchange give-back in words (the engine's exchange mask decides which cards qualify).
 GIVE_BACK = "ranked 3 to 10"

@@ -2,7 +2,7 @@
 
 Every field of a game is declared once in ``FIELDS``: name, shape (after the batch axis),
 dtype, the value a blank game holds, and its meaning. From that one table come the record
-dtype ``STATE_DTYPE`` (one record per game, so the compiled rules in ``murlan_env.kernels``
+dtype ``STATE_DTYPE`` (one record per game, so the compiled rules in ``murlan_env.game.kernels``
 take the whole batch as a single array), the ``State`` attributes (``state.scores`` is the
 (B, 4) int16 view of that field), the blank batch, and the builder ``make_state`` that tests
 and the search bot use to set up positions from known facts.
@@ -12,7 +12,7 @@ Some facts are derived rather than stored, so they can never disagree with the c
 given out) are computed from ``card_bits`` and ``place`` when read.
 
 Seats are absolute (0-3) everywhere in the state; observations are egocentric
-(``murlan_env.observation``).
+(``murlan_env.game.observation``).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.cards import N_CARDS, N_RANKS
-from murlan_env.combos import PASS
-from murlan_env.rules import Rules
+from murlan_env.game.cards import N_CARDS, N_RANKS
+from murlan_env.game.combos import PASS
+from murlan_env.game.rules import Rules
 
 N_SEATS = 4
 # RULES.md 6: the first target and its raises.
@@ -135,7 +135,7 @@ class State:
     Every field of ``FIELDS`` reads as an attribute, a view of shape (B, *field.shape):
     ``state.scores``. ``counts``, ``n_left`` and ``n_out`` are derived when read. Engine
     functions never change a state they are given (unless it is donated, see
-    ``murlan_env.engine.step``); treat the views as read-only.
+    ``murlan_env.game.engine.step``); treat the views as read-only.
     """
 
     __slots__ = ("rules", "data", "_owned")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from murlan_env import kernels
-from murlan_env.cards import N_CARDS, parse_hand
-from murlan_env.state import N_SEATS, bits_to_cards
+from murlan_env.game import kernels
+from murlan_env.game.cards import N_CARDS, parse_hand
+from murlan_env.game.state import N_SEATS, bits_to_cards
 
 
 def deal_sizes(dealer: int) -> list[int]:

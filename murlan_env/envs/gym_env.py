@@ -5,17 +5,18 @@ MurlanGymEnv
 One learning seat plays a match (or one hand) against three bots. The seat is fixed
 (``seat=0..3``) or drawn at every reset (``seat=None``, the default); ``info["seat"]`` says
 which. The other seats are played by ``opponents``: one object with the ``Bot`` protocol
-(``act(obs, mask, rng) -> actions``, see ``murlan_env.bots``) for all three, or a sequence of
+(``act(obs, mask, rng) -> actions``, see ``murlan_env.bots.basic``) for all three, or a sequence of
 three, played by the seats after the learner in turn order; the default is ``RandomBot``.
 Bots act between the learner's turns inside ``step``, so every observation the learner gets
-is its own turn to decide (or the end). The game is stepped by ``murlan_env.driver.GameDriver``,
+is its own turn to decide (or the end). The game is stepped by
+``murlan_env.envs.driver.GameDriver``,
 as in the AEC env.
 
 - Observation: the same as the AEC env (``murlan_env.env``): ``{"observation": (544,) float32,
   "action_mask": (109,) int8}`` from the learner's seat. The mask is in the observation (not
   in ``info``) so that wrappers and vector envs carry it with the observation; it is all 0 at
   the end of an episode.
-- Action: ``Discrete(109)``, the action table of ``murlan_env.combos``. An illegal action
+- Action: ``Discrete(109)``, the action table of ``murlan_env.game.combos``. An illegal action
   (one the mask forbids) ends the episode at once: ``terminated`` is True, the reward is
   ``illegal_reward`` (default -1) and ``info["illegal_action"]`` holds the action; the game
   is left as it was. This default is the PettingZoo ``TerminateIllegalWrapper`` convention and
@@ -33,7 +34,7 @@ as in the AEC env.
   ``reset(options=...)`` takes the AEC env's options (``deal``, ``dealer``, ...) and ``seat``.
 - Seeding: ``reset(seed=...)`` seeds deals, the random seat and the bots' choices together.
 
-Registered as ``Murlan-v1``: ``gymnasium.make("murlan_env.gym_env:Murlan-v1", seat=0)``
+Registered as ``Murlan-v1``: ``gymnasium.make("murlan_env.envs.gym_env:Murlan-v1", seat=0)``
 imports this module and builds the env (plain ``"Murlan-v1"`` works once it is imported).
 
 MurlanVectorEnv
@@ -63,19 +64,19 @@ from typing import Any, NamedTuple
 import gymnasium
 import numpy as np
 
-from murlan_env import engine, observation
-from murlan_env.bots import Bot, RandomBot
-from murlan_env.combos import N_ACTIONS
-from murlan_env.driver import (
+from murlan_env.bots.basic import Bot, RandomBot
+from murlan_env.envs.driver import (
     GameDriver,
     action_index,
     illegal_action_error,
     split_options,
     start_state,
 )
-from murlan_env.episode import HAND, MATCH, check_modes, ended, rewards
-from murlan_env.render import RENDER_MODES, check_render_mode, present, render_text
-from murlan_env.state import N_SEATS, State
+from murlan_env.envs.render import RENDER_MODES, check_render_mode, present, render_text
+from murlan_env.game import engine, observation
+from murlan_env.game.combos import N_ACTIONS
+from murlan_env.game.episode import HAND, MATCH, check_modes, ended, rewards
+from murlan_env.game.state import N_SEATS, State
 
 ENV_ID = "Murlan-v1"
 
@@ -207,7 +208,7 @@ class MurlanGymEnv(gymnasium.Env):
 
 
 if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="murlan_env.gym_env:MurlanGymEnv")
+    gymnasium.register(id=ENV_ID, entry_point="murlan_env.envs.gym_env:MurlanGymEnv")
 
 
 # --------------------------------------------------------------------------- vector env

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from murlan_env.state import N_SEATS, State
+from murlan_env.game.state import N_SEATS, State
 
 HAND = "hand"
 MATCH = "match"

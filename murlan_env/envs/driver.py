@@ -4,7 +4,7 @@ environments share.
 The PettingZoo AEC env and the Gymnasium single-agent env both step one game at a time.
 ``GameDriver`` does that part once: it steps the game through the engine (a batch of one:
 the same compiled rules as every batch), logs every decision to a ``Recorder``, pays the
-rewards of ``murlan_env.episode`` at each hand's end, deals the next hand from the env's
+rewards of ``murlan_env.game.episode`` at each hand's end, deals the next hand from the env's
 generator while the episode goes on, and keeps the legal mask of the seat to act. The envs
 add their API on top: agents and dicts for PettingZoo, the learner's seat and its opponents
 for Gymnasium. The helpers below (starting states from ``reset`` options, checking actions)
@@ -17,12 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import engine, observation
-from murlan_env.combos import N_ACTIONS, describe
-from murlan_env.episode import HAND, MATCH, check_modes, rewards
+from murlan_env.game import engine, observation
+from murlan_env.game.combos import N_ACTIONS, describe
+from murlan_env.game.episode import HAND, MATCH, check_modes, rewards
+from murlan_env.game.rules import RULE_CHOICES, Rules
+from murlan_env.game.state import N_SEATS, Phase, State
 from murlan_env.records import Recorder
-from murlan_env.rules import RULE_CHOICES, Rules
-from murlan_env.state import N_SEATS, Phase, State
 
 _EXCHANGE = int(Phase.EXCHANGE)
 _HAND_OVER = int(Phase.HAND_OVER)
@@ -80,7 +80,7 @@ class GameDriver:
     """Steps one game from ``state`` (a batch of one) until the episode ends.
 
     ``reward`` and ``episode`` are the env options of the same names (see
-    ``murlan_env.episode``); ``rng`` deals the following hands of a match.
+    ``murlan_env.game.episode``); ``rng`` deals the following hands of a match.
     """
 
     def __init__(

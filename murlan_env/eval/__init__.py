@@ -1,0 +1,2 @@
+"""Evaluation: the duplicate-deal runner (``duplicate``) and tournaments with ratings
+(``arena``)."""
