@@ -1,11 +1,11 @@
 """The examples in examples/ train with their libraries and beat three random bots.
 
-Each example runs as the README shows it (``python examples/NAME.py``, in a subprocess), with a
-small training budget, and must print a 95% confidence interval of its points per hand against
-three random bots that lies wholly above par (1.5). The examples need the ``examples`` extra;
-without it their tests skip, naming the command that installs it. The shared evaluation
-(examples/vs_random.py, over murlan_env.eval.duplicate) is checked here too, on bots whose strength
-is known.
+Each example runs as docs/benchmark.md shows it (``python examples/NAME.py``, in a subprocess),
+with a small training budget, and must print a 95% confidence interval of its points per hand
+against three random bots that lies wholly above par (1.5). The examples need the ``examples``
+extra; without it their tests skip, naming the command that installs it. The shared evaluation
+(examples/vs_random.py, over murlan_env.eval.duplicate) is checked here too, on bots whose
+strength is known.
 """
 
 from __future__ import annotations

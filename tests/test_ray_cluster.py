@@ -1,6 +1,6 @@
 """The cluster path end to end: a local multi-process Ray cluster (a head node and a second
 node joining it, both on loopback), and ``python train.py --ray-address`` training on it with
-one rollout actor per node, as the README's worked example does."""
+one rollout actor per node, as the worked example of docs/train.md does."""
 
 from __future__ import annotations
 

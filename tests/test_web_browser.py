@@ -7,7 +7,7 @@ validator's fault), and a small tournament run to its table and chart.
 
 Needs Debian's Chromium and its driver and the selenium package; without them every test
 here skips with the command that installs them. With ``MURLAN_WEB_SCREENSHOTS=DIR`` set,
-the tests also save a screenshot of each page there (the README's pictures come from here).
+the tests also save a screenshot of each page there (the docs site's pictures come from here).
 """
 
 from __future__ import annotations

@@ -1,0 +1,221 @@
+"""Every code sample on the docs site (docs/*.md) and in the README runs as written.
+
+A page's Python blocks run in order in one namespace, as one session would run them; its bash
+blocks run in order, each in its own ``bash -euo pipefail``, all in one scratch folder per
+page, with ``murlan`` the command of this checkout and ``train.py``, ``configs/``,
+``examples/`` and ``benchmarks/`` where they are in the repository root (so ``runs/`` and the
+files a sample writes land in the scratch folder). Python blocks run there too.
+
+A bash block right after the line ``<!-- docs-test: skip (REASON) -->`` is shown but not run:
+for commands that install packages, train for minutes, start a server or read a terminal. A
+block after ``<!-- docs-test: slow (REASON) -->`` runs, but its page's test is marked slow
+(``python -m pytest -m slow``, which CI runs), for samples that take tens of seconds, such as a
+training run of a few seconds with its interpreter start-ups. The reason is required, and
+Python blocks cannot be skipped. The fences are found with
+markdown-it-py (a dependency of rich), the parser MkDocs' own ecosystem agrees with, so a
+block in a list item or a block quote is found as the site shows it.
+
+The hooks that build pages from elsewhere (docs/hooks.py) are checked here as well: the rule
+book's inclusion fails clearly when the book is missing, and the command-line reference finds
+every registered subcommand.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from markdown_it import MarkdownIt
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.rglob("*.md"))
+SAMPLED = [ROOT / "README.md", *PAGES]
+MARKER = re.compile(r"^<!-- docs-test: (?P<kind>skip|slow) \((?P<reason>[^)]+)\) -->$")
+# Reachable from the scratch folder as from the repository root.
+LINKED = ("train.py", "configs", "examples", "benchmarks")
+
+
+@dataclass(frozen=True)
+class Sample:
+    lang: str  # the fence's language: "python", "bash", ...
+    code: str
+    line: int  # 1-based line of the opening fence
+    marker: str | None  # "skip" or "slow" when a marker line comes right before it
+    reason: str | None  # the marker's reason
+
+
+def samples(path: Path) -> list[Sample]:
+    """The fenced code blocks of a Markdown file, in order, with their markers."""
+    tokens = MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8"))
+    found = []
+    for before, token in zip([None, *tokens], tokens, strict=False):
+        if token.type != "fence":
+            continue
+        html = before is not None and before.type == "html_block"
+        marker = MARKER.match(before.content.strip()) if html else None
+        lang = token.info.split()[0] if token.info.strip() else ""
+        kind, reason = marker.group("kind", "reason") if marker else (None, None)
+        found.append(Sample(lang, token.content, token.map[0] + 1, kind, reason))
+    return found
+
+
+def page_id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.fixture
+def scratch(tmp_path, monkeypatch):
+    """A folder to run a page's samples in, with ``murlan`` on PATH (from this checkout)."""
+    for name in LINKED:
+        (tmp_path / name).symlink_to(ROOT / name)
+    bin_dir = tmp_path / ".bin"
+    bin_dir.mkdir()
+    murlan = bin_dir / "murlan"
+    murlan.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m murlan_cli "$@"\n')
+    murlan.chmod(0o755)
+    python = bin_dir / "python"
+    python.symlink_to(sys.executable)
+    path = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
+    pythonpath = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    monkeypatch.chdir(tmp_path)
+    return tmp_path, {**os.environ, "PATH": path, "PYTHONPATH": pythonpath}
+
+
+def page_param(path: Path):
+    """The page as a test parameter, marked slow when one of its samples is."""
+    slow = any(sample.marker == "slow" for sample in samples(path))
+    return pytest.param(path, id=page_id(path), marks=[pytest.mark.slow] if slow else [])
+
+
+@pytest.mark.parametrize("path", [page_param(path) for path in SAMPLED])
+def test_code_samples_run(path, scratch):
+    folder, env = scratch
+    namespace: dict = {"__name__": "__main__"}
+    for sample in samples(path):
+        where = f"{page_id(path)} line {sample.line}"
+        if sample.marker == "skip":
+            continue
+        if sample.lang == "python":
+            exec(compile(sample.code, where, "exec"), namespace)
+        elif sample.lang == "bash":
+            done = subprocess.run(
+                ["bash", "-euo", "pipefail", "-c", sample.code],
+                cwd=folder,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, f"{where}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+
+
+def test_markers_name_a_reason_and_skip_only_shell_samples():
+    kinds = set()
+    for path in SAMPLED:
+        for sample in samples(path):
+            where = f"{page_id(path)} line {sample.line}"
+            if sample.marker is not None:
+                kinds.add(sample.marker)
+                assert len(sample.reason.split()) >= 2, where
+            if sample.marker == "skip":
+                assert sample.lang == "bash", where
+    assert kinds == {"skip", "slow"}, "a marker kind is unused: is MARKER out of step?"
+
+
+def test_every_sampled_page_has_runnable_samples_or_none_at_all():
+    """A page's samples are python or bash (what this test runs) or marked as text."""
+    for path in SAMPLED:
+        for sample in samples(path):
+            assert sample.lang in ("python", "bash", "text"), (page_id(path), sample.line)
+
+
+def test_samples_parser_reads_fences_and_markers(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# t\n\n```python\nx = 1\n```\n\n<!-- docs-test: skip (needs a GPU) -->\n"
+        "```bash\nnvidia-smi\n```\n\n- item\n\n  ```bash\n  echo hi\n  ```\n"
+        "\n<!-- docs-test: slow (trains a bot) -->\n```bash\npython train.py\n```\n"
+    )
+    found = samples(page)
+    assert [(s.lang, s.line, s.marker, s.reason) for s in found] == [
+        ("python", 3, None, None),
+        ("bash", 8, "skip", "needs a GPU"),
+        ("bash", 14, None, None),
+        ("bash", 19, "slow", "trains a bot"),
+    ]
+    assert found[2].code == "echo hi\n"
+    assert found[0].code == "x = 1\n"
+
+
+def test_every_page_is_in_the_site_navigation():
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+
+    def pages(nav):
+        for item in nav:
+            value = next(iter(item.values())) if isinstance(item, dict) else item
+            if isinstance(value, list):
+                yield from pages(value)
+            else:
+                yield value
+
+    in_nav = set(pages(config["nav"]))
+    on_disk = {str(p.relative_to(DOCS)) for p in PAGES}
+    assert on_disk == in_nav
+
+
+def test_pictures_are_small_pngs_in_the_repository():
+    """Each page of ``murlan serve`` has its picture (taken by the browser tests), and every
+    picture a page or the README shows is a PNG under 300 KB in the repository."""
+    shown = set()
+    for path in SAMPLED:
+        for picture in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", path.read_text()):
+            file = (path.parent / picture).resolve()
+            shown.add(file)
+            assert file.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", (page_id(path), picture)
+            assert file.stat().st_size < 300 * 1024, (page_id(path), picture)
+    for page in ("play", "replay", "compare"):
+        assert DOCS / f"serve-{page}.png" in shown
+
+
+def load_hooks():
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rules_page_includes_the_rule_book_and_fails_clearly_without_it(tmp_path):
+    hooks = load_hooks()
+    checkout = tmp_path / "murlan"
+    checkout.mkdir()
+    page = "<!-- murlan-docs: rules -->\n\nafter\n"
+    with pytest.raises(hooks.DocsSourceError, match=r"shared/RULES\.md does not exist"):
+        hooks.expand(page, checkout)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "RULES.md").write_text("# The rules\n\n## 1. Cards\n")
+    assert hooks.expand(page, checkout) == "# The rules\n\n## 1. Cards\n\n\nafter\n"
+    with pytest.raises(hooks.DocsSourceError, match="unknown docs source 'nope'"):
+        hooks.expand("<!-- murlan-docs: nope -->\n", checkout)
+
+
+def test_cli_reference_finds_every_registered_subcommand():
+    import murlan_cli
+
+    hooks = load_hooks()
+    top = subprocess.run(
+        [sys.executable, "-m", "murlan_cli", "--help"],
+        cwd=ROOT,
+        env={**os.environ, "COLUMNS": "100", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert sorted(hooks.subcommands(top)) == sorted(murlan_cli.COMMANDS)
