@@ -1,8 +1,11 @@
 """A run's learning curve from its TensorBoard logs: points per hand against each evaluation
 bot over training decisions, with the 95% confidence intervals the trainer logged.
 
-    python benchmarks/learning_curve.py runs/strong-s1 --out docs/learning_curve.png
-    python benchmarks/learning_curve.py runs/hard-s1-strong runs/hard-s1   # a staged preset
+    python benchmarks/learning_curve.py runs/strong --out docs/learning_curve.png
+    python benchmarks/learning_curve.py runs/hard-strong runs/hard   # a staged preset
+
+(after ``python train.py --config strong --seed 1 name=strong`` and ``python train.py --config
+hard --seed 1 name=hard``: without ``name=`` a run is ``runs/<preset>-s<seed>-<date>-<time>``)
 
 Reads ``eval/<bot>/points_per_hand`` and ``eval/<bot>/ci95`` (written by
 ``agents.training.Run.evaluate`` at every evaluation) and draws one line per bot with its
@@ -102,7 +105,7 @@ def plot(curves: dict, path: str | Path, title: str, starts: list[int] = ()) -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="example: python benchmarks/learning_curve.py runs/strong-s1 --out curve.png",
+        epilog="example: python benchmarks/learning_curve.py runs/strong --out curve.png",
     )
     parser.add_argument(
         "run",

@@ -1,6 +1,9 @@
 """A bot's strength against every table that matters, with the duplicate-deal runner.
 
-    python benchmarks/strength.py hard --boards 100 --frozen ckpt:runs/strong-s1/early.pt
+    python benchmarks/strength.py hard --boards 100 --frozen ckpt:early.pt
+
+(``early.pt``: a copy of a strong run's ``checkpoint.pt`` taken early in its training; runs
+keep only their latest checkpoint.)
 
 Whole matches (RULES.md 6) on seeded boards, every seating, 95% CIs over boards; par is 1.5
 points per hand and a 25% match win rate. The tables:

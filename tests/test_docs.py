@@ -219,3 +219,29 @@ def test_cli_reference_finds_every_registered_subcommand():
         check=True,
     ).stdout
     assert sorted(hooks.subcommands(top)) == sorted(murlan_cli.COMMANDS)
+
+
+def heading_anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as -."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize(
+    "path", [ROOT / "README.md", ROOT / "benchmarks" / "README.md"], ids=page_id
+)
+def test_links_outside_the_site_lead_somewhere(path):
+    """The README and benchmarks/README.md are read on GitHub, not built by MkDocs (whose strict
+    mode checks the site's links): their relative links must name files that exist, and their
+    anchors headings that exist."""
+    text = path.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links
+    for link in links:
+        if re.match(r"[a-z]+:", link):  # http:, https:, mailto:
+            continue
+        target, _, anchor = link.partition("#")
+        file = (path.parent / target).resolve() if target else path
+        assert file.exists(), (page_id(path), link)
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), re.M)
+            assert anchor in {heading_anchor(h) for h in headings}, (page_id(path), link)
