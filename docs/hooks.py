@@ -45,10 +45,10 @@ def rules_markdown(root: Path = ROOT) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def _help(root: Path, command: list[str]) -> str:
+def help_text(root: Path, command: list[str]) -> str:
     """The help text a command prints, at a fixed width so the page does not depend on the
     terminal that builds it."""
-    env = {**os.environ, "COLUMNS": "100", "PYTHONPATH": str(root)}
+    env = {**os.environ, "COLUMNS": "80", "PYTHONPATH": str(root)}
     done = subprocess.run(
         [sys.executable, *command, "--help"],
         cwd=root,
@@ -70,15 +70,15 @@ def subcommands(top_help: str) -> list[str]:
 
 def cli_markdown(root: Path = ROOT) -> str:
     """The command-line reference: each command's ``--help``, as printed."""
-    top = _help(root, ["-m", "murlan_cli"])
+    top = help_text(root, ["-m", "murlan_cli"])
     names = subcommands(top)
     if not names:
         raise DocsSourceError("'murlan --help' lists no subcommands")
     parts = ["## murlan", "", "```text", top, "```", ""]
     for name in names:
-        text = _help(root, ["-m", "murlan_cli", name])
+        text = help_text(root, ["-m", "murlan_cli", name])
         parts += [f"## murlan {name}", "", "```text", text, "```", ""]
-    parts += ["## python train.py", "", "```text", _help(root, ["train.py"]), "```", ""]
+    parts += ["## python train.py", "", "```text", help_text(root, ["train.py"]), "```", ""]
     return "\n".join(parts)
 
 
