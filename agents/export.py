@@ -1,6 +1,6 @@
 """Checkpoint -> bundle: the ONNX model, its JSON spec and golden test vectors for apps.
 
-``murlan export CHECKPOINT --out DIR`` (or ``python -m agents.export``) writes
+``murlan export CHECKPOINT --out DIR`` writes
 
 - ``DIR/model.onnx``: ``scores = model(obs (B, 544) float32, mask (B, 109) bool)``, batch axis
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
@@ -23,7 +23,6 @@ import contextlib
 import io
 import json
 import shutil
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -43,7 +42,6 @@ from murlan_env.bots.bundle import (
     OUTPUT_NAME,
     SPEC_FILE,
     action_table_hash,
-    export_arguments,
     file_sha256,
 )
 from murlan_env.game import engine, observation
@@ -345,22 +343,20 @@ def run(args: argparse.Namespace) -> int:
     """``murlan export``: export, then check the bundle as an app would (strict load, golden).
 
     Exit status 0 when the bundle loads and its golden positions replay exactly with ONNX
-    Runtime within 1e-5 of PyTorch, 1 when they do not, 2 when the checkpoint cannot be read.
+    Runtime within 1e-5 of PyTorch, 1 when they do not. A checkpoint that cannot be read
+    raises ``FileNotFoundError`` or ``CheckpointError``: ``murlan export`` reports either as
+    bad input (exit 2, one line on stderr).
     """
     from murlan_env.bots.bundle import BundleBot, verify_golden
 
-    try:
-        bot = export_checkpoint(
-            args.checkpoint,
-            args.out,
-            n_matches=args.matches,
-            n_positions=args.positions,
-            seed=args.seed,
-            coreml=not args.no_coreml,
-        )
-    except FileNotFoundError as e:
-        print(f"murlan export: error: {e}", file=sys.stderr)
-        return 2
+    bot = export_checkpoint(
+        args.checkpoint,
+        args.out,
+        n_matches=args.matches,
+        n_positions=args.positions,
+        seed=args.seed,
+        coreml=not args.no_coreml,
+    )
     BundleBot(args.out)
     check = verify_golden(args.out)
     size = bot["model"]["bytes"]
@@ -373,13 +369,3 @@ def run(args: argparse.Namespace) -> int:
         and check["scores_max_diff"] <= 1e-5
     )
     return 0 if ok else 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="murlan export", description=__doc__.splitlines()[0])
-    export_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -7,8 +7,8 @@ example):
 - ``actions``       the action table, ``--json`` for machines (actions.py)
 - ``selfplay``      play a seeded match between random bots and write its record (selfplay.py)
 - ``export``        a checkpoint's bundle for apps (bots.py; torch loads only when it runs)
-- ``arena``         a duplicate tournament between bots (bots.py)
-- ``play``          a match against three bots in the terminal (bots.py)
+- ``arena``         a duplicate tournament between bots (bots.py, arena.py)
+- ``play``          a match against three bots in the terminal (bots.py, play.py)
 - ``serve``         play, replay and compare bots in the browser (serve.py; ``murlan_web``)
 
 This package sits above both ``murlan_env`` and ``agents``: it is the only place that wires the
@@ -29,7 +29,9 @@ returns the exit status, and register it with its options and an example::
         from agents.something import run  # import heavy or torch code inside the function
         return run(args)
 
-Raise ``UsageError`` for bad input (exit 2, its message on stderr).
+Raise ``UsageError`` for bad input (exit 2, its message on stderr); scripts outside ``murlan``
+(``train.py``) report theirs with ``report_usage_error``. Options that several commands share
+(``--rules``) live in ``murlan_cli.options``.
 """
 
 from __future__ import annotations
@@ -47,6 +49,14 @@ if TYPE_CHECKING:
 
 class UsageError(Exception):
     """Bad input on the command line: its one-line message goes to stderr, exit status 2."""
+
+
+def report_usage_error(prog: str, message: object) -> int:
+    """Say what is wrong with the input as ONE line on stderr, ``PROG: error: MESSAGE``, and
+    return exit status 2: the bad-input policy of every command line (``murlan`` and its
+    subcommands, ``train.py``), written once."""
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,8 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run_command(args)
     except UsageError as exc:
-        print(f"murlan {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return report_usage_error(f"murlan {args.command}", exc)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
@@ -167,4 +176,5 @@ __all__ = [
     "command",
     "console",
     "main",
+    "report_usage_error",
 ]

@@ -2,7 +2,8 @@
 
 Their options and work live beside the code they drive
 (``murlan_env.bots.bundle.export_arguments`` with ``agents.export.run``,
-``murlan_env.eval.arena``, ``murlan_cli.play``); this module registers them.
+``murlan_cli.arena`` over ``murlan_env.eval.arena``, ``murlan_cli.play``); this module
+registers them.
 Building the parser imports no torch: ``agents`` modules that need it load when a command runs.
 """
 
@@ -35,12 +36,12 @@ def export_command(args: argparse.Namespace) -> int:
 
     try:
         return run(args)
-    except CheckpointError as exc:
+    except (CheckpointError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
 
 
 def arena_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_env.eval.arena import add_arguments  # numpy only: torch loads for ckpt: bots only
+    from murlan_cli.arena import add_arguments
 
     add_arguments(parser)
 
@@ -52,7 +53,7 @@ def arena_options(parser: argparse.ArgumentParser) -> None:
     options=arena_options,
 )
 def arena_command(args: argparse.Namespace) -> int:
-    from murlan_env.eval.arena import run_command
+    from murlan_cli.arena import run_command
 
     return run_command(args)
 

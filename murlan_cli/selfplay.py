@@ -8,8 +8,9 @@ import sys
 import numpy as np
 
 from murlan_cli import UsageError, command
+from murlan_cli.options import add_rules_argument
 from murlan_env import records
-from murlan_env.game.rules import Rules, RulesError, add_rules_argument
+from murlan_env.game.rules import Rules, RulesError
 
 
 def selfplay_options(parser: argparse.ArgumentParser) -> None:
