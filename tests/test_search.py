@@ -227,8 +227,11 @@ def test_scores_are_the_values_the_search_chooses_from():
     scores = bot.scores(obs, mask, np.random.default_rng(3))
     assert scores.shape == mask.shape
     assert np.isneginf(scores[~mask]).all()
-    legal = scores[mask]
-    assert ((legal >= 0) & (legal <= 3)).all()  # mean hand points: 3/2/1/0 per world
+    # Each legal move's score is its mean hand points (3/2/1/0) over the worlds it was played
+    # in: max(min_worlds, ceil(rollouts / legal moves)) of them, so score x worlds is whole.
+    worlds = np.maximum(bot.min_worlds, np.ceil(bot.rollouts / mask.sum(1)))[:, None]
+    totals = np.where(mask, scores * worlds, 0.0)
+    np.testing.assert_allclose(totals, np.round(totals), atol=1e-9)
     # The same worlds (same rng) give the move act chooses, which has the best score.
     chosen = bot.act(obs, mask, np.random.default_rng(3))
     rows = np.arange(state.batch_size)
