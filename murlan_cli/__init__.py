@@ -29,6 +29,9 @@ returns the exit status, and register it with its options and an example::
         from agents.something import run  # import heavy or torch code inside the function
         return run(args)
 
+A subcommand whose options and work live in a module of their own (``add_arguments`` and
+``run_command``) registers in one call: ``module_command("arena", "murlan_cli.arena", ...)``.
+
 Raise ``UsageError`` for bad input (exit 2, its message on stderr); scripts outside ``murlan``
 (``train.py``) report theirs with ``report_usage_error``. Options that several commands share
 (``--rules``) live in ``murlan_cli.options``.
@@ -38,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -92,6 +96,30 @@ def command(
         return run
 
     return register
+
+
+def module_command(
+    name: str,
+    module: str,
+    *,
+    help: str,  # noqa: A002 - mirrors argparse's own keyword
+    example: str,
+    details: str = "",
+) -> None:
+    """Register subcommand ``name`` whose options and work live in ``module``: its
+    ``add_arguments(parser)`` and ``run_command(args) -> exit status``.
+
+    The module is imported only when the parser is built or the command runs, so importing
+    ``murlan_cli`` (``train.py`` does, for ``report_usage_error``) loads none of them.
+    """
+
+    def options(parser: argparse.ArgumentParser) -> None:
+        importlib.import_module(module).add_arguments(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        return importlib.import_module(module).run_command(args)
+
+    command(name, help=help, example=example, options=options, details=details)(run)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -176,5 +204,6 @@ __all__ = [
     "command",
     "console",
     "main",
+    "module_command",
     "report_usage_error",
 ]

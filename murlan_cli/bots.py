@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from murlan_cli import UsageError, command
+from murlan_cli import UsageError, command, module_command
 
 
 def export_options(parser: argparse.ArgumentParser) -> None:
@@ -40,37 +40,16 @@ def export_command(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
-def arena_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_cli.arena import add_arguments
-
-    add_arguments(parser)
-
-
-@command(
+module_command(
     "arena",
+    "murlan_cli.arena",
     help="seeded duplicate tournament between bots: points, match wins, ratings",
     example="murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0",
-    options=arena_options,
 )
-def arena_command(args: argparse.Namespace) -> int:
-    from murlan_cli.arena import run_command
 
-    return run_command(args)
-
-
-def play_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_cli.play import add_arguments
-
-    add_arguments(parser)
-
-
-@command(
+module_command(
     "play",
+    "murlan_cli.play",
     help="play a match against three bots in the terminal",
     example="murlan play --seed 3 --bots rule,greedy,search:100 --rules sticky_pass=true",
-    options=play_options,
 )
-def play_command(args: argparse.Namespace) -> int:
-    from murlan_cli.play import run_command
-
-    return run_command(args)
