@@ -192,7 +192,9 @@ def console() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
-# The subcommands register themselves on import (after COMMANDS and command exist).
+# The subcommands register themselves on import (after COMMANDS and command exist). Their
+# modules import the engine, torch or the web framework only when a command runs, so
+# importing murlan_cli (train.py does, for report_usage_error and --rules) stays light.
 from murlan_cli import actions, bots, replay, selfplay, serve  # noqa: E402, F401
 
 __all__ = [
