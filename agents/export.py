@@ -18,7 +18,6 @@ the trainers. The bundle runs without torch: see ``murlan_env.bots.bundle.Bundle
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
@@ -334,38 +333,3 @@ def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any
         ckpt = torch.load(checkpoint_path(checkpoint), map_location="cpu", weights_only=False)
         kwargs["rules"] = (ckpt.get("config") or {}).get("rules")
     return export_bundle(policy, out_dir, source=str(checkpoint), **kwargs)
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def run(args: argparse.Namespace) -> int:
-    """``murlan export``: export, then check the bundle as an app would (strict load, golden).
-
-    Exit status 0 when the bundle loads and its golden positions replay exactly with ONNX
-    Runtime within 1e-5 of PyTorch, 1 when they do not. A checkpoint that cannot be read
-    raises ``FileNotFoundError`` or ``CheckpointError``: ``murlan export`` reports either as
-    bad input (exit 2, one line on stderr).
-    """
-    from murlan_env.bots.bundle import BundleBot, verify_golden
-
-    bot = export_checkpoint(
-        args.checkpoint,
-        args.out,
-        n_matches=args.matches,
-        n_positions=args.positions,
-        seed=args.seed,
-        coreml=not args.no_coreml,
-    )
-    BundleBot(args.out)
-    check = verify_golden(args.out)
-    size = bot["model"]["bytes"]
-    print(f"wrote {args.out}: {MODEL_FILE} ({size} bytes), {SPEC_FILE}, {GOLDEN_FILE}")
-    print(f"golden: {check}")
-    print(f"core ml: {bot['coreml']['note']}")
-    ok = (
-        check["obs_max_diff"] == 0
-        and check["mask_mismatches"] == 0
-        and check["scores_max_diff"] <= 1e-5
-    )
-    return 0 if ok else 1

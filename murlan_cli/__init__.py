@@ -6,7 +6,7 @@ example):
 - ``replay FILE``   check a ``murlan-record/1`` game record and summarise it (replay.py)
 - ``actions``       the action table, ``--json`` for machines (actions.py)
 - ``selfplay``      play a seeded match between random bots and write its record (selfplay.py)
-- ``export``        a checkpoint's bundle for apps (bots.py; torch loads only when it runs)
+- ``export``        a checkpoint's bundle for apps (bots.py, export.py; torch loads when it runs)
 - ``arena``         a duplicate tournament between bots (bots.py, arena.py)
 - ``play``          a match against three bots in the terminal (bots.py, play.py)
 - ``serve``         play, replay and compare bots in the browser (serve.py; ``murlan_web``)
