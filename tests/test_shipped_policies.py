@@ -63,8 +63,8 @@ def test_levels_are_ordered_by_strength_against_greedy_bots():
 
     The bars come from ``python benchmarks/levels_order.py --seeds 11 0 1 2 3`` (these boards,
     seed 11, and four others): hard 2.451 [2.358, 2.543] points per hand (lower bounds 2.317 to
-    2.421 over the five seeds); hard - medium +0.260 [+0.154, +0.366] (lower bounds +0.154 to
-    +0.296); medium - easy +0.411 [+0.309, +0.513] (lower bounds +0.042 to +0.309).
+    2.421 over the five seeds); hard - medium +0.260 [+0.154, +0.367] (lower bounds +0.154 to
+    +0.296); medium - easy +0.411 [+0.309, +0.514] (lower bounds +0.042 to +0.309).
     """
     points = {level: level_board_points(level, 48, seed=11) for level in ("easy", "medium", "hard")}
     _, hard_low, _ = mean_ci(points["hard"])
