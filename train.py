@@ -292,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, help="seed (overrides the config)")
     parser.add_argument("--resume", help="run directory or checkpoint to continue")
     parser.add_argument("--device", help="learner device: auto, cpu, cuda")
-    from murlan_env.game.rules import add_rules_argument
+    from murlan_cli import report_usage_error
+    from murlan_cli.options import add_rules_argument
 
     add_rules_argument(parser, what="variant flags to train under")
     parser.add_argument(
@@ -321,8 +322,7 @@ def main(argv: list[str] | None = None) -> int:
             command_line["ray_address"] = args.ray_address
         configs = run_configs(raw, command_line, None if args.resume else Path(args.config).stem)
     except ConfigError as e:
-        print(f"train.py: error: {e}", file=sys.stderr)
-        return 2
+        return report_usage_error("train.py", e)
     from agents.networks import CheckpointError
     from agents.training import run_dir
 
@@ -333,8 +333,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 resume, finished = stage_progress(cfg)
             except ConfigError as e:
-                print(f"train.py: error: {e}", file=sys.stderr)
-                return 2
+                return report_usage_error("train.py", e)
             if finished:
                 print(f"stage {label}: {run_dir(cfg)} is finished; skipped")
                 continue
@@ -342,8 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             out = train(cfg, resume=resume)
         except CheckpointError as e:  # init_from names a network of another shape
-            print(f"train.py: error: {e}", file=sys.stderr)
-            return 2
+            return report_usage_error("train.py", e)
         report(algorithm, out)
     return 0
 

@@ -1,6 +1,6 @@
 """Checkpoint -> bundle: the ONNX model, its JSON spec and golden test vectors for apps.
 
-``murlan export CHECKPOINT --out DIR`` (or ``python -m agents.export``) writes
+``murlan export CHECKPOINT --out DIR`` writes
 
 - ``DIR/model.onnx``: ``scores = model(obs (B, 544) float32, mask (B, 109) bool)``, batch axis
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
@@ -18,12 +18,10 @@ the trainers. The bundle runs without torch: see ``murlan_env.bots.bundle.Bundle
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import io
 import json
 import shutil
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -43,7 +41,6 @@ from murlan_env.bots.bundle import (
     OUTPUT_NAME,
     SPEC_FILE,
     action_table_hash,
-    export_arguments,
     file_sha256,
 )
 from murlan_env.game import engine, observation
@@ -336,50 +333,3 @@ def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any
         ckpt = torch.load(checkpoint_path(checkpoint), map_location="cpu", weights_only=False)
         kwargs["rules"] = (ckpt.get("config") or {}).get("rules")
     return export_bundle(policy, out_dir, source=str(checkpoint), **kwargs)
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def run(args: argparse.Namespace) -> int:
-    """``murlan export``: export, then check the bundle as an app would (strict load, golden).
-
-    Exit status 0 when the bundle loads and its golden positions replay exactly with ONNX
-    Runtime within 1e-5 of PyTorch, 1 when they do not, 2 when the checkpoint cannot be read.
-    """
-    from murlan_env.bots.bundle import BundleBot, verify_golden
-
-    try:
-        bot = export_checkpoint(
-            args.checkpoint,
-            args.out,
-            n_matches=args.matches,
-            n_positions=args.positions,
-            seed=args.seed,
-            coreml=not args.no_coreml,
-        )
-    except FileNotFoundError as e:
-        print(f"murlan export: error: {e}", file=sys.stderr)
-        return 2
-    BundleBot(args.out)
-    check = verify_golden(args.out)
-    size = bot["model"]["bytes"]
-    print(f"wrote {args.out}: {MODEL_FILE} ({size} bytes), {SPEC_FILE}, {GOLDEN_FILE}")
-    print(f"golden: {check}")
-    print(f"core ml: {bot['coreml']['note']}")
-    ok = (
-        check["obs_max_diff"] == 0
-        and check["mask_mismatches"] == 0
-        and check["scores_max_diff"] <= 1e-5
-    )
-    return 0 if ok else 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="murlan export", description=__doc__.splitlines()[0])
-    export_arguments(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -6,9 +6,9 @@ example):
 - ``replay FILE``   check a ``murlan-record/1`` game record and summarise it (replay.py)
 - ``actions``       the action table, ``--json`` for machines (actions.py)
 - ``selfplay``      play a seeded match between random bots and write its record (selfplay.py)
-- ``export``        a checkpoint's bundle for apps (bots.py; torch loads only when it runs)
-- ``arena``         a duplicate tournament between bots (bots.py)
-- ``play``          a match against three bots in the terminal (bots.py)
+- ``export``        a checkpoint's bundle for apps (bots.py, export.py; torch loads when it runs)
+- ``arena``         a duplicate tournament between bots (bots.py, arena.py)
+- ``play``          a match against three bots in the terminal (bots.py, play.py)
 - ``serve``         play, replay and compare bots in the browser (serve.py; ``murlan_web``)
 
 This package sits above both ``murlan_env`` and ``agents``: it is the only place that wires the
@@ -29,13 +29,19 @@ returns the exit status, and register it with its options and an example::
         from agents.something import run  # import heavy or torch code inside the function
         return run(args)
 
-Raise ``UsageError`` for bad input (exit 2, its message on stderr).
+A subcommand whose options and work live in a module of their own (``add_arguments`` and
+``run_command``) registers in one call: ``module_command("arena", "murlan_cli.arena", ...)``.
+
+Raise ``UsageError`` for bad input (exit 2, its message on stderr); scripts outside ``murlan``
+(``train.py``) report theirs with ``report_usage_error``. Options that several commands share
+(``--rules``) live in ``murlan_cli.options``.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -47,6 +53,14 @@ if TYPE_CHECKING:
 
 class UsageError(Exception):
     """Bad input on the command line: its one-line message goes to stderr, exit status 2."""
+
+
+def report_usage_error(prog: str, message: object) -> int:
+    """Say what is wrong with the input as ONE line on stderr, ``PROG: error: MESSAGE``, and
+    return exit status 2: the bad-input policy of every command line (``murlan`` and its
+    subcommands, ``train.py``), written once."""
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +96,30 @@ def command(
         return run
 
     return register
+
+
+def module_command(
+    name: str,
+    module: str,
+    *,
+    help: str,  # noqa: A002 - mirrors argparse's own keyword
+    example: str,
+    details: str = "",
+) -> None:
+    """Register subcommand ``name`` whose options and work live in ``module``: its
+    ``add_arguments(parser)`` and ``run_command(args) -> exit status``.
+
+    The module is imported only when the parser is built or the command runs, so importing
+    ``murlan_cli`` (``train.py`` does, for ``report_usage_error``) loads none of them.
+    """
+
+    def options(parser: argparse.ArgumentParser) -> None:
+        importlib.import_module(module).add_arguments(parser)
+
+    def run(args: argparse.Namespace) -> int:
+        return importlib.import_module(module).run_command(args)
+
+    command(name, help=help, example=example, options=options, details=details)(run)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -141,8 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run_command(args)
     except UsageError as exc:
-        print(f"murlan {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return report_usage_error(f"murlan {args.command}", exc)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
@@ -155,7 +192,9 @@ def console() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
-# The subcommands register themselves on import (after COMMANDS and command exist).
+# The subcommands register themselves on import (after COMMANDS and command exist). Their
+# modules import the engine, torch or the web framework only when a command runs, so
+# importing murlan_cli (train.py does, for report_usage_error and --rules) stays light.
 from murlan_cli import actions, bots, replay, selfplay, serve  # noqa: E402, F401
 
 __all__ = [
@@ -167,4 +206,6 @@ __all__ = [
     "command",
     "console",
     "main",
+    "module_command",
+    "report_usage_error",
 ]

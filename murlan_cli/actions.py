@@ -5,10 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from rich.table import Table
-
 from murlan_cli import command, console
-from murlan_env.game.combos import action_table
 
 
 def actions_options(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +19,10 @@ def actions_options(parser: argparse.ArgumentParser) -> None:
     options=actions_options,
 )
 def actions_command(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from murlan_env.game.combos import action_table
+
     rows = action_table()
     if args.json:
         print(json.dumps(rows))

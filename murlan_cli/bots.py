@@ -1,75 +1,36 @@
 """The bot subcommands: ``murlan export``, ``murlan arena`` and ``murlan play``.
 
-Their options and work live beside the code they drive
-(``murlan_env.bots.bundle.export_arguments`` with ``agents.export.run``,
-``murlan_env.eval.arena``, ``murlan_cli.play``); this module registers them.
+Their options and work live in modules of their own (``murlan_cli.export`` over
+``agents.export``, ``murlan_cli.arena`` over ``murlan_env.eval.arena``, ``murlan_cli.play``);
+this module registers them.
 Building the parser imports no torch: ``agents`` modules that need it load when a command runs.
 """
 
 from __future__ import annotations
 
-import argparse
+from murlan_cli import module_command
 
-from murlan_cli import UsageError, command
-
-
-def export_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_env.bots.bundle import export_arguments
-
-    export_arguments(parser)
-
-
-@command(
+module_command(
     "export",
+    "murlan_cli.export",
     help="write a checkpoint's bundle for apps: model.onnx, bot.json, golden.json",
     example="murlan export runs/quick --out bundles/quick",
-    options=export_options,
     details=(
         "exit status: 0 the bundle's golden positions replay within 1e-5 of PyTorch;\n"
         "1 they do not; 2 the checkpoint is missing or cannot be read"
     ),
 )
-def export_command(args: argparse.Namespace) -> int:
-    from agents.export import run  # torch is imported only when exporting
-    from agents.networks import CheckpointError
 
-    try:
-        return run(args)
-    except CheckpointError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def arena_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_env.eval.arena import add_arguments  # numpy only: torch loads for ckpt: bots only
-
-    add_arguments(parser)
-
-
-@command(
+module_command(
     "arena",
+    "murlan_cli.arena",
     help="seeded duplicate tournament between bots: points, match wins, ratings",
     example="murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0",
-    options=arena_options,
 )
-def arena_command(args: argparse.Namespace) -> int:
-    from murlan_env.eval.arena import run_command
 
-    return run_command(args)
-
-
-def play_options(parser: argparse.ArgumentParser) -> None:
-    from murlan_cli.play import add_arguments
-
-    add_arguments(parser)
-
-
-@command(
+module_command(
     "play",
+    "murlan_cli.play",
     help="play a match against three bots in the terminal",
     example="murlan play --seed 3 --bots rule,greedy,search:100 --rules sticky_pass=true",
-    options=play_options,
 )
-def play_command(args: argparse.Namespace) -> int:
-    from murlan_cli.play import run_command
-
-    return run_command(args)

@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from murlan_cli import UsageError
+from murlan_cli.options import add_rules_argument
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
 from murlan_env.bots.history import HandLogs, act_with_history
@@ -36,7 +38,7 @@ from murlan_env.game.cards import (
 from murlan_env.game.combos import PASS, describe
 from murlan_env.game.engine import Phase, State
 from murlan_env.game.moves import IllegalMove
-from murlan_env.game.rules import Rules, RulesError, add_rules_argument
+from murlan_env.game.rules import Rules, RulesError
 
 PLACE_NAMES = ("1st", "2nd", "3rd", "4th")
 SHOWN_PLAYS = 12
@@ -349,18 +351,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Run ``murlan play`` from parsed arguments."""
-    specs = [s for s in args.bots.replace(" ", ",").split(",") if s]
-    if len(specs) == 1:
-        specs *= 3
-    try:
-        if len(specs) != 3:
-            raise ValueError(f"--bots takes one spec or three, got {len(specs)}")
-        bots = [registry.make_bot(s) for s in specs]
-        rules = Rules.parse(args.rules)
-    except (ValueError, RulesError, FileNotFoundError) as err:
-        print(f"murlan play: error: {err}", file=sys.stderr)
-        return 2
+    """Run ``murlan play`` from parsed arguments; UsageError for bad input."""
+    bots, rules = _bots_and_rules(args.bots, args.rules)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     game = TerminalGame(
         bots,
@@ -375,6 +367,20 @@ def run_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bots_and_rules(bots: str, rules: list[str]) -> tuple[list[Bot], Rules]:
+    """The three bots of ``--bots`` (one spec for all three, or three separated by commas or
+    spaces) and the rules of ``--rules``; UsageError naming what cannot be used."""
+    specs = [s for s in bots.replace(" ", ",").split(",") if s]
+    if len(specs) == 1:
+        specs *= 3
+    try:
+        if len(specs) != 3:
+            raise ValueError(f"--bots takes one spec or three, got {len(specs)}")
+        return [registry.make_bot(s) for s in specs], Rules.parse(rules)
+    except (ValueError, RulesError, FileNotFoundError) as err:
+        raise UsageError(str(err)) from None
+
+
 def _read_line(prompt: str) -> str:
     """One line from stdin (prompt shown); EOFError at the end, also when stdin is not a tty."""
     sys.stdout.write(prompt)
@@ -387,14 +393,4 @@ def _read_line(prompt: str) -> str:
     return line.strip()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="murlan play", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run_command(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
-__all__ = ["IllegalInput", "TerminalGame", "main"]
+__all__ = ["IllegalInput", "TerminalGame", "add_arguments", "run_command"]

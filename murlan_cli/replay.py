@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-
-from rich.console import Console
-from rich.table import Table
+from typing import TYPE_CHECKING
 
 from murlan_cli import UsageError, command, console
-from murlan_env import records
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def replay_options(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +34,8 @@ def replay_options(parser: argparse.ArgumentParser) -> None:
     options=replay_options,
 )
 def replay_command(args: argparse.Namespace) -> int:
+    from murlan_env import records
+
     name = args.file
     try:
         data = sys.stdin.buffer.read() if name == "-" else open(name, "rb").read()  # noqa: SIM115
@@ -57,6 +59,8 @@ def replay_command(args: argparse.Namespace) -> int:
 
 def print_summary(out: Console, name: str, rec: dict, plays: bool) -> None:
     """The record's rules, one table row per hand, the scores; every play if ``plays``."""
+    from rich.table import Table
+
     rules = rec["rules"]
     flags = ", ".join(f"{k}={json.dumps(v)}" for k, v in rules.items()) or "standard rules"
     winners = rec["winners"]

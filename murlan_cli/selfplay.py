@@ -5,11 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import numpy as np
-
 from murlan_cli import UsageError, command
-from murlan_env import records
-from murlan_env.game.rules import Rules, RulesError, add_rules_argument
+from murlan_cli.options import add_rules_argument
 
 
 def selfplay_options(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +28,11 @@ def selfplay_options(parser: argparse.ArgumentParser) -> None:
     options=selfplay_options,
 )
 def selfplay_command(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from murlan_env import records
+    from murlan_env.game.rules import Rules, RulesError
+
     try:
         rules = Rules.parse(args.rules)
     except RulesError as exc:

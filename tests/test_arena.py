@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from murlan_cli import main as murlan
+from murlan_cli.arena import print_report
 from murlan_env.bots.basic import GreedyBot, RandomBot, RuleBot
 from murlan_env.eval import arena
 from murlan_env.eval.duplicate import play_duplicate
@@ -156,7 +158,7 @@ def test_a_narrow_non_terminal_console_gets_the_whole_table():
     report = arena.run_arena(["greedy", "random", "rule", "random"], boards=1, seed=0, max_hands=1)
     report["bots"][0]["bot"] = "ckpt:runs/a-rather-long-run-name/checkpoint.pt"
     out = io.StringIO()
-    arena.print_report(report, Console(file=out, width=40))
+    print_report(report, Console(file=out, width=40))
     text = out.getvalue()
     assert "…" not in text
     assert text.splitlines()[0] == f"murlan arena: {report['summary']}"
@@ -170,7 +172,7 @@ def test_command_line_writes_table_json_and_png(tmp_path, capsys):
     out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
     args = ["random", "greedy", "--boards", "2", "--max-hands", "2", "--seed", "3"]
     args += ["--rules", "joker_pair=true"]
-    code = arena.main([*args, "--json", str(out_json), "--png", str(out_png)])
+    code = murlan(["arena", *args, "--json", str(out_json), "--png", str(out_png)])
     assert code == 0
     printed = capsys.readouterr().out
     assert "2 boards x 2 lineups = 4 games (at most 2 hands): 8 hands" in printed
@@ -179,27 +181,25 @@ def test_command_line_writes_table_json_and_png(tmp_path, capsys):
     assert report["rules"] == {"joker_pair": True} and report["seed"] == 3
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # --json without a file prints the JSON report alone, the same as the file.
-    assert arena.main([*args, "--json"]) == 0
+    assert murlan(["arena", *args, "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == report
 
 
 def test_murlan_cli_has_the_arena(capsys):
-    from murlan_cli import main
-
-    assert main(["arena", "random", "rule", "--boards", "1", "--max-hands", "1", "--json"]) == 0
+    assert murlan(["arena", "random", "rule", "--boards", "1", "--max-hands", "1", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert [row["bot"] for row in report["bots"]] == ["random", "rule"]
     np.testing.assert_allclose(sum(r["points_per_hand"] for r in report["bots"]), 3.0)
     # Bad bot specs, rule flags and counts are usage errors (exit 2) with the reason on stderr.
-    assert main(["arena", "random", "wizard"]) == 2
+    assert murlan(["arena", "random", "wizard"]) == 2
     assert "unknown bot 'wizard'" in capsys.readouterr().err
-    assert main(["arena", "random", "rule", "--rules", "sticky_pass=often"]) == 2
+    assert murlan(["arena", "random", "rule", "--rules", "sticky_pass=often"]) == 2
     assert "sticky_pass" in capsys.readouterr().err
-    assert main(["arena", "random", "rule", "--boards", "0"]) == 2
+    assert murlan(["arena", "random", "rule", "--boards", "0"]) == 2
     assert "--boards" in capsys.readouterr().err
 
 
 def test_the_old_hands_option_points_to_boards(capsys):
-    assert arena.main(["random", "greedy", "--hands", "40"]) == 2
+    assert murlan(["arena", "random", "greedy", "--hands", "40"]) == 2
     err = capsys.readouterr().err
     assert "--hands is gone" in err and "--boards" in err and "--max-hands" in err

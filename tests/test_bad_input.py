@@ -89,6 +89,8 @@ ROWS = [
      ["murlan export: error:", "is not a murlan training checkpoint", "python train.py"]),
     ("missing checkpoint, arena", murlan("arena", "random", "ckpt:{missing}", "--boards", "1"),
      ["murlan arena: error:", "no checkpoint at", "python train.py writes one"]),
+    ("missing checkpoint, export", murlan("export", "{missing}", "--out", "{missing}"),
+     ["murlan export: error:", "no checkpoint at", "python train.py writes one"]),
     ("truncated checkpoint, resume", train_py("--resume", "{truncated_ckpt}"),
      ["train.py: error: --resume:", "cannot read checkpoint", "re-train"]),
     ("missing checkpoint, resume", train_py("--resume", "{missing}"),
@@ -155,6 +157,15 @@ ROWS = [
      ["murlan play: error:", "bad bot spec 'search:-5'", "positive number of rollouts"]),
     ("unknown bot, training config", train_py("--config", "quick", "eval_bots=[rule, wizard]"),
      ["train.py: error: config key 'eval_bots':", "unknown bot 'wizard'", "valid bots:"]),
+    ("two bots for three seats, play", murlan("play", "--bots", "rule,greedy"),
+     ["murlan play: error:", "--bots takes one spec or three, got 2"]),
+    # --- counts and options of earlier versions
+    ("no boards, arena", murlan("arena", "random", "rule", "--boards", "0"),
+     ["murlan arena: error:", "--boards must be at least 1, got 0"]),
+    ("one bot, arena", murlan("arena", "random"),
+     ["murlan arena: error:", "an arena needs at least 2 bots"]),
+    ("an option that is gone, arena", murlan("arena", "random", "rule", "--lanes", "4"),
+     ["murlan arena: error:", "--lanes is gone: use --boards N", "--max-hands K"]),
 ]  # fmt: skip
 
 

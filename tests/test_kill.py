@@ -96,25 +96,51 @@ def test_kill_9_then_resume_loses_nothing_past_the_checkpoint(tmp_path, algorith
 @pytest.mark.slow
 def test_a_kill_at_any_moment_leaves_a_loadable_checkpoint(tmp_path):
     """Checkpoints are written to a temporary file and renamed over the old one, so killing
-    the trainer while it writes never corrupts the latest checkpoint."""
+    the trainer while it writes never corrupts the latest checkpoint.
+
+    Event-driven: each run is killed only after it has written a checkpoint of its own (a
+    higher iteration than the one it resumed from), at a different point of the checkpoint
+    cycle each time: right away, or a fraction of the measured time between two checkpoints
+    later, or the moment the temporary file appears (mid-write). The only clock is the
+    generous overall deadline."""
     run_dir = tmp_path / "often"
-    ckpt = run_dir / "checkpoint.pt"
-    seen = set()
-    for k in range(6):
+    ckpt, partial = run_dir / "checkpoint.pt", run_dir / "checkpoint.tmp"
+    deadline = time.monotonic() + 900
+    period = None  # seconds between two checkpoints, measured in the first run
+    seen = [0]  # the iteration of the latest checkpoint after each kill
+    # When to kill after a new checkpoint: a share of the period, or None for mid-write.
+    for k, share in enumerate([0.0, 1 / 3, None, 2 / 3, 0.5, None]):
         proc = _start("ppo", run_dir, 10**9) if k == 0 else _resume(run_dir)
         try:
-            time.sleep(6 + 1.7 * k)  # a different moment of the write cycle each time
+            written = _wait_for_checkpoint_past(ckpt, seen[-1], proc, deadline)
+            if period is None:
+                _wait_for_checkpoint_past(ckpt, _counters(ckpt)["iteration"], proc, deadline)
+                period = time.monotonic() - written
+            if share is None:  # mid-write, if the poll catches the temporary file
+                while not partial.exists() and proc.poll() is None:
+                    assert time.monotonic() < deadline, "no checkpoint write in time"
+                    time.sleep(0.002)
+            else:
+                time.sleep(period * share)
         finally:
             _kill(proc)
         counters = _counters(ckpt)  # raises if the file were half written
-        if counters is not None:
-            seen.add(counters["iteration"])
-    assert len(seen) >= 3  # the runs went on from checkpoint to checkpoint
+        assert counters["iteration"] > seen[-1], (seen, counters)  # went on, never back
+        seen.append(counters["iteration"])
+
+
+def _wait_for_checkpoint_past(
+    ckpt: Path, iteration: int, proc: subprocess.Popen, deadline: float
+) -> float:
+    """Poll until ``ckpt`` holds an iteration above ``iteration``; the moment it was seen."""
+    while (_counters(ckpt) or {}).get("iteration", 0) <= iteration:
+        assert proc.poll() is None, proc.stderr and proc.stderr.read().decode()[-2000:]
+        assert time.monotonic() < deadline, f"no checkpoint past iteration {iteration} in time"
+        time.sleep(0.05)
+    return time.monotonic()
 
 
 def _resume(run_dir: Path) -> subprocess.Popen:
-    if not (run_dir / "checkpoint.pt").exists():
-        return _start("ppo", run_dir, 10**9)
     return subprocess.Popen(
         [sys.executable, "train.py", "--resume", str(run_dir)],
         cwd=ROOT,

@@ -130,7 +130,9 @@ def test_rollout_against_snapshots_and_bots(algorithm):
     assert st["decisions"] == 8 * 150
     # self-play games give all their decisions, opponent games about a quarter of theirs
     assert 0.3 * st["decisions"] < st["learner_decisions"] < 0.8 * st["decisions"]
-    assert 0.0 <= st["points_vs_snapshot"] <= 3.0 and 0.0 <= st["points_vs_bots"] <= 3.0
+    # Hands of both kinds of game ended (a kind with none reports NaN); at this size the
+    # values themselves, means of 3/2/1/0 between untrained networks, say nothing more.
+    assert np.isfinite(st["points_vs_snapshot"]) and np.isfinite(st["points_vs_bots"])
     if algorithm == "ppo":
         assert len(out["action"]) == st["learner_decisions"]
         assert np.isfinite(out["advantage"]).all()
@@ -188,7 +190,8 @@ def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra
     assert list(run_dir.glob("events.out.tfevents.*"))
     r = out["results"]["random"]
     assert r.hands == 4 * TINY["eval_deals"]
-    assert 0.0 <= r.points_per_hand <= 3.0
+    # A mean of whole points (3/2/1/0) over those hands.
+    assert r.points_per_hand * r.hands == pytest.approx(round(r.points_per_hand * r.hands))
     ckpt = torch.load(checkpoint_path(run_dir), weights_only=False)
     assert ckpt["counters"] == out["counters"]
     assert ckpt["config"]["algorithm"] == ckpt["spec"]["algorithm"]

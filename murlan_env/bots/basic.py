@@ -19,7 +19,7 @@ Games between bots (duplicate deals, whole matches, legality checks) are played 
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -202,6 +202,15 @@ class GreedyBot:
         return out.astype(np.int16)
 
 
+class _FollowOption(NamedTuple):
+    """A play ``RuleBot`` weighs when it follows: the value of the hand it leaves (lower is
+    better, ``RuleBot._value``), whether it is a bomb, and the action id."""
+
+    value_after: float
+    bomb: bool
+    action: int
+
+
 class RuleBot:
     """The strongest rule-based bot here: it plans its hand and counts cards.
 
@@ -337,28 +346,28 @@ class RuleBot:
             if COST_ROWS[a] == counts:
                 return int(a)  # out in one play
             after, _ = self._value(minus(counts, a), beatable, joker_pair)
-            options.append((after, bool(IS_QUAD[a]), bool(beatable[a]), int(a)))
+            options.append(_FollowOption(after, bool(IS_QUAD[a]), int(a)))
         if not options:
             return PASS
         # Progress: a play that leaves a better hand (weak combinations shed cheaply).
-        progress = [o for o in options if not o[1] and o[0] <= now - 1.0 + 1e-9]
+        progress = [o for o in options if not o.bomb and o.value_after <= now - 1.0 + 1e-9]
         if progress:
-            after, _, _, a = min(progress, key=lambda o: (KEY[o[3]], o[0]))
+            a = min(progress, key=lambda o: (KEY[o.action], o.value_after)).action
             early = now >= 3 and danger > self.danger
             if not (early and _LOW_RANK[a] >= self.save_high):
                 return a
         blocking = danger <= self.danger
-        non_bombs = [o for o in options if not o[1]]
+        non_bombs = [o for o in options if not o.bomb]
         if non_bombs:
-            after, _, _, a = min(non_bombs, key=lambda o: (o[0], KEY[o[3]]))
+            best = min(non_bombs, key=lambda o: (o.value_after, KEY[o.action]))
             # Taking the lead pays when the rest then goes out or an opponent must be stopped.
-            if blocking or after <= self.finish:
-                return a
-        bombs = [o for o in options if o[1]]
+            if blocking or best.value_after <= self.finish:
+                return best.action
+        bombs = [o for o in options if o.bomb]
         if bombs:
-            after, _, _, a = min(bombs, key=lambda o: (o[0], o[3]))
-            if (blocking and danger <= 1) or after <= self.finish:
-                return a
+            best = min(bombs, key=lambda o: (o.value_after, o.action))
+            if (blocking and danger <= 1) or best.value_after <= self.finish:
+                return best.action
         return PASS
 
 

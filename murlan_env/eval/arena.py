@@ -1,13 +1,15 @@
 """Seeded duplicate tournaments between bots, with confidence intervals and ratings.
 
-``murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0``
+``run_arena`` plays one and returns a JSON-ready report; ``report_table`` and ``save_chart``
+show it. The command line, ``murlan arena random greedy rule search:200 --boards 40 --seed 0``,
+is ``murlan_cli.arena``.
 
-The tournament is a duplicate run (``murlan_env.eval.duplicate``): ``--boards N`` seeded boards,
+The tournament is a duplicate run (``murlan_env.eval.duplicate``): ``boards`` seeded boards,
 each played by every lineup (the bots rotated through the seats, so each bot holds each
-seat's cards in turn), as whole matches (RULES.md 6) unless ``--max-hands K`` stops each
+seat's cards in turn), as whole matches (RULES.md 6) unless ``max_hands=K`` stops each
 after K hands. With 4 bots there are 4 lineups; with 2 or 3, the rotations of ``A B A B`` /
 ``A B C A`` (2 and 4 lineups; a bot may hold two seats); with more, the 4 rotations of every
-group of 4. So ``--boards 20`` with 3 bots plays 20 x 4 = 80 matches.
+group of 4. So 20 boards with 3 bots play 20 x 4 = 80 matches.
 
 Per bot the report gives points per hand (3/2/1/0 for 1st-4th; par 1.5) with a 95% CI over
 boards, the share of hands finished 1st, the match win rate (a draw shares the win; par 25%)
@@ -23,11 +25,8 @@ Bot specs are those of ``murlan_env.bots.registry`` (``random``, ``greedy``, ``r
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
 import math
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,7 @@ from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
 from murlan_env.eval.duplicate import DuplicateResult, Progress, play_duplicate
 from murlan_env.game.engine import N_SEATS
-from murlan_env.game.rules import Rules, add_rules_argument
+from murlan_env.game.rules import Rules
 
 DEFAULT_BOARDS = 20
 BOOTSTRAP_SAMPLES = 1000
@@ -225,21 +224,6 @@ def report_table(report: dict[str, Any]):
     return table
 
 
-def print_report(report: dict[str, Any], console=None) -> None:
-    """Print the one-line summary and the table. Off a terminal (piped, CI) the table keeps
-    its natural width: no column is truncated or wrapped to fit an assumed 80 columns."""
-    from rich.console import Console
-    from rich.measure import Measurement
-
-    console = console or Console()
-    table = report_table(report)
-    if not console.is_terminal:
-        natural = Measurement.get(console, console.options.update_width(1 << 20), table).maximum
-        console = Console(file=console.file, width=natural, no_color=True, highlight=False)
-    console.print(f"murlan arena: {report['summary']}", soft_wrap=True)
-    console.print(table)
-
-
 def save_chart(report: dict[str, Any], path: str | Path) -> Path:
     """A PNG with points per hand and match win rate per bot, with their 95% intervals."""
     # A bare Figure (no pyplot): nothing global changes, so notebooks keep their backend.
@@ -272,108 +256,3 @@ def save_chart(report: dict[str, Any], path: str | Path) -> Path:
     path = Path(path)
     fig.savefig(path, dpi=100)
     return path
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``murlan arena`` options."""
-    parser.add_argument(
-        "bots", nargs="+", help="bot specs: random greedy rule search:200 ckpt:PATH bundle:DIR"
-    )
-    parser.add_argument(
-        "--boards",
-        type=int,
-        default=DEFAULT_BOARDS,
-        help=f"seeded boards, each played by every lineup (default {DEFAULT_BOARDS})",
-    )
-    parser.add_argument(
-        "--max-hands",
-        type=int,
-        default=None,
-        metavar="K",
-        help="stop each board after K hands (default: whole matches)",
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    add_rules_argument(parser)
-    parser.add_argument(
-        "--json",
-        nargs="?",
-        const="-",
-        default=None,
-        metavar="FILE",
-        help="write the report as JSON (to stdout without FILE)",
-    )
-    parser.add_argument("--png", default=None, metavar="FILE", help="save a chart of the report")
-    # Options of earlier versions, kept only to say what replaced them.
-    for gone in ("--hands", "--lanes"):
-        parser.add_argument(gone, default=None, help=argparse.SUPPRESS)
-
-
-REPLACED = (
-    "{option} is gone: use --boards N (N seeded boards, each played by every lineup as a "
-    "whole match) and --max-hands K to stop each board after K hands"
-)
-
-
-def _progress_bar():
-    """A tqdm bar on stderr and its ``progress`` callback, or (None, None) off a terminal."""
-    if not sys.stderr.isatty():
-        return None, None
-    from tqdm import tqdm
-
-    bar = tqdm(unit="hand", file=sys.stderr, leave=False)
-
-    def progress(done: int, total: int) -> None:
-        bar.total = total
-        bar.update(done - bar.n)
-
-    return bar, progress
-
-
-def run_command(args: argparse.Namespace) -> int:
-    """Run ``murlan arena`` from parsed arguments."""
-    from murlan_env.game.rules import RulesError
-
-    for option in ("hands", "lanes"):
-        if getattr(args, option, None) is not None:
-            print(f"murlan arena: error: {REPLACED.format(option='--' + option)}", file=sys.stderr)
-            return 2
-    try:
-        if args.boards < 1:
-            raise ValueError(f"--boards must be at least 1, got {args.boards}")
-        if args.max_hands is not None and args.max_hands < 1:
-            raise ValueError(f"--max-hands must be at least 1, got {args.max_hands}")
-        rules = Rules.parse(args.rules)
-        bots = [registry.make_bot(spec) for spec in args.bots]
-        if len(bots) < 2:
-            raise ValueError("an arena needs at least 2 bots")
-    except (ValueError, RulesError, FileNotFoundError) as err:
-        print(f"murlan arena: error: {err}", file=sys.stderr)
-        return 2
-    bar, progress = _progress_bar()
-    try:
-        report = run_arena(bots, args.boards, args.seed, rules, args.max_hands, progress)
-    finally:
-        if bar is not None:
-            bar.close()
-    if args.json == "-":
-        print(json.dumps(report, indent=2))
-    else:
-        print_report(report)
-        if args.json:
-            Path(args.json).write_text(json.dumps(report, indent=2))
-    if args.png:
-        save_chart(report, args.png)
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="murlan arena", description=__doc__.splitlines()[0])
-    add_arguments(parser)
-    return run_command(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

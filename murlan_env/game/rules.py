@@ -103,19 +103,6 @@ class Rules:
         return 0 if self.start_card == "3S" else 3
 
 
-def add_rules_argument(parser, *aliases: str, what: str = "variant flags") -> None:
-    """The one ``--rules FLAG=VALUE[,...]`` option of every command line (repeatable; read
-    it with ``Rules.parse(args.rules)``)."""
-    parser.add_argument(
-        "--rules",
-        *aliases,
-        action="append",
-        default=[],
-        metavar="FLAG=VALUE[,...]",
-        help=f"{what} (RULES.md section 7), repeatable, e.g. sticky_pass=true,start_card=3C",
-    )
-
-
 def _word(value: Any) -> str:
     """A flag value as the command line writes it: true/false for booleans."""
     return str(value).lower() if isinstance(value, bool) else str(value)
