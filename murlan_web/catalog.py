@@ -17,6 +17,7 @@ from typing import Any
 
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
+from murlan_env.game import observation
 from murlan_env.game.rules import Rules
 
 SEARCH_BUDGETS = (50, 200, 800)
@@ -97,12 +98,38 @@ class BotCatalog:
 
 
 def rules_conflict(bot: Bot, rules: Rules) -> str | None:
-    """Why ``bot`` cannot play under ``rules`` (an exported policy that insists on the rules
-    it was trained under), or None."""
-    trained = getattr(bot, "rules", None)
-    if getattr(bot, "strict_rules", False) and isinstance(trained, Rules) and trained != rules:
-        return f"{bot.name} plays only under the rules {trained.text() or 'of the standard game'}"
+    """Why ``bot`` cannot play under ``rules``, or None: the bot, or any bot it is built on
+    (a search's policy and models, a policy's weaker mix), is an exported policy that insists
+    on the rules it was trained under and would refuse this game's observations (their rule
+    flags, ``observation.rule_flags``, differ), as ``BundleBot.act`` does mid-game."""
+    wanted = observation.rule_flags(rules)
+    for part in _bots_within(bot):
+        trained = getattr(part, "rules", None)
+        if not getattr(part, "strict_rules", False) or not isinstance(trained, Rules):
+            continue
+        if (observation.rule_flags(trained) != wanted).any():
+            plays = trained.text() or "the standard rules"
+            game = rules.text() or "the standard rules"
+            return f"{bot.name} plays only under {plays}, not {game}: choose another bot or rules"
     return None
+
+
+def _bots_within(bot: Bot):
+    """``bot`` and every bot reachable through its attributes (lists, tuples and dicts too)."""
+    seen: set[int] = set()
+    todo: list[Any] = [bot]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, (list, tuple)):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+        elif callable(getattr(item, "act", None)):
+            yield item
+            todo.extend(vars(item).values() if hasattr(item, "__dict__") else ())
 
 
 __all__ = ["BotCatalog", "BotChoice", "MAX_ROLLOUTS", "UnknownBot", "rules_conflict"]

@@ -248,7 +248,7 @@ def test_bad_requests_of_every_kind_get_4xx_and_the_server_goes_on(client):
         (client.get("/api/games/nope"), 404),
         (client.post(game + "/hint", json={"bot": "bundle:../x"}), 400),
         (client.get("/api/no-such-thing"), 404),
-        (client.delete(game, headers=_json), 405),
+        (client.put(game, headers=_json), 405),
         (client.post("/api/replays", json={}), 422),
         (client.post("/api/replays", json={"text": "{}", "name": "a.json"}), 422),
     ]
@@ -352,7 +352,7 @@ def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
         [GreedyBot()] * 3, ["greedy"] * 3, seat=0, rules=Rules(), seed=3, folder=records_folder
     )
     greedy = GreedyBot()
-    while game.hand_log.length[0] < 8 or not game.your_turn():
+    while game.table.logs.length[0] < 8 or not game.your_turn():
         if game.your_turn():
             obs, mask = engine.observe(game.state), engine.legal_action_mask(game.state)
             action = greedy.act(obs, mask, np.random.default_rng(0))
@@ -362,7 +362,7 @@ def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
     expert = registry.make_bot("expert")
     hint = game.hint(expert)
     seeded = [game.seed, HINT_STREAM, game.decisions]  # the game's hint stream
-    read = hints.advice(expert, game.state, np.random.default_rng(seeded), logs=game.hand_log)
+    read = hints.advice(expert, game.state, np.random.default_rng(seeded), logs=game.table.logs)
     blind = hints.advice(expert, game.state, np.random.default_rng(seeded))
     assert hint["candidates"] == read["candidates"] != blind["candidates"]
 
@@ -438,16 +438,16 @@ def test_a_small_tournament_runs_in_the_background_and_reports(client):
     assert chart.status_code == 200 and chart.content.startswith(b"\x89PNG")
 
 
-def test_one_tournament_at_a_time_and_bounded(client):
+def test_one_tournament_at_a_time_per_client_and_bounded(client):
     services = client.app.state.services
-    running = services.tournaments.values()
-    assert not running
+    assert not services.tournaments.values()
     from murlan_web.tournaments import Tournament
 
     busy = Tournament([], [], boards=1, max_hands=None, seed=0, rules=Rules())  # not started
-    services.tournaments.add(busy)
+    me = client.get("/api/options").cookies.get("murlan_client") or client.cookies["murlan_client"]
+    services.tournaments.add(busy, me)
     r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 2})
-    assert r.status_code == 429
+    assert r.status_code == 429 and "your tournament" in r.json()["error"]
     r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 10**6})
     assert r.status_code == 400 and "at most" in r.json()["error"]
     r = client.post("/api/tournaments", json={"bots": ["greedy"], "boards": 2})
@@ -516,6 +516,9 @@ def test_policies_that_insist_on_their_rules_are_refused_under_others():
         name = "policy"
         rules = Rules(sticky_pass=True)
         strict_rules = True
+
+        def act(self, obs, mask, rng):
+            raise AssertionError("not played here")
 
     bot = TrainedUnderStickyPass()
     assert rules_conflict(bot, Rules(sticky_pass=True)) is None
