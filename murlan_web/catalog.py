@@ -34,9 +34,10 @@ class BotChoice:
     """One entry of the menu."""
 
     spec: str  # what the browser sends back
-    label: str  # what the person reads
-    group: str  # "built-in", "search", "shipped policy" or "command line"
+    label: str  # what the person reads in a menu: short, so menus stay narrow
+    group: str  # "built-in", "search", "difficulty level", "shipped policy" or "command line"
     scores: bool  # the bot scores candidate moves (hints show them), else it only acts
+    about: str = ""  # a longer description, shown as a tooltip and a help line that wraps
 
 
 class BotCatalog:
@@ -52,20 +53,24 @@ class BotCatalog:
         self._built: dict[str, Bot] = {}
         self._lock = threading.Lock()
         choices = [
-            BotChoice("rule", "rule (plans its hand, counts cards)", "built-in", False),
-            BotChoice("greedy", "greedy (cheapest play)", "built-in", False),
-            BotChoice("random", "random (any legal move)", "built-in", False),
+            BotChoice("rule", "rule", "built-in", False, "plans its hand and counts cards"),
+            BotChoice("greedy", "greedy", "built-in", False, "plays its cheapest legal play"),
+            BotChoice("random", "random", "built-in", False, "plays any legal move"),
         ]
         for n in SEARCH_BUDGETS:
-            choices.append(BotChoice(f"search:{n}", f"search, {n} rollouts", "search", True))
+            about = f"tries each move in {n} sampled deals of the hidden cards"
+            choices.append(BotChoice(f"search:{n}", f"search, {n} rollouts", "search", True, about))
         for name, level in registry.levels().items():
-            label = f"{name} ({level.get('about') or level['policy']})"
-            choices.append(BotChoice(name, label, "difficulty level", True))
+            about = level.get("about") or f"the {level['policy']} policy"
+            choices.append(BotChoice(name, name, "difficulty level", True, about))
         for name in registry.shipped_policies():
-            choices.append(BotChoice(name, f"{name} (shipped policy)", "shipped policy", True))
+            about = "a trained policy shipped with murlan"
+            choices.append(BotChoice(name, name, "shipped policy", True, about))
         for spec in extra_specs:
             bot = self.make(spec, checked=True)
-            choices.append(BotChoice(spec, bot.name, "command line", hasattr(bot, "scores")))
+            label = bot.name if len(bot.name) <= 40 else bot.name[:39] + "…"
+            scores = hasattr(bot, "scores")
+            choices.append(BotChoice(spec, label, "command line", scores, f"{bot.name} ({spec})"))
         self.choices: tuple[BotChoice, ...] = tuple(choices)
         self._specs = {c.spec for c in choices}
 

@@ -4,8 +4,8 @@ A ``Game`` is ``murlan play`` without the terminal: both sit the person at a
 ``murlan_env.envs.table.Table`` (the seeded set-up, the bots' turns and the record), so a
 seed, bots and moves give the same match in both. After every move of the person the bots
 play on until it is the person's turn again or the hand is over; the next hand starts when
-the person asks for it. Each request keeps the boards of the bots' moves it made
-(``steps`` in the view), so the page can show them one at a time at the person's pace.
+the person asks for it. Each request keeps the boards of the moves it made (``steps`` in the
+view), so the page can show them one at a time at the person's pace.
 
 A request is all or nothing: when a bot fails on its turn, the game goes back to where it was
 before the request (the person's move taken back) and the person is told so, instead of a
@@ -64,7 +64,9 @@ class Game:
             "You" if b is None else f"Seat {s} · {b.name}" for s, b in enumerate(self.table.players)
         ]
         self.log = views.HandLog()
-        self.steps: list[tuple[State, list[str], int]] = []  # this request's bot moves
+        # This request's decisions (the person's, then the bots'): the state after each, the
+        # cards on the table then and how many events the hand had.
+        self.steps: list[tuple[State, list[str], int]] = []
         self.record_name: str | None = None
         self.history: list[dict[str, Any]] = []  # every finished hand's finish and points
         self._request(self._play_bots, "no match was started")
@@ -105,7 +107,7 @@ class Game:
         cards[ids] = True
 
         def person_then_bots() -> None:
-            self._log(*self.table.play(action, cards), step=False)
+            self._log(*self.table.play(action, cards))
             self._play_bots()
 
         self._request(person_then_bots, "your move was taken back")
@@ -170,10 +172,9 @@ class Game:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             self.record_name = self.folder.save(self.record(), f"game-{stamp}-seed{self.seed}")
 
-    def _log(self, before: State, after: State, *, step: bool = True) -> None:
+    def _log(self, before: State, after: State) -> None:
         self.log.add(before, after)
-        if step:
-            self.steps.append((after, list(self.log.table_cards), len(self.log.events)))
+        self.steps.append((after, list(self.log.table_cards), len(self.log.events)))
 
     def _play_bots(self) -> None:
         """Let the bots act until it is the person's turn or the hand is over."""
@@ -184,8 +185,9 @@ class Game:
 
     def view(self, reveal: bool = False) -> dict[str, Any]:
         """Everything the Play page draws; other hands only with ``reveal``. ``steps``: the
-        board after each bot move of the last request, and how many of ``events`` had
-        happened by then, for the page to show the moves one at a time."""
+        board after each decision of the last request (the person's move, then the bots'),
+        and how many of ``events`` had happened by then, for the page to show the moves one at
+        a time."""
         state = self.state
         involved = self.seat in (int(state.ex_first[0]), int(state.ex_last[0]))
         events = [
