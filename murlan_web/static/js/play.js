@@ -64,7 +64,9 @@ export async function initPlay(opts) {
   const saved = sessionStorage.getItem(STORE_KEY);
   if (saved) {
     try {
-      show(await api("GET", `/api/games/${saved}`), { animate: false });
+      const view = await api("GET", `/api/games/${saved}`);
+      $("hint-bot").value = view.hint_default;
+      show(view, { animate: false });
       return;
     } catch {
       sessionStorage.removeItem(STORE_KEY);
