@@ -444,6 +444,10 @@ def test_the_table_fits_the_window(driver, base_url, width, height):
     2,000+ px wide. Now the set-up form and the table fit a phone, a laptop and a wide screen."""
     driver.set_window_size(width, height)
     try:
+        for page in ("compare", "replay"):
+            open_page(driver, base_url, page)
+            wide = driver.execute_script("return document.documentElement.scrollWidth")
+            assert wide <= driver.execute_script("return innerWidth"), (page, wide)
         open_page(driver, base_url, "play")
         for i in range(3):
             Select(by_id(driver, f"setup-bot-{i}")).select_by_value("expert")
