@@ -114,6 +114,7 @@ class Services:
             on_drop=lambda t: t.cancel(),
         )
         self.tournament_start = threading.Lock()  # checks and starts one tournament at a time
+        self._playable: dict[Rules, list[str]] = {}
 
     def bot(self, spec: str, rules: Rules | None = None):
         """The menu's bot of a spec (400 if it is not on the menu, or if it refuses to play
@@ -128,8 +129,13 @@ class Services:
         return bot
 
     def playable(self, rules: Rules) -> list[str]:
-        """The menu's specs that can play under ``rules`` (for the page to offer)."""
-        return [c.spec for c in self.catalog.choices if not self._conflict(c.spec, rules)]
+        """The menu's specs that can play under ``rules`` (for the page to offer), worked out
+        once per rule set."""
+        found = self._playable.get(rules)
+        if found is None:
+            found = [c.spec for c in self.catalog.choices if not self._conflict(c.spec, rules)]
+            self._playable[rules] = found
+        return found
 
     def _conflict(self, spec: str, rules: Rules) -> str | None:
         try:
