@@ -558,3 +558,45 @@ def test_points_of_every_hand_the_rules_and_the_variant_are_shown(driver, base_u
     rows = driver.find_elements(By.CSS_SELECTOR, "#hand-scores tr[data-hand]")
     assert [r.get_attribute("data-hand") for r in rows] == ["1"]
     assert sorted(rows[0].text.split()[1:]) == ["0", "1", "2", "3"]
+
+
+def test_a_tournament_can_be_cancelled_and_capped_hands_show_no_empty_chart(driver, base_url):
+    open_page(driver, base_url, "compare")
+
+    def choose(specs, boards, hands):
+        for box in driver.find_elements(By.CSS_SELECTOR, "#compare-bots input"):
+            if box.is_selected() != (box.get_attribute("data-spec") in specs):
+                box.click()
+        for name, value in (("compare-boards", boards), ("compare-max-hands", hands)):
+            field = by_id(driver, name)
+            field.clear()
+            field.send_keys(str(value))
+        by_id(driver, "compare-run").click()
+
+    choose(("search:800", "rule"), 12, 2)
+    wait_for(driver, lambda b: visible(b, "compare-cancel"), what="the Cancel button")
+    by_id(driver, "compare-cancel").click()
+    wait_for(
+        driver,
+        lambda b: by_id(b, "compare-progress-text").get_attribute("data-status") == "cancelled",
+        what="the cancelled tournament",
+    )
+    assert "cancelled" in by_id(driver, "compare-message").text
+    choose(("rule", "greedy"), 2, 1)
+    wait_for(
+        driver,
+        lambda b: by_id(b, "compare-progress-text").get_attribute("data-status") == "done",
+        timeout=120,
+        what="the tournament",
+    )
+    assert not visible(driver, "compare-chart")  # no finished match: no match-win chart
+    assert "no match was finished" in by_id(driver, "compare-summary").text
+
+
+def test_a_server_that_cannot_be_reached_is_said_in_words(driver, base_url):
+    start_match(driver, base_url, seed=3)
+    driver.execute_script("window.fetch = () => Promise.reject(new TypeError('Failed to fetch'))")
+    by_id(driver, "game-hint").click()
+    wait_for(driver, lambda b: visible(b, "global-error"), what="the error")
+    assert "Cannot reach the murlan server" in by_id(driver, "global-error").text
+    assert "Failed to fetch" not in by_id(driver, "hint-panel").text
