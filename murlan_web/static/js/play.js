@@ -114,6 +114,7 @@ async function start() {
     if (seed !== null) body.seed = seed;
     alertSetup("");
     $("setup-start").disabled = true;
+    $("setup-start").textContent = "Starting...";
     const view = await request(() => api("POST", "/api/games", body), "The bots are getting ready...");
     sessionStorage.setItem(STORE_KEY, view.id);
     $("game-reveal").checked = false;
@@ -125,6 +126,7 @@ async function start() {
     alertSetup(err.message);
   } finally {
     $("setup-start").disabled = false;
+    $("setup-start").textContent = "Start match";
   }
 }
 
