@@ -350,7 +350,10 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
                 "or bots that search less",
             )
         me = client(request)
-        running = lambda t: t.status == "running"  # noqa: E731
+
+        def running(t: Tournament) -> bool:
+            return t.status == "running"
+
         with services.tournament_start:
             if services.tournaments.values(running, owner=me):
                 raise ApiError(429, "your tournament is still running: wait for it or cancel it")

@@ -94,10 +94,12 @@ class SessionStore(Generic[T]):
 
     def remove(self, key: str) -> T:
         """Forget a session (404 if unknown); it is returned."""
-        item = self.get(key)
         with self._lock:
-            self._drop(key)
-        return item
+            item = self._items.get(key)
+            if item is not None:
+                self._drop(key)
+                return item[1]
+        return self.get(key)  # unknown: the 404 with its reasons
 
     def values(self, keep: Callable[[T], bool] = lambda _: True, owner: str | None = None):
         """The live sessions (of ``owner`` only, if given) that ``keep`` accepts."""
