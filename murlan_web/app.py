@@ -73,6 +73,7 @@ class Settings:
     max_upload_bytes: int = 1 << 20
     max_games: int = 256  # live games in all; a new one beyond is refused, none is evicted
     games_per_client: int = 8  # a client's new game beyond this replaces its own oldest
+    games_per_address: int = 32  # games from one network address (client ids are cookies)
     idle_seconds: float = 6 * 3600  # a game, replay or finished tournament idle this long ends
     max_replays: int = 64
     replays_per_client: int = 4
@@ -97,18 +98,24 @@ class Services:
         self.folder = RecordFolder(settings.records_dir)
         idle = settings.idle_seconds
         self.games: SessionStore[Game] = SessionStore(
-            "game", settings.max_games, per_client=settings.games_per_client, idle_seconds=idle
+            "game",
+            settings.max_games,
+            per_client=settings.games_per_client,
+            per_address=settings.games_per_address,
+            idle_seconds=idle,
         )
         self.replays: SessionStore[Replay] = SessionStore(
             "replay",
             settings.max_replays,
             per_client=settings.replays_per_client,
+            per_address=settings.games_per_address,
             idle_seconds=idle,
         )
         self.tournaments: SessionStore[Tournament] = SessionStore(
             "tournament",
             64,
             per_client=4,
+            per_address=16,
             idle_seconds=idle,
             busy=lambda t: t.status == "running",
             on_drop=lambda t: t.cancel(),
@@ -184,9 +191,11 @@ def parse_rules(flags: dict[str, Any]) -> Rules:
         raise ApiError(400, f"bad rules: {text[:200]}{'...' if len(text) > 200 else ''}") from None
 
 
-def client(request: Request) -> str:
-    """The client id the request guard gave this request (its cookie)."""
-    return str(request.scope.get("client_id", ""))
+def client(request: Request) -> dict[str, str]:
+    """Who makes a session: the client id the request guard gave the request (its cookie) and
+    the network address it comes from (``SessionStore.add``'s owner and address)."""
+    host = request.client.host if request.client else ""
+    return {"owner": str(request.scope.get("client_id", "")), "address": host}
 
 
 def new_seed() -> int:
@@ -261,7 +270,7 @@ def _game_routes(app: FastAPI, services: Services) -> None:
         bots = [services.bot(spec, rules) for spec in body.bots]
         seed = body.seed if body.seed is not None else new_seed()
         game = Game(bots, body.bots, seat=body.seat, rules=rules, seed=seed, folder=services.folder)
-        key = services.games.add(game, client(request))
+        key = services.games.add(game, **client(request))
         with game.lock:
             return game_view(key, game, False)
 
@@ -320,7 +329,7 @@ def _replay_routes(app: FastAPI, services: Services) -> None:
         else:
             text, source = body.text, "upload"
         replay = Replay(text, source)
-        key = services.replays.add(replay, client(request))
+        key = services.replays.add(replay, **client(request))
         return {"id": key, **replay.summary()}
 
     @app.post("/api/replays/{key}/advice")
@@ -355,7 +364,7 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
             return t.status == "running"
 
         with services.tournament_start:
-            if services.tournaments.values(running, owner=me):
+            if services.tournaments.values(running, owner=me["owner"]):
                 raise ApiError(429, "your tournament is still running: wait for it or cancel it")
             if len(services.tournaments.values(running)) >= settings.max_running_tournaments:
                 raise ApiError(429, "the server is running as many tournaments as it can: wait")
@@ -368,7 +377,7 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
                 rules=rules,
                 time_limit=settings.tournament_seconds,
             )
-            key = services.tournaments.add(tournament, me)
+            key = services.tournaments.add(tournament, **me)
             tournament.start()
         return tournament.view(key)
 

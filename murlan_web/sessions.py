@@ -3,9 +3,12 @@
 The server keeps no state on disk except saved records. A session belongs to the client that
 made it (the browser's client-id cookie, see ``guards.ClientId``) and lives until it has been
 idle for ``idle_seconds``. Each client holds at most ``per_client`` sessions of a kind: a new
-one beyond that replaces that client's own least recently used one, never anyone else's. When
-the whole store is full of live sessions a new one is refused (503) rather than ending someone
-else's game. Each browser tab holds the ids of its own sessions, so tabs never share a game.
+one beyond that replaces that client's own least recently used one, never anyone else's. A
+client id is only a cookie, which a script can make up afresh for every request, so each
+network address also holds at most ``per_address`` sessions (beyond that a new one is refused
+with 429). When the whole store is full of live sessions a new one is refused (503) rather
+than ending someone else's game. Each browser tab holds the ids of its own sessions, so tabs
+never share a game.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class SessionStore(Generic[T]):
         capacity: int,
         *,
         per_client: int | None = None,
+        per_address: int | None = None,
         idle_seconds: float | None = None,
         busy: Callable[[T], bool] = lambda _: False,
         on_drop: Callable[[T], None] = lambda _: None,
@@ -46,34 +50,43 @@ class SessionStore(Generic[T]):
         self.what = what
         self.capacity = capacity
         self.per_client = per_client or capacity
+        self.per_address = per_address or capacity
         self.idle_seconds = idle_seconds
         self.busy = busy
         self.on_drop = on_drop
         self.clock = clock
         self._items: OrderedDict[str, tuple[str, T]] = OrderedDict()  # id -> (owner, item)
+        self._addresses: dict[str, str] = {}  # id -> the network address that made it
         self._seen: dict[str, float] = {}  # id -> time of its last request
         self._lock = threading.Lock()
 
-    def add(self, item: T, owner: str = "") -> str:
-        """Store ``item`` for client ``owner`` under a new id and return the id (503 when the
-        store is full of other clients' live sessions)."""
+    def add(self, item: T, owner: str = "", address: str = "") -> str:
+        """Store ``item`` for client ``owner`` (at network ``address``) under a new id and
+        return the id (429 when that address holds ``per_address`` sessions, 503 when the store
+        is full of other clients' live sessions)."""
         key = secrets.token_urlsafe(12)
         with self._lock:
             self._expire()
+            from_there = sum(a == address for a in self._addresses.values())
             owned = [k for k, (o, _) in self._items.items() if o == owner]
-            if len(owned) >= self.per_client:
+            if len(owned) >= self.per_client or (owned and from_there >= self.per_address):
                 idle = [k for k in owned if not self.busy(self._items[k][1])]
                 if not idle:
                     raise ApiError(
                         429, f"you already have {len(owned)} {self.what}s running: wait for one"
                     )
                 self._drop(idle[0])  # this client's own least recently used one
+            elif from_there >= self.per_address:
+                raise ApiError(
+                    429, f"too many {self.what}s from your network address: finish some first"
+                )
             if len(self._items) >= self.capacity:
                 raise ApiError(
                     503,
                     f"the server holds as many {self.what}s as it can; try again later",
                 )
             self._items[key] = (owner, item)
+            self._addresses[key] = address
             self._seen[key] = self.clock()
         return key
 
@@ -123,6 +136,7 @@ class SessionStore(Generic[T]):
     def _drop(self, key: str) -> None:
         _, item = self._items.pop(key)
         del self._seen[key]
+        del self._addresses[key]
         self.on_drop(item)
 
 

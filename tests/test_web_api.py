@@ -661,6 +661,24 @@ def test_games_are_owned_by_their_client_and_never_evicted_by_others(folder):
         assert "restart" in r.json()["error"]  # among the reasons, not the only one
 
 
+def test_one_address_making_up_client_ids_is_capped_too(folder):
+    """Client ids are cookies a script can make up per request: a network address holds at
+    most ``games_per_address`` games; a client there with games of its own recycles them."""
+    app = create_app(Settings(records_dir=folder, games_per_address=3))
+    body = {"bots": BOTS, "seed": 1}
+    with TestClient(app, base_url="http://127.0.0.1") as first:
+        mine = first.post("/api/games", json=body).json()["id"]
+        for _ in range(2):  # requests without a cookie: a new client id each time
+            with TestClient(app, base_url="http://127.0.0.1") as fresh:
+                assert fresh.post("/api/games", json=body).status_code == 200
+        with TestClient(app, base_url="http://127.0.0.1") as newcomer:
+            r = newcomer.post("/api/games", json=body)
+            assert r.status_code == 429 and "network address" in r.json()["error"]
+        assert first.post("/api/games", json=body).status_code == 200  # replaces its own
+        assert first.get(f"/api/games/{mine}").status_code == 404
+        assert len(app.state.services.games) == 3
+
+
 def test_a_full_server_refuses_new_games_instead_of_ending_others(folder):
     app = create_app(Settings(records_dir=folder, max_games=2, games_per_client=2))
     with (
