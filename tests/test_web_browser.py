@@ -244,6 +244,10 @@ def test_an_illegal_selection_is_refused_with_its_reason(driver, base_url):
     # Clearing the selection (C) and asking again is how a person recovers.
     driver.switch_to.active_element.send_keys("c")
     assert not driver.find_elements(By.CSS_SELECTOR, "#game-hand [aria-pressed='true']")
+    # A hint is a new question: the refusal of the last move does not stay beside it.
+    driver.switch_to.active_element.send_keys("h")
+    idle(driver)
+    assert visible(driver, "hint-panel") and not by_id(driver, "game-message").text
 
 
 def test_the_exchange_is_a_dialogue(driver, base_url):
@@ -555,6 +559,14 @@ def test_points_of_every_hand_the_rules_and_the_variant_are_shown(driver, base_u
             driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
             by_id(driver, "game-play").click()
         idle(driver)
+    # The history's numbers (a hand has dozens of moves) fit in its margin.
+    number, margin = driver.execute_script(
+        "const ol = document.getElementById('game-history'); const li = ol.querySelector('li');"
+        "const c = document.createElement('canvas').getContext('2d');"
+        "c.font = getComputedStyle(li).font;"
+        "return [c.measureText('99. ').width, parseFloat(getComputedStyle(ol).paddingLeft)];"
+    )
+    assert number <= margin, (number, margin)
     rows = driver.find_elements(By.CSS_SELECTOR, "#hand-scores tr[data-hand]")
     assert [r.get_attribute("data-hand") for r in rows] == ["1"]
     assert sorted(rows[0].text.split()[1:]) == ["0", "1", "2", "3"]
