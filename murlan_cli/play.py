@@ -25,7 +25,7 @@ from murlan_cli import UsageError
 from murlan_cli.options import add_rules_argument
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
-from murlan_env.bots.history import HandLogs, act_with_history
+from murlan_env.envs.table import Table
 from murlan_env.game import engine, moves
 from murlan_env.game.cards import (
     CARD_NAMES,
@@ -71,12 +71,12 @@ class TerminalGame:
     ) -> None:
         if len(bots) != 3:
             raise ValueError(f"play needs 3 bots, got {len(bots)}")
+        self.bots = list(bots)
         self.seat = seat
         self.players: list[Bot | None] = list(bots)
         self.players.insert(seat, None)
         self.rules = rules or Rules()
-        self.deal_rng, self.bot_rng = np.random.default_rng(seed).spawn(2)
-        self.logs = HandLogs(1)  # the hand so far, for bots that read it (murlan_env.bots.history)
+        self.seed = seed
         self.read = read
         self.write = write
 
@@ -102,58 +102,40 @@ class TerminalGame:
         """
         from murlan_env import records
 
-        state = engine.init(self.deal_rng, 1, self.rules) if start is None else start
-        self.logs.clear([0])
-        recorder = records.Recorder(state)
+        table = Table(self.bots, seat=self.seat, rules=self.rules, seed=self.seed, start=start)
         done_hands = 0
-        self._show_hand_start(state)
+        self._show_hand_start(table.state)
         stopped = False
         while True:
-            if state.phase[0] <= Phase.EXCHANGE:
+            if table.in_hand():
                 try:
-                    state = self._turn(state)
+                    if table.your_turn():
+                        action, cards = self._ask(
+                            table.state, engine.legal_action_mask(table.state)[0]
+                        )
+                        before, after = table.play(action, cards)
+                    else:
+                        before, after = table.bot_turn()
                 except (EOFError, _Quit) as why:
                     self.write(f"\n{why or 'Input ended'}: the match stops here.")
                     stopped = True
                     break
-                recorder.update(state)
+                self._announce(before, after)
                 continue
             done_hands += 1
-            self._show_hand_end(state)
-            if state.phase[0] == Phase.MATCH_OVER:
+            self._show_hand_end(table.state)
+            if table.match_over():
                 break
             if hands is not None and done_hands >= hands:
                 self.write(f"\nStopping after {done_hands} hand(s), as asked.")
                 break
-            state = engine.next_hand(state, self.deal_rng)
-            self.logs.clear([0])
-            recorder.update(state)
-            self._show_hand_start(state)
-        record = recorder.record(0)
-        self._show_result(state, stopped)
+            self._show_hand_start(table.next_hand())
+        record = table.record()
+        self._show_result(table.state, stopped)
         if record_path:
             records.save(record, record_path)
             self.write(f"Record saved to {record_path}")
         return record
-
-    def _turn(self, state: State) -> State:
-        seat = int(state.to_act[0])
-        mask = engine.legal_action_mask(state)
-        bot = self.players[seat]
-        before = state
-        if bot is None:
-            action, cards = self._ask(state, mask[0])
-            given = cards[None]
-        else:
-            obs = engine.observe(state)
-            action = int(act_with_history(bot, obs, mask, self.bot_rng, self.logs, [0], [seat])[0])
-            if not mask[0, action]:
-                raise RuntimeError(f"bot {bot.name} chose illegal action {action}")
-            given = None  # the engine chooses the cards of a rank-level action
-        self.logs.record(state, np.array([action]))
-        state = engine.step(state, np.array([action]), given)
-        self._announce(before, state)
-        return state
 
     # ----------------------------------------------------------------- input
 

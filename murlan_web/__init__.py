@@ -5,8 +5,9 @@ local web app (FastAPI on uvicorn; the pages are static HTML, CSS and JavaScript
 with no build step) with three pages:
 
 - Play: a match against three bots from the menu (``catalog``), any seat, any rule variant,
-  optional seed; hints from any bot with its scores; the other hands shown on request; the
-  finished match saved as a murlan-record/1 file in the records folder.
+  optional seed, on the same table as ``murlan play`` (``murlan_env.envs.table``); the bots'
+  moves shown one at a time; hints from any bot with its scores; the other hands shown on
+  request; the finished match saved as a murlan-record/1 file in the records folder.
 - Replay: an uploaded or saved record stepped through hand by hand and play by play, with
   every hand visible and, for a chosen bot, its scores at each decision.
 - Compare: a small duplicate tournament (``murlan_env.eval.arena``) with progress, table and chart.
@@ -14,7 +15,8 @@ with no build step) with three pages:
 Modules, one job each: ``command`` (the command line), ``app`` (routes and errors),
 ``schemas`` (request bodies), ``guards`` (size limit, JSON only, headers), ``catalog`` (the
 bot menu), ``games``, ``replays``, ``tournaments``, ``record_files`` (the records folder),
-``views`` and ``hints`` (JSON for the pages), ``sessions`` (in-memory sessions by id).
+``views`` and ``hints`` (JSON for the pages), ``sessions`` (in-memory sessions by id, owned
+by a client cookie, expiring when idle). docs/serve.md is the user's guide, LAN mode included.
 murlan_env never imports this package.
 """
 

@@ -13,20 +13,30 @@
 | ``GET /api/records``                  | saved records (the server's records folder)         |
 | ``POST /api/replays``                 | open an uploaded or saved record (``OpenReplay``)   |
 | ``POST /api/replays/{id}/advice``     | a bot's scores at one decision of the replay        |
+| ``DELETE /api/games/{id}``            | abandon a match                                     |
 | ``POST /api/tournaments``             | start a duplicate tournament in the background      |
 | ``GET /api/tournaments/{id}``         | its progress, then the table                        |
+| ``DELETE /api/tournaments/{id}``      | cancel it                                           |
 | ``GET /api/tournaments/{id}/chart.png`` | the arena's chart                                 |
 
-Errors are JSON ``{"error": "..."}`` with a 4xx status: 400 for a bad value, 404 for an
-unknown id, 409 for a request out of turn, 413 for a body over the limit, 415 for a body
-that is not JSON, 422 for a body that does not fit its schema, an illegal move (with the
-reason) or an invalid record (with the validator's fault and reason), 429 when a tournament
-is already running.
+Errors are JSON ``{"error": "..."}``, never with a stack trace or an exception's text: 400 for
+a bad value or a host name the server does not answer to, 404 for an unknown id, 405 for a
+method a path does not take, 409 for a request out of turn, 413 for a body over the limit, 415
+for a body that is not JSON, 422 for a body that does not fit its schema, an illegal move (with
+the reason) or an invalid record (with the validator's fault and reason), 429 when the client
+already runs a tournament or the server runs as many as it may, 503 when the server holds as
+many games as it can, and 500 when a bot fails on its turn (the game is then as it was before
+the request) or the server fails (the log has the details).
+
+Sessions belong to the browser that made them (a client-id cookie): each client has a few
+games, replays and tournaments at a time, an idle one expires, and nobody else's requests can
+end them (``sessions``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -37,21 +47,21 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError
-from murlan_web import schemas
+from murlan_env.game.rules import Rules, RulesError
+from murlan_web import schemas, views
 from murlan_web.catalog import BotCatalog, UnknownBot, rules_conflict
 from murlan_web.errors import ApiError, json_safe
 from murlan_web.games import Game
-from murlan_web.guards import RequestGuard
+from murlan_web.guards import HostCheck, RequestGuard
 from murlan_web.record_files import RecordFolder
 from murlan_web.replays import Replay
 from murlan_web.sessions import SessionStore
-from murlan_web.tournaments import Tournament
+from murlan_web.tournaments import Tournament, work
 
 STATIC = Path(__file__).parent / "static"
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+log = logging.getLogger("murlan_web")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,12 +71,22 @@ class Settings:
     records_dir: Path = Path("murlan-records")
     bots: tuple[str, ...] = ()  # extra bot specs offered in the menu (bundle:DIR, ckpt:PATH)
     max_upload_bytes: int = 1 << 20
-    max_games: int = 64
-    max_replays: int = 16
+    max_games: int = 256  # live games in all; a new one beyond is refused, none is evicted
+    games_per_client: int = 8  # a client's new game beyond this replaces its own oldest
+    games_per_address: int = 32  # games from one network address (client ids are cookies)
+    idle_seconds: float = 6 * 3600  # a game, replay or finished tournament idle this long ends
+    max_replays: int = 64
+    replays_per_client: int = 4
     max_tournament_boards: int = 100
+    # The cost a tournament may take: rollouts per decision (summed over the bots) x boards x
+    # hands (a whole match counted as 10), e.g. search:800 and two rule bots on 12 boards.
+    max_tournament_work: int = 100_000
+    tournament_seconds: float = 300.0  # a tournament still running after this is stopped
+    max_running_tournaments: int = 2  # at once on the server, at most one per client
     # Host names the server answers to (None: any). Loopback only by default, which also
     # stops a web page from reaching the server through a DNS name that points here.
     allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS
+    allow_ip_hosts: bool = False  # also answer to any IP address as host (LAN mode)
 
 
 class Services:
@@ -76,10 +96,32 @@ class Services:
         self.settings = settings
         self.catalog = BotCatalog(settings.bots)
         self.folder = RecordFolder(settings.records_dir)
-        self.games: SessionStore[Game] = SessionStore("game", settings.max_games)
-        self.replays: SessionStore[Replay] = SessionStore("replay", settings.max_replays)
-        self.tournaments: SessionStore[Tournament] = SessionStore("tournament", 16)
-        self.tournament_start = threading.Lock()  # one running tournament at a time
+        idle = settings.idle_seconds
+        self.games: SessionStore[Game] = SessionStore(
+            "game",
+            settings.max_games,
+            per_client=settings.games_per_client,
+            per_address=settings.games_per_address,
+            idle_seconds=idle,
+        )
+        self.replays: SessionStore[Replay] = SessionStore(
+            "replay",
+            settings.max_replays,
+            per_client=settings.replays_per_client,
+            per_address=settings.games_per_address,
+            idle_seconds=idle,
+        )
+        self.tournaments: SessionStore[Tournament] = SessionStore(
+            "tournament",
+            64,
+            per_client=4,
+            per_address=16,
+            idle_seconds=idle,
+            busy=lambda t: t.status == "running",
+            on_drop=lambda t: t.cancel(),
+        )
+        self.tournament_start = threading.Lock()  # checks and starts one tournament at a time
+        self._playable: dict[Rules, list[str]] = {}
 
     def bot(self, spec: str, rules: Rules | None = None):
         """The menu's bot of a spec (400 if it is not on the menu, or if it refuses to play
@@ -93,30 +135,67 @@ class Services:
             raise ApiError(400, why)
         return bot
 
+    def playable(self, rules: Rules) -> list[str]:
+        """The menu's specs that can play under ``rules`` (for the page to offer), worked out
+        once per rule set."""
+        found = self._playable.get(rules)
+        if found is None:
+            found = [c.spec for c in self.catalog.choices if not self._conflict(c.spec, rules)]
+            self._playable[rules] = found
+        return found
+
+    def _conflict(self, spec: str, rules: Rules) -> str | None:
+        try:
+            return rules_conflict(self.catalog.make(spec), rules)
+        except UnknownBot:
+            return "not on the menu"
+
     def options(self) -> dict[str, Any]:
-        choices = self.catalog.choices
-        scored = [c.spec for c in choices if c.scores]
-        default_hint = next((c.spec for c in choices if c.group == "shipped policy"), None)
+        settings = self.settings
         return {
             "bots": self.catalog.to_json(),
-            "hint_default": default_hint or ("search:200" if "search:200" in scored else "rule"),
-            "rules": {
-                flag: {"choices": list(values), "default": values[0]}
-                for flag, values in RULE_CHOICES.items()
-            },
+            "hint_default": self.options_hint_default(),
+            "rules": views.rule_options(),
             "limits": {
-                "upload_bytes": self.settings.max_upload_bytes,
-                "tournament_boards": self.settings.max_tournament_boards,
+                "upload_bytes": settings.max_upload_bytes,
+                "tournament_boards": settings.max_tournament_boards,
+                "tournament_work": settings.max_tournament_work,
+                "tournament_seconds": settings.tournament_seconds,
             },
             "records": self.folder.list(),
         }
+
+    def hint_default(self, rules: Rules) -> str:
+        """The hint bot for a game under ``rules``: the menu's default if it can play them,
+        else the first scoring bot that can, else the rule bot."""
+        playable = self.playable(rules)
+        default = self.options_hint_default()
+        if default in playable:
+            return default
+        scored = [c.spec for c in self.catalog.choices if c.scores and c.spec in playable]
+        return scored[0] if scored else "rule"
+
+    def options_hint_default(self) -> str:
+        """The menu's hint bot: the first shipped policy, else a search, else the rule bot."""
+        choices = self.catalog.choices
+        found = next((c.spec for c in choices if c.group == "shipped policy"), None)
+        scored = [c.spec for c in choices if c.scores]
+        return found or ("search:200" if "search:200" in scored else "rule")
 
 
 def parse_rules(flags: dict[str, Any]) -> Rules:
     try:
         return Rules.from_dict(flags)
     except (RulesError, TypeError) as err:
-        raise ApiError(400, f"bad rules: {err}") from None
+        text = str(err)
+        raise ApiError(400, f"bad rules: {text[:200]}{'...' if len(text) > 200 else ''}") from None
+
+
+def client(request: Request) -> dict[str, str]:
+    """Who makes a session: the client id the request guard gave the request (its cookie) and
+    the network address it comes from (``SessionStore.add``'s owner and address)."""
+    host = request.client.host if request.client else ""
+    return {"owner": str(request.scope.get("client_id", "")), "address": host}
 
 
 def new_seed() -> int:
@@ -144,9 +223,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return services.options()
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    app.add_middleware(RequestGuard, max_bytes=settings.max_upload_bytes)
+    hosts = None
     if settings.allowed_hosts is not None:
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts))
+        hosts = HostCheck(settings.allowed_hosts, any_ip=settings.allow_ip_hosts)
+    app.add_middleware(RequestGuard, max_bytes=settings.max_upload_bytes, hosts=hosts)
     return app
 
 
@@ -158,51 +238,66 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def bad_body(request: Request, err: RequestValidationError) -> JSONResponse:
         problems = [
-            {"where": ".".join(str(p) for p in e.get("loc", ())), "problem": e.get("msg", "")}
-            for e in err.errors()
+            {
+                "where": ".".join(str(p) for p in e.get("loc", ()))[:100],
+                "problem": str(e.get("msg", ""))[:200],
+            }
+            for e in err.errors()[:10]
         ]
         text = "; ".join(f"{p['where']}: {p['problem']}" for p in problems)
         return JSONResponse({"error": f"bad request: {text}", "problems": problems}, 422)
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, err: HTTPException) -> JSONResponse:
-        return JSONResponse({"error": str(err.detail)}, status_code=err.status_code)
+        words = {404: "no such page or API path", 405: "this path does not take that method"}
+        message = words.get(err.status_code, str(err.detail)[:200])
+        return JSONResponse({"error": message}, status_code=err.status_code)
 
     @app.exception_handler(Exception)
     async def crash(request: Request, err: Exception) -> JSONResponse:
-        return JSONResponse({"error": f"internal error: {type(err).__name__}: {err}"}, 500)
+        log.error("request %s %s failed", request.method, request.url.path, exc_info=err)
+        message = "internal error: the server failed on this request (its log has the details)"
+        return JSONResponse({"error": message}, 500)
 
 
 def _game_routes(app: FastAPI, services: Services) -> None:
+    def game_view(key: str, game: Game, reveal: bool) -> dict[str, Any]:
+        return {"id": key, "hint_default": services.hint_default(game.rules), **game.view(reveal)}
+
     @app.post("/api/games")
-    def new_game(body: schemas.NewGame) -> dict[str, Any]:
+    def new_game(body: schemas.NewGame, request: Request) -> dict[str, Any]:
         rules = parse_rules(body.rules)
         bots = [services.bot(spec, rules) for spec in body.bots]
         seed = body.seed if body.seed is not None else new_seed()
         game = Game(bots, body.bots, seat=body.seat, rules=rules, seed=seed, folder=services.folder)
-        key = services.games.add(game)
+        key = services.games.add(game, **client(request))
         with game.lock:
-            return {"id": key, **game.view()}
+            return game_view(key, game, False)
 
     @app.get("/api/games/{key}")
-    def game_view(key: str, reveal: bool = False) -> dict[str, Any]:
+    def get_game(key: str, reveal: bool = False) -> dict[str, Any]:
         game = services.games.get(key)
         with game.lock:
-            return {"id": key, **game.view(reveal)}
+            return game_view(key, game, reveal)
+
+    @app.delete("/api/games/{key}")
+    def abandon_game(key: str) -> dict[str, Any]:
+        services.games.remove(key)
+        return {"id": key, "abandoned": True}
 
     @app.post("/api/games/{key}/move")
     def move(key: str, body: schemas.Move, reveal: bool = False) -> dict[str, Any]:
         game = services.games.get(key)
         with game.lock:
             game.move(body.cards)
-            return {"id": key, **game.view(reveal)}
+            return game_view(key, game, reveal)
 
     @app.post("/api/games/{key}/next")
     def next_hand(key: str, reveal: bool = False) -> dict[str, Any]:
         game = services.games.get(key)
         with game.lock:
             game.next_hand()
-            return {"id": key, **game.view(reveal)}
+            return game_view(key, game, reveal)
 
     @app.post("/api/games/{key}/hint")
     def hint(key: str, body: schemas.Hint) -> dict[str, Any]:
@@ -227,14 +322,14 @@ def _game_routes(app: FastAPI, services: Services) -> None:
 
 def _replay_routes(app: FastAPI, services: Services) -> None:
     @app.post("/api/replays")
-    def open_replay(body: schemas.OpenReplay) -> dict[str, Any]:
+    def open_replay(body: schemas.OpenReplay, request: Request) -> dict[str, Any]:
         if body.name is not None:
             text = services.folder.read(body.name, services.settings.max_upload_bytes)
             source = body.name
         else:
             text, source = body.text, "upload"
         replay = Replay(text, source)
-        key = services.replays.add(replay)
+        key = services.replays.add(replay, **client(request))
         return {"id": key, **replay.summary()}
 
     @app.post("/api/replays/{key}/advice")
@@ -246,16 +341,33 @@ def _replay_routes(app: FastAPI, services: Services) -> None:
 
 
 def _tournament_routes(app: FastAPI, services: Services) -> None:
+    settings = services.settings
+
     @app.post("/api/tournaments")
-    def new_tournament(body: schemas.NewTournament) -> dict[str, Any]:
-        limit = services.settings.max_tournament_boards
+    def new_tournament(body: schemas.NewTournament, request: Request) -> dict[str, Any]:
+        limit = settings.max_tournament_boards
         if body.boards > limit:
             raise ApiError(400, f"a tournament here plays at most {limit} boards")
         rules = parse_rules(body.rules)
         bots = [services.bot(spec, rules) for spec in body.bots]
+        cost = work(bots, body.boards, body.max_hands)
+        if cost > settings.max_tournament_work:
+            raise ApiError(
+                400,
+                f"this tournament would take about {cost:,} rollouts x boards x hands, over this "
+                f"server's limit of {settings.max_tournament_work:,}: play fewer boards or hands, "
+                "or bots that search less",
+            )
+        me = client(request)
+
+        def running(t: Tournament) -> bool:
+            return t.status == "running"
+
         with services.tournament_start:
-            if services.tournaments.values(lambda t: t.status == "running"):
-                raise ApiError(429, "a tournament is running: wait for it to finish")
+            if services.tournaments.values(running, owner=me["owner"]):
+                raise ApiError(429, "your tournament is still running: wait for it or cancel it")
+            if len(services.tournaments.values(running)) >= settings.max_running_tournaments:
+                raise ApiError(429, "the server is running as many tournaments as it can: wait")
             tournament = Tournament(
                 bots,
                 body.bots,
@@ -263,14 +375,22 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
                 max_hands=body.max_hands,
                 seed=body.seed,
                 rules=rules,
+                time_limit=settings.tournament_seconds,
             )
-            key = services.tournaments.add(tournament)
+            key = services.tournaments.add(tournament, **me)
             tournament.start()
         return tournament.view(key)
 
     @app.get("/api/tournaments/{key}")
     def tournament_view(key: str) -> dict[str, Any]:
         return services.tournaments.get(key).view(key)
+
+    @app.delete("/api/tournaments/{key}")
+    def cancel_tournament(key: str) -> dict[str, Any]:
+        tournament = services.tournaments.get(key)
+        tournament.cancel()
+        tournament.thread.join(timeout=5)
+        return tournament.view(key)
 
     @app.get("/api/tournaments/{key}/chart.png")
     def tournament_chart(key: str) -> Response:

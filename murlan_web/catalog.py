@@ -17,6 +17,7 @@ from typing import Any
 
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
+from murlan_env.game import observation
 from murlan_env.game.rules import Rules
 
 SEARCH_BUDGETS = (50, 200, 800)
@@ -33,9 +34,10 @@ class BotChoice:
     """One entry of the menu."""
 
     spec: str  # what the browser sends back
-    label: str  # what the person reads
-    group: str  # "built-in", "search", "shipped policy" or "command line"
+    label: str  # what the person reads in a menu: short, so menus stay narrow
+    group: str  # "built-in", "search", "difficulty level", "shipped policy" or "command line"
     scores: bool  # the bot scores candidate moves (hints show them), else it only acts
+    about: str = ""  # a longer description, shown as a tooltip and a help line that wraps
 
 
 class BotCatalog:
@@ -51,20 +53,24 @@ class BotCatalog:
         self._built: dict[str, Bot] = {}
         self._lock = threading.Lock()
         choices = [
-            BotChoice("rule", "rule (plans its hand, counts cards)", "built-in", False),
-            BotChoice("greedy", "greedy (cheapest play)", "built-in", False),
-            BotChoice("random", "random (any legal move)", "built-in", False),
+            BotChoice("rule", "rule", "built-in", False, "plans its hand and counts cards"),
+            BotChoice("greedy", "greedy", "built-in", False, "plays its cheapest legal play"),
+            BotChoice("random", "random", "built-in", False, "plays any legal move"),
         ]
         for n in SEARCH_BUDGETS:
-            choices.append(BotChoice(f"search:{n}", f"search, {n} rollouts", "search", True))
+            about = f"tries each move in {n} sampled deals of the hidden cards"
+            choices.append(BotChoice(f"search:{n}", f"search, {n} rollouts", "search", True, about))
         for name, level in registry.levels().items():
-            label = f"{name} ({level.get('about') or level['policy']})"
-            choices.append(BotChoice(name, label, "difficulty level", True))
+            about = level.get("about") or f"the {level['policy']} policy"
+            choices.append(BotChoice(name, name, "difficulty level", True, about))
         for name in registry.shipped_policies():
-            choices.append(BotChoice(name, f"{name} (shipped policy)", "shipped policy", True))
+            about = "a trained policy shipped with murlan"
+            choices.append(BotChoice(name, name, "shipped policy", True, about))
         for spec in extra_specs:
             bot = self.make(spec, checked=True)
-            choices.append(BotChoice(spec, bot.name, "command line", hasattr(bot, "scores")))
+            label = bot.name if len(bot.name) <= 40 else bot.name[:39] + "…"
+            scores = hasattr(bot, "scores")
+            choices.append(BotChoice(spec, label, "command line", scores, f"{bot.name} ({spec})"))
         self.choices: tuple[BotChoice, ...] = tuple(choices)
         self._specs = {c.spec for c in choices}
 
@@ -97,12 +103,38 @@ class BotCatalog:
 
 
 def rules_conflict(bot: Bot, rules: Rules) -> str | None:
-    """Why ``bot`` cannot play under ``rules`` (an exported policy that insists on the rules
-    it was trained under), or None."""
-    trained = getattr(bot, "rules", None)
-    if getattr(bot, "strict_rules", False) and isinstance(trained, Rules) and trained != rules:
-        return f"{bot.name} plays only under the rules {trained.text() or 'of the standard game'}"
+    """Why ``bot`` cannot play under ``rules``, or None: the bot, or any bot it is built on
+    (a search's policy and models, a policy's weaker mix), is an exported policy that insists
+    on the rules it was trained under and would refuse this game's observations (their rule
+    flags, ``observation.rule_flags``, differ), as ``BundleBot.act`` does mid-game."""
+    wanted = observation.rule_flags(rules)
+    for part in _bots_within(bot):
+        trained = getattr(part, "rules", None)
+        if not getattr(part, "strict_rules", False) or not isinstance(trained, Rules):
+            continue
+        if (observation.rule_flags(trained) != wanted).any():
+            plays = trained.text() or "the standard rules"
+            game = rules.text() or "the standard rules"
+            return f"{bot.name} plays only under {plays}, not {game}: choose another bot or rules"
     return None
+
+
+def _bots_within(bot: Bot):
+    """``bot`` and every bot reachable through its attributes (lists, tuples and dicts too)."""
+    seen: set[int] = set()
+    todo: list[Any] = [bot]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, (list, tuple)):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+        elif callable(getattr(item, "act", None)):
+            yield item
+            todo.extend(vars(item).values() if hasattr(item, "__dict__") else ())
 
 
 __all__ = ["BotCatalog", "BotChoice", "MAX_ROLLOUTS", "UnknownBot", "rules_conflict"]

@@ -1,10 +1,14 @@
 """The ``murlan serve`` command line (also ``python -m murlan_web``).
 
-``murlan serve [--host 127.0.0.1] [--port 8000] [--open] [--bots SPEC,...] [--records DIR]``
+``murlan serve [--host 127.0.0.1] [--port 8000] [--open] [--bots SPEC,...] [--records DIR]
+[--allowed-host NAME ...]``
 
 The server binds to 127.0.0.1 (this machine only) unless ``--host`` says otherwise, and then
-warns loudly: it has no login and no encryption. ``--bots`` adds bots to the menu, the only
-way a ``bundle:DIR`` or ``ckpt:PATH`` gets in (the browser never names a path).
+warns loudly: it has no login and no encryption. Either way it answers only to requests whose
+``Host`` is this machine's loopback name or address, or (on a LAN) any IP address, or a name
+given with ``--allowed-host``, so a web page cannot reach it through a DNS name of its own
+(DNS rebinding). ``--bots`` adds bots to the menu, the only way a ``bundle:DIR`` or
+``ckpt:PATH`` gets in (the browser never names a path).
 """
 
 from __future__ import annotations
@@ -45,6 +49,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default ./murlan-records)",
     )
     parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name people use to reach the server, e.g. murlan.lan or mypc.local "
+        "(repeatable; loopback names and, with --host 0.0.0.0, IP addresses are always allowed; "
+        "'*' turns the host check off)",
+    )
+    parser.add_argument(
+        "--game-hours",
+        type=float,
+        default=6.0,
+        metavar="HOURS",
+        help="a game, replay or finished tournament idle this long is forgotten (default 6)",
+    )
+    parser.add_argument(
+        "--tournament-seconds",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="a tournament still running after this long is stopped (default 300)",
+    )
+    parser.add_argument(
         "--max-upload",
         type=int,
         default=1 << 20,
@@ -70,7 +97,8 @@ def open_warning(host: str, port: int) -> str:
         f"WARNING: murlan serve is listening on {host}:{port}, not just on this machine.\n"
         "Anyone who can reach this address can play, read and upload records and run\n"
         "tournaments here: there is no login and no encryption. Use --host 127.0.0.1\n"
-        "unless you mean it.\n"
+        "unless you mean it. Reach it by IP address, or name the host names people use\n"
+        "with --allowed-host NAME.\n"
         f"{line}"
     )
 
@@ -89,11 +117,18 @@ def run_command(args: argparse.Namespace) -> int:
     if args.max_upload < 1024:
         print("murlan serve: error: --max-upload must be at least 1024 bytes", file=sys.stderr)
         return 2
+    if args.game_hours <= 0 or args.tournament_seconds <= 0:
+        print("murlan serve: error: time limits must be above 0", file=sys.stderr)
+        return 2
+    names = [n.strip() for n in args.allowed_host if n.strip()]
     settings = Settings(
         records_dir=Path(args.records),
         bots=tuple(specs),
         max_upload_bytes=args.max_upload,
-        allowed_hosts=LOOPBACK_HOSTS if loopback else None,
+        idle_seconds=args.game_hours * 3600,
+        tournament_seconds=args.tournament_seconds,
+        allowed_hosts=None if "*" in names else (*LOOPBACK_HOSTS, *names),
+        allow_ip_hosts=not loopback,
     )
     try:
         app = create_app(settings)

@@ -1,15 +1,22 @@
 """One person's match against three bots, driven by the browser's requests.
 
-A ``Game`` is ``murlan play`` without the terminal: the same seeded construction (a deal
-stream and a bot stream spawned from the seed, bots acting with the engine's choice of
-cards), so a seed, bots and moves give the same match in both. After every move of the
-person the bots play on until it is the person's turn again or the hand is over; the next
-hand starts when the person asks for it. Hints draw from their own stream (the seed and
-the number of decisions so far), so asking for one never changes the game.
+A ``Game`` is ``murlan play`` without the terminal: both sit the person at a
+``murlan_env.envs.table.Table`` (the seeded set-up, the bots' turns and the record), so a
+seed, bots and moves give the same match in both. After every move of the person the bots
+play on until it is the person's turn again or the hand is over; the next hand starts when
+the person asks for it. Each request keeps the boards of the moves it made (``steps`` in the
+view), so the page can show them one at a time at the person's pace.
+
+A request is all or nothing: when a bot fails on its turn, the game goes back to where it was
+before the request (the person's move taken back) and the person is told so, instead of a
+game stuck half way. Hints draw from their own stream (the seed and the number of decisions so
+far), so asking for one never changes the game.
 """
 
 from __future__ import annotations
 
+import copy
+import logging
 import threading
 import time
 from collections.abc import Sequence
@@ -17,19 +24,19 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env import records
 from murlan_env.bots.basic import Bot
-from murlan_env.bots.history import HandLogs, act_with_history
+from murlan_env.envs.table import BotError, Table
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, CardError, parse_card
 from murlan_env.game.moves import IllegalMove, read_move
 from murlan_env.game.rules import Rules
-from murlan_env.game.state import Phase
+from murlan_env.game.state import Phase, State
 from murlan_web import hints, views
 from murlan_web.errors import ApiError
 from murlan_web.record_files import RecordFolder
 
 HINT_STREAM = 1
+log = logging.getLogger("murlan_web")
 
 
 class Game:
@@ -45,41 +52,44 @@ class Game:
         seed: int,
         folder: RecordFolder,
     ) -> None:
-        if len(bots) != 3:
-            raise ValueError(f"a game needs 3 bots, got {len(bots)}")
         self.lock = threading.Lock()
+        self.table = Table(bots, seat=seat, rules=rules, seed=seed)
         self.seat = seat
         self.seed = seed
         self.rules = rules
         self.folder = folder
-        self.players: list[Bot | None] = list(bots)
-        self.players.insert(seat, None)
         self.specs: list[str | None] = list(specs)
         self.specs.insert(seat, None)
         self.names = [
-            f"You · seat {s}" if b is None else f"Seat {s} · {b.name}"
-            for s, b in enumerate(self.players)
+            "You" if b is None else f"Seat {s} · {b.name}" for s, b in enumerate(self.table.players)
         ]
-        self.deal_rng, self.bot_rng = np.random.default_rng(seed).spawn(2)
-        self.state = engine.init(self.deal_rng, 1, rules)
-        self.hand_log = HandLogs(1)  # the hand so far, for bots that read it
-        self.recorder = records.Recorder(self.state)
         self.log = views.HandLog()
-        self.decisions = 0
+        # This request's decisions (the person's, then the bots'): the state after each, the
+        # cards on the table then and how many events the hand had.
+        self.steps: list[tuple[State, list[str], int]] = []
         self.record_name: str | None = None
-        self._play_bots()
+        self.history: list[dict[str, Any]] = []  # every finished hand's finish and points
+        self._request(self._play_bots, "no match was started")
+
+    @property
+    def state(self) -> State:
+        return self.table.state
+
+    @property
+    def decisions(self) -> int:
+        return self.table.decisions
 
     # ----------------------------------------------------------------- moves
 
     def your_turn(self) -> bool:
-        state = self.state
-        return int(state.phase[0]) <= Phase.EXCHANGE and int(state.to_act[0]) == self.seat
+        return self.table.your_turn()
 
     def move(self, card_names: Sequence[str]) -> None:
         """Play the person's cards (none: pass; one in the exchange: the give-back).
 
         Raises ApiError 409 when it is not the person's turn, 400 for a name that is not a
-        card, and 422 with the reason for a move the rules do not allow.
+        card, 422 with the reason for a move the rules do not allow, and 500 (the move taken
+        back) when a bot fails on the turns that follow.
         """
         if not self.your_turn():
             raise ApiError(409, "it is not your turn")
@@ -88,98 +98,133 @@ class Game:
             try:
                 ids.append(parse_card(name))
             except CardError as err:
-                raise ApiError(400, str(err)) from None
+                raise ApiError(400, str(err)[:200]) from None
         try:
             action = read_move(self.state, ids)
         except IllegalMove as err:
             raise ApiError(422, str(err), illegal=True) from None
         cards = np.zeros(len(CARD_NAMES), bool)
         cards[ids] = True
-        self._step(action, cards)
-        self._play_bots()
+
+        def person_then_bots() -> None:
+            self._log(*self.table.play(action, cards))
+            self._play_bots()
+
+        self._request(person_then_bots, "your move was taken back")
 
     def next_hand(self) -> None:
         """Deal the next hand once the current one is over (409 otherwise)."""
-        if int(self.state.phase[0]) != Phase.HAND_OVER:
+        if not self.table.hand_over():
             raise ApiError(409, "the hand is not over" if not self.over() else "the match is over")
-        self.state = engine.next_hand(self.state, self.deal_rng)
-        self.hand_log.clear([0])
-        self.recorder.update(self.state)
-        self.log.start()
-        self._play_bots()
+
+        def deal_then_bots() -> None:
+            self.table.next_hand()
+            self.log.start()
+            self._play_bots()
+
+        self._request(deal_then_bots, "the next hand was not dealt")
 
     def over(self) -> bool:
-        return int(self.state.phase[0]) == Phase.MATCH_OVER
+        return self.table.match_over()
 
     def hint(self, bot: Bot) -> dict[str, Any]:
         """What ``bot`` would play in the person's place, with its scores (409 if it is not
-        the person's turn)."""
+        the person's turn, 500 without the details if the bot fails)."""
         if not self.your_turn():
             raise ApiError(409, "a hint is for your turn")
         rng = np.random.default_rng([self.seed, HINT_STREAM, self.decisions])
-        return hints.advice(bot, self.state, rng, logs=self.hand_log)
+        try:
+            return hints.advice(bot, self.state, rng, logs=self.table.logs)
+        except Exception:
+            log.exception("hint from %s failed", bot.name)
+            raise ApiError(500, f"{bot.name} could not give a hint here: try another bot") from None
 
     def record(self) -> dict[str, Any]:
         """The match so far as a murlan-record/1 object."""
-        return self.recorder.record(0)
+        return self.table.record()
 
-    def _step(self, action: int, cards: np.ndarray | None = None) -> None:
-        before = self.state
-        given = None if cards is None else cards[None]
-        self.hand_log.record(before, np.array([action]))
-        self.state = engine.step(before, np.array([action]), given)
-        self.recorder.update(self.state)
-        self.decisions += 1
-        self.log.add(before, self.state)
+    def _request(self, change, undone: str) -> None:
+        """Run ``change`` (steps of the table) all or nothing: if a bot fails, the game goes
+        back to before it and the person gets a 500 saying which bot and that ``undone``."""
+        saved = (self.table.snapshot(), copy.deepcopy(self.log), list(self.history))
+        self.steps = []
+        try:
+            change()
+        except BotError as err:
+            log.error("%s", err, exc_info=err.__cause__)
+            self.table, self.log, self.history = saved
+            self.steps = []
+            raise ApiError(
+                500,
+                f"the bot at seat {err.seat} ({err.name}) failed on its turn, so {undone}. "
+                "Try again, or start a new match with other bots.",
+                bot_failed=err.seat,
+            ) from None
+        if self.table.hand_over() or self.over():
+            self._finish_hand()
+
+    def _finish_hand(self) -> None:
+        state = self.state
+        hand = int(state.hand_no[0]) + 1
+        if not self.history or self.history[-1]["hand"] != hand:
+            self.history.append({"hand": hand, "points": state.points[0].tolist()})
         if self.over() and self.record_name is None:
             stamp = time.strftime("%Y%m%d-%H%M%S")
             self.record_name = self.folder.save(self.record(), f"game-{stamp}-seed{self.seed}")
 
+    def _log(self, before: State, after: State) -> None:
+        self.log.add(before, after)
+        self.steps.append((after, list(self.log.table_cards), len(self.log.events)))
+
     def _play_bots(self) -> None:
         """Let the bots act until it is the person's turn or the hand is over."""
-        while int(self.state.phase[0]) <= Phase.EXCHANGE and not self.your_turn():
-            seat = int(self.state.to_act[0])
-            bot = self.players[seat]
-            mask = engine.legal_action_mask(self.state)
-            obs = engine.observe(self.state)
-            logs = self.hand_log
-            action = int(act_with_history(bot, obs, mask, self.bot_rng, logs, [0], [seat])[0])
-            if not mask[0, action]:
-                raise RuntimeError(f"bot {bot.name} chose illegal action {action}")
-            self._step(action)
+        while self.table.in_hand() and not self.your_turn():
+            self._log(*self.table.bot_turn())
 
     # ----------------------------------------------------------------- views
 
     def view(self, reveal: bool = False) -> dict[str, Any]:
-        """Everything the Play page draws; other hands only with ``reveal``."""
+        """Everything the Play page draws; other hands only with ``reveal``. ``steps``: the
+        board after each decision of the last request (the person's move, then the bots'),
+        and how many of ``events`` had happened by then, for the page to show the moves one at
+        a time."""
         state = self.state
-        visible = [reveal or s == self.seat for s in range(4)]
         involved = self.seat in (int(state.ex_first[0]), int(state.ex_last[0]))
-        board = views.board(
-            state,
-            self.names,
-            visible=visible,
-            table_cards=self.log.table_cards,
-            give_back_seen=reveal or involved,
-        )
         events = [
             e if reveal or involved or e["kind"] != "give back" else views.hide_cards(e)
             for e in self.log.events
+        ]
+        steps = [
+            {"board": self._board(after, cards, reveal), "events": n}
+            for after, cards, n in self.steps
         ]
         return {
             "seed": self.seed,
             "seat": self.seat,
             "rules": self.rules.to_dict(),
+            "rules_text": views.rules_text(self.rules),
             "bots": self.specs,
             "names": self.names,
             "revealed": reveal,
-            "board": board,
+            "board": self._board(state, self.log.table_cards, reveal),
             "events": events,
+            "steps": steps,
+            "hands": self.history,
             "your_turn": self.your_turn(),
             "exchange_prompt": self._exchange_prompt(),
             "record": self.record_name,
             "decisions": self.decisions,
         }
+
+    def _board(self, state: State, table_cards: Sequence[str], reveal: bool) -> dict[str, Any]:
+        involved = self.seat in (int(state.ex_first[0]), int(state.ex_last[0]))
+        return views.board(
+            state,
+            self.names,
+            visible=[reveal or s == self.seat for s in range(4)],
+            table_cards=table_cards,
+            give_back_seen=reveal or involved,
+        )
 
     def _exchange_prompt(self) -> dict[str, Any] | None:
         """The give-back dialogue when the person is the previous 1st player."""

@@ -8,6 +8,8 @@ the state after every decision, with every hand visible.
 
 from __future__ import annotations
 
+import logging
+import re
 import threading
 from typing import Any
 
@@ -21,6 +23,13 @@ from murlan_web import hints, views
 from murlan_web.errors import ApiError
 
 SEAT_NAMES = ("Seat 0", "Seat 1", "Seat 2", "Seat 3")
+log = logging.getLogger("murlan_web")
+
+
+def fault_words(fault: str) -> str:
+    """A validator's fault location counted as the page counts, from 1: "hand 1 play 3" (the
+    validator's indices from 0) -> "hand 2 play 4"; other words as they are."""
+    return re.sub(r"\b(hand|play) (\d+)", lambda m: f"{m[1]} {int(m[2]) + 1}", fault)
 
 
 class Replay:
@@ -29,10 +38,12 @@ class Replay:
     def __init__(self, text: str, source: str) -> None:
         result = records.validate(text)
         if not result.valid:
+            where = fault_words(result.fault)
             raise ApiError(
                 422,
-                f"invalid record: {result.fault}: {result.reason}",
+                f"invalid record: at {where} ({result.fault}): {result.reason}",
                 fault=result.fault,
+                where=where,
                 reason=result.reason,
             )
         self.source = source
@@ -106,7 +117,15 @@ class Replay:
         if made is None:
             raise ApiError(409, f"no decision is taken from frame {index}")
         rng = np.random.default_rng([seed, index])
-        out = hints.advice(bot, self.states[index], rng, made=made, logs=self._hand_log(index))
+        state = self.states[index]
+        try:
+            out = hints.advice(bot, state, rng, made=made, logs=self._hand_log(index))
+        except Exception:
+            log.exception("replay advice from %s failed", bot.name)
+            raise ApiError(
+                500, f"{bot.name} could not score this decision: try another bot"
+            ) from None
+        out["seat"] = int(state.to_act[0])
         event = self.frames[index + 1]["event"]
         out["made"] = {"action": made, "cards": event["cards"], "text": event["text"]}
         return out

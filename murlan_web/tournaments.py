@@ -1,21 +1,25 @@
 """Small duplicate tournaments for the Compare page, run in the background with progress.
 
 A tournament is ``murlan_env.eval.arena.run_arena`` in a thread of its own: the browser polls the
-job
-for ``done``/``total`` (the arena's ``progress(done, total)`` callback: hands played, and the
+job for ``done``/``total`` (the arena's ``progress(done, total)`` callback: hands played, and the
 fewest still to come) and, at the end, gets the report, its rows in the page's columns, and
 the arena's chart. Rows are read generically: the columns the page knows (points per hand,
 1st places, match wins and rating, each with its interval) where the report has them, and
 every other plain field of a row as an extra column, so fields a newer arena adds show up
 without a change here.
+
+A tournament can be cancelled (``cancel``) and stops by itself at its time limit: every bot
+decision first checks both (``_Stoppable``), so a run ends within one decision of a batch. Its
+cost is bounded before it starts (``work``: rollouts per decision, summed over the bots, times
+boards times hands), so one decision of a batch is short too.
 """
 
 from __future__ import annotations
 
+import logging
 import tempfile
 import threading
 import time
-import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,6 +27,9 @@ from typing import Any
 from murlan_env.bots.basic import Bot
 from murlan_env.game.rules import Rules
 from murlan_web.errors import json_safe
+
+log = logging.getLogger("murlan_web")
+HANDS_PER_MATCH = 10  # about how many hands a whole match lasts, for the cost estimate
 
 # Columns of the table: (key, label, report fields it is read from, first found).
 COLUMNS = (
@@ -55,8 +62,41 @@ def table_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def rollouts(bot: Bot) -> int:
+    """Rollouts a bot plays per decision (1 for a bot that does not search), for ``work``."""
+    return max(1, int(getattr(bot, "rollouts", None) or 1))
+
+
+def work(bots: Sequence[Bot], boards: int, max_hands: int | None) -> int:
+    """The cost of a tournament in rollouts per decision x boards x hands (whole matches
+    counted as ``HANDS_PER_MATCH`` hands): what the server's limit caps."""
+    hands = min(max_hands or HANDS_PER_MATCH, HANDS_PER_MATCH)
+    return sum(rollouts(b) for b in bots) * boards * hands
+
+
+class Stopped(Exception):
+    """The tournament was cancelled or reached its time limit."""
+
+
+class _Stoppable:
+    """A bot that first checks whether its tournament must stop; otherwise the bot itself
+    (every other attribute is the wrapped bot's)."""
+
+    def __init__(self, bot: Bot, tournament: Tournament) -> None:
+        self._bot = bot
+        self._tournament = tournament
+
+    def __getattr__(self, name: str):
+        return getattr(self._bot, name)
+
+    def act(self, *args, **kwargs):
+        self._tournament.check()
+        return self._bot.act(*args, **kwargs)
+
+
 class Tournament:
-    """One background run of the arena."""
+    """One background run of the arena, stopped by ``cancel`` or after ``time_limit``
+    seconds."""
 
     def __init__(
         self,
@@ -67,6 +107,7 @@ class Tournament:
         max_hands: int | None,
         seed: int,
         rules: Rules,
+        time_limit: float = 300.0,
     ) -> None:
         self.bots = list(bots)
         self.specs = list(specs)
@@ -82,20 +123,36 @@ class Tournament:
         self.error: str | None = None
         self.started = time.time()
         self.finished: float | None = None
+        self.time_limit = time_limit
+        self._stop = threading.Event()
+        self._why_stopped = "cancelled"
         self.thread = threading.Thread(target=self._run, name="murlan-tournament", daemon=True)
 
     def start(self) -> None:
         self.thread.start()
 
+    def cancel(self) -> None:
+        """Ask the run to stop (it does so before the next bot decision)."""
+        self._stop.set()
+
+    def check(self) -> None:
+        """Raise Stopped if the run was cancelled or is past its time limit."""
+        if time.time() - self.started > self.time_limit:
+            self._why_stopped = "timed out"
+            self._stop.set()
+        if self._stop.is_set():
+            raise Stopped(self._why_stopped)
+
     def _progress(self, done: int, total: int) -> None:
         self.done, self.total = int(done), int(total)
+        self.check()
 
     def _run(self) -> None:
         from murlan_env.eval.arena import run_arena, save_chart
 
         try:
             report = run_arena(
-                self.bots,
+                [_Stoppable(b, self) for b in self.bots],
                 boards=self.boards,
                 seed=self.seed,
                 rules=self.rules,
@@ -108,9 +165,13 @@ class Tournament:
                 self.chart = path.read_bytes()
             self.report = report
             self.status = "done"
-        except Exception as err:  # a failed run is reported to the page, not raised
-            self.error = f"{type(err).__name__}: {err}"
-            traceback.print_exc()
+        except Stopped as why:
+            self.status = str(why)
+            limit = f"the time limit of {self.time_limit:g} s"
+            self.error = f"stopped at {limit}" if self.status == "timed out" else "cancelled"
+        except Exception:  # a failed run is reported to the page (in words) and to the log
+            log.exception("tournament %s failed", self.specs)
+            self.error = "a bot failed during the tournament (the server's log says more)"
             self.status = "failed"
         finally:
             self.finished = time.time()
@@ -127,6 +188,7 @@ class Tournament:
             "done": self.done,
             "total": self.total,
             "seconds": round((self.finished or time.time()) - self.started, 1),
+            "time_limit": self.time_limit,
             "error": self.error,
         }
         if self.report is not None:
@@ -138,4 +200,4 @@ class Tournament:
         return out
 
 
-__all__ = ["COLUMNS", "Tournament", "table_rows"]
+__all__ = ["COLUMNS", "Stopped", "Tournament", "rollouts", "table_rows", "work"]

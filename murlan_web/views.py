@@ -15,6 +15,7 @@ import numpy as np
 
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANKS
 from murlan_env.game.combos import PASS, describe
+from murlan_env.game.rules import RULE_CHOICES, Rules
 from murlan_env.game.state import Phase, State
 
 PHASE_NAMES = {
@@ -23,6 +24,73 @@ PHASE_NAMES = {
     Phase.HAND_OVER: "hand over",
     Phase.MATCH_OVER: "match over",
 }
+
+
+# Each variant flag as a person reads it: a label, and what each value means (RULES.md 7).
+RULE_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
+    "sticky_pass": (
+        "Sticky pass",
+        {
+            False: "a player who passed may play again later in the trick",
+            True: "a player who passes sits out the rest of the trick",
+        },
+    ),
+    "joker_pair": (
+        "Joker pair",
+        {
+            False: "the jokers are single cards only, never a pair",
+            True: "the two jokers form a pair, the highest pair (not a bomb)",
+        },
+    ),
+    "straight_plus_one": (
+        "Straight plus one",
+        {
+            False: "a straight is beaten by any higher straight of the same length",
+            True: "a straight is beaten only by the same length one step higher",
+        },
+    ),
+    "tie_rule": (
+        "Match end",
+        {
+            "raise": "the target rises 21, 31, 41, 51 while the top is shared; a tie at 51 draws",
+            "leader": "a unique top score of 21 or more wins; a tie plays on",
+        },
+    ),
+    "start_card": (
+        "Start card",
+        {"3S": "the 3 of spades opens the match", "3C": "the 3 of clubs opens the match"},
+    ),
+    "no_exchange": (
+        "No exchange",
+        {
+            False: "the last and first players swap cards before each hand",
+            True: "no card exchange; the previous last player leads",
+        },
+    ),
+}
+
+
+def rule_options() -> dict[str, dict[str, Any]]:
+    """Every variant flag for the set-up forms: choices, default, label and meanings."""
+    out = {}
+    for flag, values in RULE_CHOICES.items():
+        label, meanings = RULE_WORDS.get(flag, (flag.replace("_", " ").capitalize(), {}))
+        out[flag] = {
+            "choices": list(values),
+            "default": values[0],
+            "label": label,
+            "meanings": [meanings.get(v, str(v)) for v in values],
+        }
+    return out
+
+
+def rules_text(rules: Rules) -> list[str]:
+    """The flags of ``rules`` that differ from the standard game, in words (empty: none)."""
+    out = []
+    for flag, value in rules.to_dict().items():
+        label, meanings = RULE_WORDS.get(flag, (flag, {}))
+        out.append(f"{label}: {meanings.get(value, value)}")
+    return out
 
 
 def card_names(cards: np.ndarray) -> list[str]:
@@ -175,4 +243,6 @@ __all__ = [
     "card_names",
     "exchange",
     "play_names",
+    "rule_options",
+    "rules_text",
 ]

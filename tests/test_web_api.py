@@ -251,7 +251,7 @@ def test_bad_requests_of_every_kind_get_4xx_and_the_server_goes_on(client):
         (client.get("/api/games/nope"), 404),
         (client.post(game + "/hint", json={"bot": "bundle:../x"}), 400),
         (client.get("/api/no-such-thing"), 404),
-        (client.delete(game, headers=_json), 405),
+        (client.put(game, headers=_json), 405),
         (client.post("/api/replays", json={}), 422),
         (client.post("/api/replays", json={"text": "{}", "name": "a.json"}), 422),
     ]
@@ -355,7 +355,7 @@ def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
         [GreedyBot()] * 3, ["greedy"] * 3, seat=0, rules=Rules(), seed=3, folder=records_folder
     )
     greedy = GreedyBot()
-    while game.hand_log.length[0] < 8 or not game.your_turn():
+    while game.table.logs.length[0] < 8 or not game.your_turn():
         if game.your_turn():
             obs, mask = engine.observe(game.state), engine.legal_action_mask(game.state)
             action = greedy.act(obs, mask, np.random.default_rng(0))
@@ -365,7 +365,7 @@ def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
     expert = registry.make_bot("expert")
     hint = game.hint(expert)
     seeded = [game.seed, HINT_STREAM, game.decisions]  # the game's hint stream
-    read = hints.advice(expert, game.state, np.random.default_rng(seeded), logs=game.hand_log)
+    read = hints.advice(expert, game.state, np.random.default_rng(seeded), logs=game.table.logs)
     blind = hints.advice(expert, game.state, np.random.default_rng(seeded))
     assert hint["candidates"] == read["candidates"] != blind["candidates"]
 
@@ -445,16 +445,16 @@ def test_a_small_tournament_runs_in_the_background_and_reports(client):
     assert chart.status_code == 200 and chart.content.startswith(b"\x89PNG")
 
 
-def test_one_tournament_at_a_time_and_bounded(client):
+def test_one_tournament_at_a_time_per_client_and_bounded(client):
     services = client.app.state.services
-    running = services.tournaments.values()
-    assert not running
+    assert not services.tournaments.values()
     from murlan_web.tournaments import Tournament
 
     busy = Tournament([], [], boards=1, max_hands=None, seed=0, rules=Rules())  # not started
-    services.tournaments.add(busy)
+    me = client.get("/api/options").cookies.get("murlan_client") or client.cookies["murlan_client"]
+    services.tournaments.add(busy, me)
     r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 2})
-    assert r.status_code == 429
+    assert r.status_code == 429 and "your tournament" in r.json()["error"]
     r = client.post("/api/tournaments", json={"bots": ["greedy", "random"], "boards": 10**6})
     assert r.status_code == 400 and "at most" in r.json()["error"]
     r = client.post("/api/tournaments", json={"bots": ["greedy"], "boards": 2})
@@ -524,6 +524,9 @@ def test_policies_that_insist_on_their_rules_are_refused_under_others():
         rules = Rules(sticky_pass=True)
         strict_rules = True
 
+        def act(self, obs, mask, rng):
+            raise AssertionError("not played here")
+
     bot = TrainedUnderStickyPass()
     assert rules_conflict(bot, Rules(sticky_pass=True)) is None
     assert "sticky_pass=true" in rules_conflict(bot, Rules())
@@ -560,3 +563,261 @@ def test_hidden_give_backs_stay_hidden(client):
             assert revealed["board"]["exchange"]["first_gives"] != "hidden"
             return
     pytest.fail("no seed gave an exchange between two bots")
+
+
+# --------------------------------------------------------------------------- second pass (issue 34)
+
+
+def test_a_bot_built_on_a_strict_policy_is_refused_under_other_rules(client):
+    """``expert`` is a search on top of a policy trained under the standard rules: refused when
+    the game, hint, replay advice or tournament is made, never failing mid-game."""
+    sticky = {"sticky_pass": True}
+    r = client.post(
+        "/api/games", json={"bots": ["expert", "rule", "rule"], "seed": 1, "rules": sticky}
+    )
+    assert (
+        r.status_code == 400 and "expert plays only under the standard rules" in r.json()["error"]
+    )
+    r = client.post("/api/tournaments", json={"bots": ["expert", "rule"], "rules": sticky})
+    assert r.status_code == 400 and "expert" in r.json()["error"]
+    view = new_game(client, rules=sticky)
+    assert view["hint_default"] != "expert"  # a hint bot that plays these rules
+    r = client.post(f"/api/games/{view['id']}/hint", json={"bot": view["hint_default"]})
+    assert r.status_code == 200, r.text
+    r = client.post(f"/api/games/{view['id']}/hint", json={"bot": "expert"})
+    assert r.status_code == 400 and "plays only under" in r.json()["error"]
+    assert new_game(client, bots=["expert", "rule", "rule"])["board"]["phase"] == "play"
+
+
+class _FailsOnTurn:
+    """A bot that plays greedily until its ``n``-th turn, then raises."""
+
+    name = "flaky"
+
+    def __init__(self, n: int) -> None:
+        self.turns, self.n = 0, n
+
+    def act(self, obs, mask, rng):
+        self.turns += 1
+        if self.turns == self.n:
+            raise ValueError("secret internals /home/x")
+        return GreedyBot().act(obs, mask, rng)
+
+
+def test_a_bot_failing_on_its_turn_takes_the_persons_move_back(client, folder):
+    services = client.app.state.services
+    flaky = _FailsOnTurn(n=10**9)
+    game = Game(
+        [flaky, GreedyBot(), GreedyBot()],
+        ["x"] * 3,
+        seat=0,
+        rules=Rules(),
+        seed=3,
+        folder=RecordFolder(folder),
+    )
+    key = services.games.add(game, client.cookies.get("murlan_client", ""))
+    before = client.get(f"/api/games/{key}").json()
+    assert before["your_turn"]
+    flaky.n = flaky.turns + 1  # its next turn fails
+    cards = choose_greedy(client, before)
+    r = client.post(f"/api/games/{key}/move", json={"cards": cards})
+    assert r.status_code == 500
+    body = r.json()
+    assert "seat 1 (flaky) failed" in body["error"] and "your move was taken back" in body["error"]
+    assert "secret" not in r.text and "ValueError" not in r.text
+    after = client.get(f"/api/games/{key}").json()
+    assert after["board"] == before["board"] and after["events"] == before["events"]
+    assert after["your_turn"] and after["decisions"] == before["decisions"]
+    # The same move again, the bot working: the game goes on as if nothing had happened.
+    r = client.post(f"/api/games/{key}/move", json={"cards": cards})
+    assert r.status_code == 200 and r.json()["decisions"] > before["decisions"]
+
+
+def test_bot_moves_come_one_by_one_as_steps(client):
+    view = next(v for s in (1, 2, 3) if (v := new_game(client, seat=s, seed=2))["decisions"])
+    steps = view["steps"]
+    assert len(steps) == view["decisions"] > 0  # the bots played first, each move a step
+    assert steps[-1]["board"] == view["board"]
+    assert [s["events"] for s in steps] == list(range(1, len(steps) + 1))
+    assert all(s["board"]["seats"][0]["cards"] is None for s in steps)  # hidden hands stay hidden
+
+
+def test_the_score_of_every_hand_is_kept(client):
+    view = new_game(client, seed=5)
+    end, _ = play_to_end(client, view)
+    hands = end["hands"]
+    assert [h["hand"] for h in hands] == list(range(1, end["board"]["hand"] + 1))
+    assert np.sum([h["points"] for h in hands], axis=0).tolist() == end["board"]["scores"]
+
+
+def test_games_are_owned_by_their_client_and_never_evicted_by_others(folder):
+    app = create_app(Settings(records_dir=folder, max_games=20, games_per_client=3))
+    with (
+        TestClient(app, base_url="http://127.0.0.1") as me,
+        TestClient(app, base_url="http://127.0.0.1") as other,
+    ):
+        mine = new_game(me)["id"]
+        for _ in range(10):  # another client opens many games: only its own are replaced
+            other.post("/api/games", json={"bots": BOTS, "seed": 1})
+        assert me.get(f"/api/games/{mine}").status_code == 200
+        assert len(app.state.services.games) == 1 + 3
+        for _ in range(3):  # my fourth game replaces my least recently used one
+            new_game(me)
+        r = me.get(f"/api/games/{mine}")
+        assert r.status_code == 404 and "replaced by a newer one of yours" in r.json()["error"]
+        assert "restart" in r.json()["error"]  # among the reasons, not the only one
+
+
+def test_one_address_making_up_client_ids_is_capped_too(folder):
+    """Client ids are cookies a script can make up per request: a network address holds at
+    most ``games_per_address`` games; a client there with games of its own recycles them."""
+    app = create_app(Settings(records_dir=folder, games_per_address=3))
+    body = {"bots": BOTS, "seed": 1}
+    with TestClient(app, base_url="http://127.0.0.1") as first:
+        mine = first.post("/api/games", json=body).json()["id"]
+        for _ in range(2):  # requests without a cookie: a new client id each time
+            with TestClient(app, base_url="http://127.0.0.1") as fresh:
+                assert fresh.post("/api/games", json=body).status_code == 200
+        with TestClient(app, base_url="http://127.0.0.1") as newcomer:
+            r = newcomer.post("/api/games", json=body)
+            assert r.status_code == 429 and "network address" in r.json()["error"]
+        assert first.post("/api/games", json=body).status_code == 200  # replaces its own
+        assert first.get(f"/api/games/{mine}").status_code == 404
+        assert len(app.state.services.games) == 3
+
+
+def test_a_full_server_refuses_new_games_instead_of_ending_others(folder):
+    app = create_app(Settings(records_dir=folder, max_games=2, games_per_client=2))
+    with (
+        TestClient(app, base_url="http://127.0.0.1") as a,
+        TestClient(app, base_url="http://127.0.0.1") as b,
+    ):
+        first, second = new_game(a)["id"], new_game(a)["id"]
+        r = b.post("/api/games", json={"bots": BOTS})
+        assert r.status_code == 503 and "try again later" in r.json()["error"]
+        assert a.get(f"/api/games/{first}").status_code == 200
+        assert a.get(f"/api/games/{second}").status_code == 200
+
+
+def test_idle_games_expire(client):
+    services = client.app.state.services
+    now = [1000.0]
+    services.games.clock = lambda: now[0]
+    key = new_game(client)["id"]
+    now[0] += services.settings.idle_seconds - 1
+    assert client.get(f"/api/games/{key}").status_code == 200  # a request keeps it alive
+    now[0] += services.settings.idle_seconds + 1
+    assert client.get(f"/api/games/{key}").status_code == 404
+
+
+def test_abandoning_a_game_forgets_it(client):
+    key = new_game(client)["id"]
+    assert client.delete(f"/api/games/{key}").json()["abandoned"]
+    assert client.get(f"/api/games/{key}").status_code == 404
+
+
+def _wait(client, key, until, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        job = client.get(f"/api/tournaments/{key}").json()
+        if until(job):
+            return job
+        time.sleep(0.05)
+    raise AssertionError(f"tournament still {job['status']}")
+
+
+def test_a_tournament_can_be_cancelled_and_others_can_run_meanwhile(folder):
+    app = create_app(Settings(records_dir=folder))
+    with (
+        TestClient(app, base_url="http://127.0.0.1") as a,
+        TestClient(app, base_url="http://127.0.0.1") as b,
+    ):
+        slow = {"bots": ["search:800", "rule"], "boards": 12, "max_hands": 1}
+        job = a.post("/api/tournaments", json=slow).json()
+        assert job["status"] == "running"
+        r = a.post("/api/tournaments", json={"bots": ["rule", "greedy"], "boards": 1})
+        assert r.status_code == 429  # one at a time per client...
+        quick = {"bots": ["rule", "greedy"], "boards": 1, "max_hands": 1}
+        other = b.post("/api/tournaments", json=quick).json()  # ...not for everyone
+        assert _wait(b, other["id"], lambda j: j["status"] != "running")["status"] == "done"
+        started = time.monotonic()
+        cancelled = a.delete(f"/api/tournaments/{job['id']}").json()
+        assert cancelled["status"] == "cancelled" and time.monotonic() - started < 6
+        assert a.post("/api/tournaments", json=quick).status_code == 200  # free again
+
+
+def test_a_tournament_stops_at_its_time_limit_and_its_cost_is_bounded(folder):
+    app = create_app(Settings(records_dir=folder, tournament_seconds=0.5))
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        r = c.post("/api/tournaments", json={"bots": ["expert", "search:5000"], "boards": 100})
+        assert r.status_code == 400 and "over this server's limit" in r.json()["error"]
+        job = c.post("/api/tournaments", json={"bots": ["search:800", "rule"], "boards": 12})
+        job = _wait(c, job.json()["id"], lambda j: j["status"] != "running", seconds=30)
+        assert job["status"] == "timed out" and "time limit" in job["error"]
+
+
+def test_lan_mode_keeps_the_host_check(monkeypatch, tmp_path):
+    import uvicorn
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(app))
+    argv = ["--host", "0.0.0.0", "--records", str(tmp_path), "--allowed-host", "murlan.lan"]
+    assert command.main(argv) == 0
+    with TestClient(calls[-1], base_url="http://127.0.0.1") as c:
+        refused = c.get("/api/records", headers={"host": "attacker.example.com"})
+        assert refused.status_code == 400 and "--allowed-host" in refused.json()["error"]
+        for host in ("murlan.lan:8000", "192.168.1.20:8000", "[fe80::1]:8000", "localhost"):
+            assert c.get("/api/records", headers={"host": host}).status_code == 200, host
+    assert command.main([*argv, "--allowed-host", "*"]) == 0
+    with TestClient(calls[-1]) as c:
+        assert c.get("/api/records", headers={"host": "anything.example"}).status_code == 200
+
+
+def test_errors_are_json_without_exception_text(client, monkeypatch):
+    from murlan_web.record_files import RecordFolder as Folder
+
+    def broken(self):
+        raise RuntimeError("/secret/path leaked")
+
+    monkeypatch.setattr(Folder, "list", broken)
+    with TestClient(client.app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        r = c.get("/api/records")
+    assert r.status_code == 500 and "internal error" in r.json()["error"]
+    assert "secret" not in r.text and "RuntimeError" not in r.text
+    r = client.get("/api/options", headers={"host": "evil.example"})
+    assert r.headers["content-type"] == "application/json" and "error" in r.json()
+    r = client.post("/api/games", json={"bots": BOTS, "rules": {"tie_rule": "x" * 3000}})
+    assert r.status_code == 400 and len(r.text) < 400
+
+
+def test_the_game_says_its_rules_in_words(client):
+    view = new_game(client, rules={"sticky_pass": True})
+    assert view["rules_text"] == ["Sticky pass: a player who passes sits out the rest of the trick"]
+    assert view["names"][0] == "You"
+    options = client.get("/api/options").json()["rules"]
+    assert (
+        options["joker_pair"]["label"] == "Joker pair"
+        and len(options["joker_pair"]["meanings"]) == 2
+    )
+
+
+def test_an_invalid_record_says_where_counting_from_one(client):
+    record = _greedy_record(6)
+    record["hands"][1]["plays"][3][1] = "RJ RJ"
+    r = client.post("/api/replays", json={"text": json.dumps(record)})
+    assert r.status_code == 422
+    assert r.json()["fault"] == "hand 1 play 3" and r.json()["where"] == "hand 2 play 4"
+
+
+def test_replay_advice_says_whose_decision_it_scores(client, folder):
+    record = _greedy_record(4)
+    opened = client.post("/api/replays", json={"text": json.dumps(record)}).json()
+    frame = next(f["index"] for f in opened["frames"] if f["decision"] and f["index"] > 5)
+    advice = client.post(
+        f"/api/replays/{opened['id']}/advice", json={"frame": frame, "bot": "rule"}
+    )
+    assert advice.json()["seat"] == opened["frames"][frame + 1]["event"]["seat"]
+
+
+def _greedy_record(seed: int) -> dict:
+    return records.selfplay(np.random.default_rng(seed), bots=[GreedyBot()] * 4).record(0)

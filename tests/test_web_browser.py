@@ -5,9 +5,19 @@ them as a person would: a seeded match played to the end, an illegal selection r
 its reason, a saved record replayed to its last play (and an invalid one refused with the
 validator's fault), and a small tournament run to its table and chart.
 
+The layout is checked at a phone's, a laptop's and a wide screen's width: the page never
+scrolls sideways, and the seats, the table, the hint panel and the hand's controls lie inside
+the window. The player's expectations are checked as well: one request at a time (a double
+click passes once), a thinking sign and the bots' moves shown one by one, Play with nothing
+selected explained, the give-back dialogue kept open by Escape, a confirmation before
+abandoning a match, the points of every hand, and the rules.
+
 Needs Debian's Chromium and its driver and the selenium package; without them every test
-here skips with the command that installs them. With ``MURLAN_WEB_SCREENSHOTS=DIR`` set,
-the tests also save a screenshot of each page there (the docs site's pictures come from here).
+here skips with the command that installs them. With ``MURLAN_SCREENSHOTS=DIR`` set (or the
+older ``MURLAN_WEB_SCREENSHOTS``), the tests also save a screenshot of each page there (the
+docs site's pictures come from here):
+``MURLAN_SCREENSHOTS=docs`` refreshes docs/serve-play.png, serve-replay.png, serve-compare.png
+and serve-phone.png.
 """
 
 from __future__ import annotations
@@ -46,7 +56,7 @@ from murlan_env import records  # noqa: E402
 from murlan_env.bots.basic import GreedyBot  # noqa: E402
 from murlan_web.app import Settings, create_app  # noqa: E402
 
-SCREENSHOTS = os.environ.get("MURLAN_WEB_SCREENSHOTS")
+SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS") or os.environ.get("MURLAN_WEB_SCREENSHOTS")
 WINDOW = (1280, 900)
 
 
@@ -92,11 +102,12 @@ def wait_for(browser, condition, timeout: float = 30, what: str = "the page"):
 
 
 def idle(browser) -> None:
-    """Wait until the page has loaded and no API call is in flight."""
+    """Wait until the page has loaded, no API call is in flight and no move is being shown."""
     wait_for(
         browser,
         lambda b: b.execute_script(
-            "return document.body.dataset.ready === '1' && document.body.dataset.busy === '0'"
+            "const d = document.body.dataset; "
+            "return d.ready === '1' && d.busy === '0' && d.working !== '1'"
         ),
         what="the API calls to finish",
     )
@@ -112,9 +123,12 @@ def select_hint(driver) -> bool:
     return passing
 
 
-def open_page(browser, base_url: str, page: str) -> None:
+def open_page(browser, base_url: str, page: str, pace: int = 0) -> None:
+    """A fresh page (no game kept by the tab), the bots' moves shown at ``pace`` ms."""
     browser.get(f"{base_url}/#{page}")
-    browser.execute_script("sessionStorage.clear()")
+    browser.execute_script(
+        "sessionStorage.clear(); localStorage.setItem('murlan.pace', arguments[0])", str(pace)
+    )
     browser.get(f"{base_url}/?fresh={time.monotonic()}#{page}")
     idle(browser)
 
@@ -141,8 +155,10 @@ def screenshot(browser, name: str) -> None:
     image.save(Path(SCREENSHOTS) / name, optimize=True)
 
 
-def start_match(browser, base_url: str, *, seed: int, bots=("greedy", "greedy", "greedy")):
-    open_page(browser, base_url, "play")
+def start_match(
+    browser, base_url: str, *, seed: int, bots=("greedy", "greedy", "greedy"), pace: int = 0
+):
+    open_page(browser, base_url, "play", pace)
     Select(by_id(browser, "setup-seat")).select_by_value("0")
     for i, spec in enumerate(bots):
         Select(by_id(browser, f"setup-bot-{i}")).select_by_value(spec)
@@ -229,6 +245,10 @@ def test_an_illegal_selection_is_refused_with_its_reason(driver, base_url):
     # Clearing the selection (C) and asking again is how a person recovers.
     driver.switch_to.active_element.send_keys("c")
     assert not driver.find_elements(By.CSS_SELECTOR, "#game-hand [aria-pressed='true']")
+    # A hint is a new question: the refusal of the last move does not stay beside it.
+    driver.switch_to.active_element.send_keys("h")
+    idle(driver)
+    assert visible(driver, "hint-panel") and not by_id(driver, "game-message").text
 
 
 def test_the_exchange_is_a_dialogue(driver, base_url):
@@ -248,6 +268,10 @@ def test_the_exchange_is_a_dialogue(driver, base_url):
     dialog = by_id(driver, "exchange-dialog")
     assert dialog.get_attribute("open") is not None
     assert "Give back one card ranked 3 to 10" in by_id(driver, "exchange-text").text
+    # Escape does not close it (the hand cannot go on without the give-back).
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    assert by_id(driver, "exchange-dialog").get_attribute("open") is not None
+    assert "Choose a card to give back" in by_id(driver, "exchange-message").text
     options = dialog.find_elements(By.CSS_SELECTOR, "button.card")
     given = options[0].get_attribute("data-card")
     options[0].click()
@@ -258,7 +282,11 @@ def test_the_exchange_is_a_dialogue(driver, base_url):
         for c in driver.find_elements(By.CSS_SELECTOR, "#game-hand button.card")
     ]
     assert given not in hand
-    assert f"gave back {given}" in by_id(driver, "game-board").text
+    status = by_id(driver, "game-status").text
+    assert by_id(driver, "game-play").is_enabled() == ("your turn" in status)  # never stuck off
+    exchange = driver.find_element(By.CSS_SELECTOR, "#game-board .exchange")
+    assert exchange.get_attribute("data-gave-back") == given and "gave back" in exchange.text
+    assert given not in exchange.text  # the card in symbols (7♦), as everywhere else
 
 
 def test_other_hands_show_only_when_asked(driver, base_url):
@@ -287,7 +315,8 @@ def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
     by_id(driver, "replay-open").click()
     idle(driver)
     assert visible(driver, "replay-view")
-    assert "frame 0 of" in by_id(driver, "replay-where").text
+    assert "Hand 1 of" in by_id(driver, "replay-where").text
+    assert "the deal" in by_id(driver, "replay-where").text
     by_id(driver, "replay-next").click()
     by_id(driver, "replay-next").click()
     assert by_id(driver, "replay-where").get_attribute("data-frame") == "2"
@@ -302,7 +331,8 @@ def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
     # Back to the start, on to hand 2 and a few plays in: a bot's scores beside each move.
     by_id(driver, "replay-first").click()
     by_id(driver, "replay-next-hand").click()
-    assert "Hand 2 · decision 0" in by_id(driver, "replay-where").text
+    assert "Hand 2 of" in by_id(driver, "replay-where").text
+    assert "the deal" in by_id(driver, "replay-where").text
     for _ in range(7):
         by_id(driver, "replay-next").click()
     Select(by_id(driver, "replay-bot")).select_by_value("search:50")
@@ -312,7 +342,9 @@ def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
         lambda b: b.find_elements(By.CSS_SELECTOR, "#replay-advice tr.made"),
         what="the bot's scores beside the move made",
     )
-    assert "Move made:" in by_id(driver, "replay-advice").text
+    advice = by_id(driver, "replay-advice").text
+    assert "Move made:" in advice and "In Seat " in advice  # whose decision it scores
+    assert " 1 legal moves" not in advice
     hands = driver.find_elements(By.CSS_SELECTOR, "#replay-board .seat")
     assert all(h.find_elements(By.CSS_SELECTOR, ".card:not(.back)") for h in hands)
     screenshot(driver, "serve-replay.png")
@@ -364,3 +396,221 @@ def test_run_a_small_tournament(driver, base_url):
         what="the chart",
     )
     screenshot(driver, "serve-compare.png")
+
+
+# --------------------------------------------------------------------------- layout and feel
+
+# Elements that must lie inside the window, and the page's overflow, read in one call.
+LAYOUT = """
+const out = {width: innerWidth, height: innerHeight,
+  scroll: document.documentElement.scrollWidth, boxes: {}};
+for (const sel of arguments[0]) {
+  const found = [...document.querySelectorAll(sel)].filter((e) => e.offsetParent !== null);
+  out.boxes[sel] = found.map((e) => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom]; });
+}
+return out;
+"""
+SEATS_AND_CONTROLS = [
+    "#game-board .seat",
+    "#game-board .centre",
+    "#hint-panel",
+    "#game-controls",
+    "#game-hand",
+    "#game-status",
+]
+
+
+def check_layout(browser, selectors, *, scroll: bool) -> None:
+    """No sideways scrolling; each selector's elements inside the window (after scrolling each
+    into view when ``scroll``: a phone's page is taller than its screen)."""
+    page = browser.execute_script(LAYOUT, selectors)
+    assert page["scroll"] <= page["width"], f"page is {page['scroll']} px wide"
+    for sel in selectors:
+        assert page["boxes"][sel], f"{sel} is not shown"
+        for i in range(len(page["boxes"][sel])):
+            if scroll:
+                browser.execute_script(
+                    "[...document.querySelectorAll(arguments[0])]"
+                    ".filter((e) => e.offsetParent !== null)[arguments[1]]"
+                    ".scrollIntoView({block: 'nearest'})",
+                    sel,
+                    i,
+                )
+            box = browser.execute_script(LAYOUT, [sel])["boxes"][sel][i]
+            left, top, right, bottom = box
+            assert left >= -0.5 and right <= page["width"] + 0.5, (sel, box, page["width"])
+            assert top >= -1 and bottom <= page["height"] + 1, (sel, box, page["height"])
+
+
+@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
+def test_the_table_fits_the_window(driver, base_url, width, height):
+    """Defect 1: the expert level's long description stretched the menus, so the page was
+    2,000+ px wide. Now the set-up form and the table fit a phone, a laptop and a wide screen."""
+    driver.set_window_size(width, height)
+    try:
+        for page in ("compare", "replay"):
+            open_page(driver, base_url, page)
+            wide = driver.execute_script("return document.documentElement.scrollWidth")
+            assert wide <= driver.execute_script("return innerWidth"), (page, wide)
+        open_page(driver, base_url, "play")
+        for i in range(3):
+            Select(by_id(driver, f"setup-bot-{i}")).select_by_value("expert")
+        check_layout(driver, ["#play-setup", "#setup-bot-help"], scroll=False)
+        assert "1.81" in by_id(driver, "setup-bot-help").text  # the long text, wrapped
+        for i in range(3):
+            Select(by_id(driver, f"setup-bot-{i}")).select_by_value("greedy")
+        by_id(driver, "setup-seed").send_keys("3")  # the same deal in every screenshot
+        by_id(driver, "setup-start").click()
+        idle(driver)
+        Select(by_id(driver, "hint-bot")).select_by_value("expert")
+        by_id(driver, "game-hint").click()
+        idle(driver)
+        check_layout(driver, SEATS_AND_CONTROLS, scroll=width < 900)
+        if width == 400:
+            driver.execute_script("window.scrollTo(0, 0)")
+            screenshot(driver, "serve-phone.png")
+    finally:
+        driver.set_window_size(*WINDOW)
+
+
+def test_a_double_click_sends_one_move_and_a_sign_shows_the_bots_at_work(driver, base_url):
+    """Defect 3: a double-clicked Pass sent two passes. One request at a time now, with a
+    thinking sign, and the bots' moves shown one by one at the chosen pace."""
+    start_match(driver, base_url, seed=3, pace=300)
+    driver.execute_script(
+        "window.moves = 0; const f = window.fetch; window.fetch = (url, init) => {"
+        " if (String(url).includes('/move')) window.moves++; return f(url, init); }"
+    )
+    for _ in range(30):  # to a turn where passing is allowed
+        if by_id(driver, "game-pass").is_enabled():
+            break
+        driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
+        by_id(driver, "game-play").click()
+        idle(driver)
+    driver.execute_script("window.moves = 0")
+    history = len(driver.find_elements(By.CSS_SELECTOR, "#game-history li"))
+    driver.execute_script("const b = document.getElementById('game-pass'); b.click(); b.click();")
+    wait_for(driver, lambda b: visible(b, "game-thinking"), what="the thinking sign")
+    seen = set()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and driver.execute_script(
+        "return document.body.dataset.working === '1' || document.body.dataset.busy !== '0'"
+    ):
+        seen.add(len(driver.find_elements(By.CSS_SELECTOR, "#game-history li")))
+        time.sleep(0.05)
+    idle(driver)
+    assert driver.execute_script("return window.moves") == 1
+    final = len(driver.find_elements(By.CSS_SELECTOR, "#game-history li"))
+    between = {n for n in seen if history < n < final}
+    assert final - history >= 2 and between, (history, sorted(seen), final)  # one at a time
+    assert not visible(driver, "game-thinking")
+
+
+def test_play_with_nothing_selected_says_so(driver, base_url):
+    start_match(driver, base_url, seed=3)
+    driver.execute_script(
+        "window.moves = 0; const f = window.fetch; window.fetch = (url, init) => {"
+        " if (String(url).includes('/move')) window.moves++; return f(url, init); }"
+    )
+    by_id(driver, "game-play").click()
+    idle(driver)
+    assert "Select the cards to play first" in by_id(driver, "game-message").text
+    assert driver.execute_script("return window.moves") == 0
+    # A hint clears the message, as does selecting a card.
+    by_id(driver, "game-hint").click()
+    idle(driver)
+    assert not by_id(driver, "game-message").text
+
+
+def test_abandoning_a_match_asks_first(driver, base_url):
+    start_match(driver, base_url, seed=4)
+    key = driver.execute_script("return sessionStorage.getItem('murlan.game')")
+    by_id(driver, "game-new").click()
+    assert by_id(driver, "abandon-dialog").get_attribute("open") is not None
+    by_id(driver, "abandon-no").click()
+    assert visible(driver, "play-game") and not visible(driver, "play-setup")
+    by_id(driver, "game-new").click()
+    by_id(driver, "abandon-yes").click()
+    idle(driver)
+    assert visible(driver, "play-setup")
+    gone = driver.execute_script(
+        "return fetch('/api/games/' + arguments[0]).then((r) => r.status)", key
+    )
+    assert gone == 404
+
+
+def test_points_of_every_hand_the_rules_and_the_variant_are_shown(driver, base_url):
+    open_page(driver, base_url, "play")
+    by_id(driver, "play-rule-sticky_pass").click()
+    for i in range(3):
+        Select(by_id(driver, f"setup-bot-{i}")).select_by_value("greedy")
+    by_id(driver, "setup-start").click()
+    idle(driver)
+    assert "Sticky pass" in by_id(driver, "game-variant").text
+    by_id(driver, "rules-open").click()
+    rules = by_id(driver, "rules-dialog").text
+    assert "3 of spades" in rules and "sits out the rest of the trick" in rules
+    by_id(driver, "rules-close").click()
+    for _ in range(200):  # to the end of hand 1
+        if driver.find_elements(By.ID, "game-next"):
+            break
+        if by_id(driver, "game-pass").is_enabled():
+            by_id(driver, "game-pass").click()
+        else:
+            driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
+            by_id(driver, "game-play").click()
+        idle(driver)
+    # The history's numbers (a hand has dozens of moves) fit in its margin.
+    number, margin = driver.execute_script(
+        "const ol = document.getElementById('game-history'); const li = ol.querySelector('li');"
+        "const c = document.createElement('canvas').getContext('2d');"
+        "c.font = getComputedStyle(li).font;"
+        "return [c.measureText('99. ').width, parseFloat(getComputedStyle(ol).paddingLeft)];"
+    )
+    assert number <= margin, (number, margin)
+    rows = driver.find_elements(By.CSS_SELECTOR, "#hand-scores tr[data-hand]")
+    assert [r.get_attribute("data-hand") for r in rows] == ["1"]
+    assert sorted(rows[0].text.split()[1:]) == ["0", "1", "2", "3"]
+
+
+def test_a_tournament_can_be_cancelled_and_capped_hands_show_no_empty_chart(driver, base_url):
+    open_page(driver, base_url, "compare")
+
+    def choose(specs, boards, hands):
+        for box in driver.find_elements(By.CSS_SELECTOR, "#compare-bots input"):
+            if box.is_selected() != (box.get_attribute("data-spec") in specs):
+                box.click()
+        for name, value in (("compare-boards", boards), ("compare-max-hands", hands)):
+            field = by_id(driver, name)
+            field.clear()
+            field.send_keys(str(value))
+        by_id(driver, "compare-run").click()
+
+    choose(("search:800", "rule"), 12, 2)
+    wait_for(driver, lambda b: visible(b, "compare-cancel"), what="the Cancel button")
+    by_id(driver, "compare-cancel").click()
+    wait_for(
+        driver,
+        lambda b: by_id(b, "compare-progress-text").get_attribute("data-status") == "cancelled",
+        what="the cancelled tournament",
+    )
+    assert "cancelled" in by_id(driver, "compare-message").text
+    choose(("rule", "greedy"), 2, 1)
+    wait_for(
+        driver,
+        lambda b: by_id(b, "compare-progress-text").get_attribute("data-status") == "done",
+        timeout=120,
+        what="the tournament",
+    )
+    assert not visible(driver, "compare-chart")  # no finished match: no match-win chart
+    assert "no match was finished" in by_id(driver, "compare-summary").text
+
+
+def test_a_server_that_cannot_be_reached_is_said_in_words(driver, base_url):
+    start_match(driver, base_url, seed=3)
+    driver.execute_script("window.fetch = () => Promise.reject(new TypeError('Failed to fetch'))")
+    by_id(driver, "game-hint").click()
+    wait_for(driver, lambda b: visible(b, "global-error"), what="the error")
+    assert "Cannot reach the murlan server" in by_id(driver, "global-error").text
+    assert "Failed to fetch" not in by_id(driver, "hint-panel").text

@@ -25,7 +25,16 @@ export async function api(method, path, body) {
   }
   setBusy(+1);
   try {
-    const response = await fetch(path, init);
+    let response;
+    try {
+      response = await fetch(path, init);
+    } catch {
+      const message = "Cannot reach the murlan server: is it still running? (start it again with "
+        + "murlan serve, then reload this page)";
+      showGlobalError(message);
+      throw new ApiFailure(0, { error: message });
+    }
+    showGlobalError("");
     let data = null;
     try {
       data = await response.json();
@@ -63,3 +72,8 @@ export function showGlobalError(message) {
 }
 
 export const PLACES = ["1st", "2nd", "3rd", "4th"];
+
+/** "1 card", "2 cards". */
+export function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}

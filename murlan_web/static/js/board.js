@@ -1,5 +1,5 @@
 // The table (seats around a felt), the scores and the hand's history: Play and Replay share them.
-import { el, PLACES } from "./api.js";
+import { el, PLACES, plural } from "./api.js";
 import { cardBacks, cardRow, cardsText, words } from "./cards.js";
 
 const POSITIONS = ["bottom", "left", "top", "right"];
@@ -47,23 +47,32 @@ function centre(board) {
   const ex = board.exchange;
   if (ex) {
     const back = ex.first_gives === null ? "is to give one back"
-      : ex.first_gives === "hidden" ? "gave one back" : `gave back ${ex.first_gives}`;
-    box.append(el("div", { class: "exchange",
-      text: `Exchange: ${names[ex.last]} gave ${ex.last_gives} to ${names[ex.first]}, who ${back}.` }));
+      : ex.first_gives === "hidden" ? "gave one back" : `gave back ${cardsText([ex.first_gives])}`;
+    box.append(el("div", { class: "exchange", "data-gave-back": ex.first_gives || "",
+      text: `Exchange: ${names[ex.last]} gave ${cardsText([ex.last_gives])} to ${names[ex.first]}, who ${back}.` }));
   }
   return box;
 }
 
-/** The scores table: seat, name, match points, and this hand's points once it is over. */
-export function renderScores(container, board) {
+/** The scores table: seat, name, match points, and this hand's points once it is over; with
+ * `hands` (the finished hands' points), a second table with the points of every hand. */
+export function renderScores(container, board, hands = null) {
   const rows = board.seats.map((seat) => el("tr", { "data-seat": seat.seat },
-    el("td", { text: `${seat.seat} ${seat.name}` }),
+    el("td", { text: seat.name }),
     el("td", { text: String(board.scores[seat.seat]) }),
     el("td", { text: board.result ? `+${board.result.points[seat.seat]}` : "" })));
-  container.replaceChildren(
-    el("h3", { text: `Hand ${board.hand} · target ${board.target}` }),
-    el("table", {}, el("tr", {}, el("th", { text: "seat" }), el("th", { text: "score" }),
-      el("th", { text: "hand" })), rows));
+  const parts = [el("h3", { text: `Hand ${board.hand} · target ${board.target}` }),
+    el("table", {}, el("tr", {}, el("th", { text: "player" }), el("th", { text: "score" }),
+      el("th", { text: "this hand" })), rows)];
+  if (hands && hands.length) {
+    const short = board.seats.map((s) => (s.name === "You" ? "You" : `Seat ${s.seat}`));
+    const head = el("tr", {}, el("th", { text: "hand" }), short.map((n) => el("th", { text: n })));
+    const body = hands.map((h) => el("tr", { "data-hand": h.hand }, el("td", { text: String(h.hand) }),
+      h.points.map((p) => el("td", { text: String(p) }))));
+    parts.push(el("h3", { class: "by-hand", text: "Points by hand" }),
+      el("div", { class: "hand-scores" }, el("table", { id: "hand-scores" }, head, body)));
+  }
+  container.replaceChildren(...parts);
 }
 
 /** The decisions of the hand so far, a dashed line after each trick. */
@@ -71,7 +80,9 @@ export function renderHistory(list, events, names, { current = -1 } = {}) {
   list.replaceChildren();
   events.forEach((event, i) => {
     const cards = event.cards.length ? `${cardsText(event.cards)} ` : "";
-    const what = event.kind === "play" ? `${cards}(${words(event.text)})` : event.text;
+    let what = event.text;
+    if (event.kind === "play") what = `${cards}(${words(event.text)})`;
+    else if (event.kind === "give back" && event.cards.length) what = `gives back ${cards.trim()}`;
     const notes = [];
     if (event.out) notes.push(el("span", { class: "note", text: `${names[event.seat]} is out, ${PLACES[event.out - 1]}` }));
     if (event.trick_to !== null && event.trick_to !== undefined) {
@@ -85,10 +96,11 @@ export function renderHistory(list, events, names, { current = -1 } = {}) {
 }
 
 /** A bot's advice: its move, and its scored candidates with bars (the move made highlighted). */
-export function renderAdvice(container, advice, { onSelect, made } = {}) {
+export function renderAdvice(container, advice, { onSelect, made, seatName } = {}) {
   container.replaceChildren();
   const move = advice.move;
-  const head = el("p", {}, `${advice.bot} would play `, el("strong", { text: moveText(move) }));
+  const whose = seatName ? `In ${seatName}'s place, ` : "";
+  const head = el("p", {}, `${whose}${advice.bot} would play `, el("strong", { text: moveText(move) }));
   container.append(head);
   if (onSelect) {
     container.append(el("button", { type: "button", id: "hint-select",
@@ -114,14 +126,10 @@ export function renderAdvice(container, advice, { onSelect, made } = {}) {
   });
   container.append(el("table", { class: "candidates" },
     el("tr", {}, el("th", { text: "move" }), el("th", { text: "score" }), el("th", {})), rows),
-  el("p", { class: "note", text: `Scores: ${advice.meaning}. ${advice.legal_moves} legal moves.` }));
+  el("p", { class: "note", text: `Scores: ${advice.meaning}. ${plural(advice.legal_moves, "legal move")}.` }));
 }
 
 export function moveText(move) {
   if (!move.cards.length) return move.text;
   return `${cardsText(move.cards)} (${words(move.text)})`;
-}
-
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

@@ -7,15 +7,20 @@ const POLL_MS = 400;
 const DEFAULT_BOTS = ["rule", "greedy", "random"];
 
 let options = null;
+let running = null; // the id of this tab's running tournament
 
 export function initCompare(opts) {
   options = opts;
   const box = $("compare-bots");
   for (const bot of opts.bots) {
-    box.append(el("label", {}, el("input", { type: "checkbox", value: bot.spec,
+    box.append(el("label", { title: bot.about || null }, el("input", { type: "checkbox", value: bot.spec,
       "data-spec": bot.spec, checked: DEFAULT_BOTS.includes(bot.spec) }), ` ${bot.label}`));
   }
   $("compare-boards").max = opts.limits.tournament_boards;
+  $("compare-limits").textContent = `This server plays at most ${opts.limits.tournament_boards} boards`
+    + ` and stops a tournament after ${opts.limits.tournament_seconds} s; searching bots cost more`
+    + " (their rollouts x boards x hands are capped).";
+  $("compare-cancel").addEventListener("click", cancel);
   fillRules($("compare-rules"), opts.rules, "compare");
   $("compare-setup").addEventListener("submit", (e) => { e.preventDefault(); run(); });
 }
@@ -41,6 +46,8 @@ async function run() {
   $("compare-run").disabled = true;
   $("compare-result").hidden = true;
   $("compare-progress-panel").hidden = false;
+  $("compare-cancel").hidden = false;
+  running = job.id;
   try {
     while (job.status === "running") {
       drawProgress(job);
@@ -48,17 +55,29 @@ async function run() {
       job = await api("GET", `/api/tournaments/${job.id}`);
     }
     drawProgress(job);
-    if (job.status === "failed") {
-      message.textContent = `The tournament failed: ${job.error}`;
-      message.classList.add("bad");
-    } else {
+    if (job.status === "done") {
       drawResult(job);
+    } else {
+      message.textContent = job.status === "failed" ? `The tournament failed: ${job.error}`
+        : `The tournament was ${job.error}.`;
+      message.classList.add("bad");
     }
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
     message.textContent = err.message;
   } finally {
     $("compare-run").disabled = false;
+    $("compare-cancel").hidden = true;
+    running = null;
+  }
+}
+
+async function cancel() {
+  if (!running) return;
+  try {
+    await api("DELETE", `/api/tournaments/${running}`);
+  } catch (err) {
+    if (!(err instanceof ApiFailure)) throw err;
   }
 }
 
@@ -68,7 +87,9 @@ function drawProgress(job) {
   if (job.total) {
     bar.max = job.total;
     bar.value = job.done;
-    text.textContent = `${job.done} hands played, at least ${job.total - job.done} to come · ${job.seconds} s`;
+    const left = job.total - job.done;
+    text.textContent = left > 0 ? `${job.done} hands played, at least ${left} to come · ${job.seconds} s`
+      : `${job.done} hands played, finishing · ${job.seconds} s`;
   } else {
     bar.removeAttribute("value"); // indeterminate until the arena reports progress
     text.textContent = `${job.status} · ${job.seconds} s`;
@@ -110,10 +131,13 @@ function drawResult(job) {
     job.columns.map((c) => el("td", { text: (CELLS[c.key] || ((x) => String(x[c.key])))(r) })),
     extras.map((k) => el("td", { text: extraCell(r.extra[k]) }))));
   $("compare-table").replaceChildren(head, ...rows);
-  $("compare-summary").textContent = job.summary || "";
+  // With hands capped no match is finished, so the chart's match-win half would be empty.
   const chart = $("compare-chart");
-  chart.hidden = !job.chart;
-  if (job.chart) chart.src = job.chart;
+  const whole = job.max_hands === null || job.max_hands === undefined;
+  chart.hidden = !job.chart || !whole;
+  if (job.chart && whole) chart.src = job.chart;
+  $("compare-summary").textContent = (job.summary || "")
+    + (whole ? "" : " Hands were capped, so no match was finished: no match wins or chart.");
   $("compare-json").textContent = JSON.stringify(job.report, null, 2);
   $("compare-result").hidden = false;
 }

@@ -1,17 +1,23 @@
 // Form pieces shared by the pages: rule flags and bot menus built from /api/options.
 import { el } from "./api.js";
 
-/** Checkboxes (yes/no flags) and selects (other flags) for every rule flag, defaults chosen. */
+/** Checkboxes (yes/no flags) and selects (other flags) for every rule flag, defaults chosen;
+ * each labelled in words, its meaning as a tooltip. */
 export function fillRules(fieldset, rules, prefix) {
   for (const [flag, spec] of Object.entries(rules)) {
     const id = `${prefix}-rule-${flag}`;
+    const label = spec.label || flag;
     const isBool = spec.choices.length === 2 && spec.choices.every((c) => typeof c === "boolean");
     if (isBool) {
-      fieldset.append(el("label", {}, el("input", { type: "checkbox", id, "data-flag": flag }), ` ${flag}`));
+      const meaning = spec.meanings ? spec.meanings[1] : flag;
+      fieldset.append(el("label", { title: meaning },
+        el("input", { type: "checkbox", id, "data-flag": flag }), ` ${label}`));
     } else {
       const select = el("select", { id, "data-flag": flag },
-        spec.choices.map((c) => el("option", { value: c, text: c, selected: c === spec.default })));
-      fieldset.append(el("label", {}, `${flag} `, select));
+        spec.choices.map((c, i) => el("option", { value: c, selected: c === spec.default,
+          text: c, title: spec.meanings ? spec.meanings[i] : null })));
+      select.title = spec.meanings ? spec.meanings.join("; ") : "";
+      fieldset.append(el("label", { class: "wide" }, `${label} `, select));
     }
   }
 }
@@ -35,9 +41,15 @@ export function fillBotSelect(select, bots, { selected, filter = () => true, non
   for (const bot of bots.filter(filter)) {
     if (!groups.has(bot.group)) groups.set(bot.group, el("optgroup", { label: bot.group }));
     groups.get(bot.group).append(el("option", { value: bot.spec, text: bot.label,
-      selected: bot.spec === selected }));
+      title: bot.about || null, selected: bot.spec === selected }));
   }
   select.append(...groups.values());
+}
+
+/** The description of the bot chosen in `select`, for a help line that wraps. */
+export function botAbout(bots, spec) {
+  const bot = bots.find((b) => b.spec === spec);
+  return bot ? `${bot.label}: ${bot.about || bot.group}` : "";
 }
 
 /** A whole number from a number input (a seed, a count), or null when the field is empty. */

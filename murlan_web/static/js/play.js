@@ -1,16 +1,23 @@
 // The Play page: a match against three bots. The server keeps the game; this tab keeps its id.
+//
+// One request at a time: while a move, a deal or a hint is on its way (or the bots' moves are
+// being shown), the controls are off and a "thinking" sign says who is at work, so a double
+// click never sends a move twice. The bots' moves come back as steps and are shown one at a
+// time at the pace the person picks (kept in localStorage).
 import { api, ApiFailure, el, PLACES } from "./api.js";
 import { renderAdvice, renderBoard, renderHistory, renderScores } from "./board.js";
-import { cardElement } from "./cards.js";
-import { fillBotSelect, fillRules, readRules, readWholeNumber } from "./forms.js";
+import { cardElement, cardsText } from "./cards.js";
+import { botAbout, fillBotSelect, fillRules, readRules, readWholeNumber } from "./forms.js";
 import { OPEN_KEY } from "./replay.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = "murlan.game"; // sessionStorage: one game per tab, kept across reloads
+const PACE_KEY = "murlan.pace"; // localStorage: ms between bot moves shown
 
 let options = null;
 let game = null; // the last view from the server
 let selected = new Set();
+let working = false; // a request in flight or bot moves being shown
 
 export async function initPlay(opts) {
   options = opts;
@@ -21,23 +28,45 @@ export async function initPlay(opts) {
   for (let i = 0; i < 3; i++) {
     const select = el("select", { id: `setup-bot-${i}` });
     fillBotSelect(select, opts.bots, { selected: "rule" });
+    select.addEventListener("change", () => { $("setup-bot-help").textContent = botAbout(opts.bots, select.value); });
+    select.addEventListener("focus", () => { $("setup-bot-help").textContent = botAbout(opts.bots, select.value); });
     bots.append(el("label", { id: `setup-bot-label-${i}` }, el("span"), select));
   }
   labelBotSeats();
   fillRules($("setup-rules"), opts.rules, "play");
   fillBotSelect($("hint-bot"), opts.bots, { selected: opts.hint_default });
   $("play-setup").addEventListener("submit", (e) => { e.preventDefault(); start(); });
-  $("game-new").addEventListener("click", () => showSetup());
-  $("game-play").addEventListener("click", () => move([...selected]));
+  $("game-new").addEventListener("click", askNewMatch);
+  $("abandon-yes").addEventListener("click", abandon);
+  $("abandon-no").addEventListener("click", () => $("abandon-dialog").close());
+  $("game-play").addEventListener("click", play);
   $("game-pass").addEventListener("click", () => move([]));
   $("game-clear").addEventListener("click", () => { selected.clear(); drawHand(); });
   $("game-hint").addEventListener("click", hint);
   $("game-reveal").addEventListener("change", () => refresh());
+  const pace = $("game-pace");
+  pace.value = localStorage.getItem(PACE_KEY) || "700";
+  if (!pace.value) pace.value = "700";
+  pace.addEventListener("change", () => localStorage.setItem(PACE_KEY, pace.value));
+  // The give-back is required: Escape must not close the dialogue and leave the hand stuck.
+  $("exchange-dialog").addEventListener("cancel", (e) => {
+    e.preventDefault();
+    $("exchange-message").textContent = "Choose a card to give back: the hand goes on after it.";
+  });
+  $("rules-open").addEventListener("click", () => {
+    const variant = game ? game.rules_text : [];
+    $("rules-variant").textContent = variant && variant.length
+      ? `This match's variant: ${variant.join("; ")}.` : "";
+    $("rules-dialog").showModal();
+  });
+  $("rules-close").addEventListener("click", () => $("rules-dialog").close());
   document.addEventListener("keydown", onKey);
   const saved = sessionStorage.getItem(STORE_KEY);
   if (saved) {
     try {
-      show(await api("GET", `/api/games/${saved}`));
+      const view = await api("GET", `/api/games/${saved}`);
+      $("hint-bot").value = view.hint_default;
+      show(view, { animate: false });
       return;
     } catch {
       sessionStorage.removeItem(STORE_KEY);
@@ -58,8 +87,23 @@ function showSetup() {
   $("play-game").hidden = true;
 }
 
+/** New match: straight to the set-up once the match is over, else after a confirmation. */
+function askNewMatch() {
+  if (!game || game.board.phase === "match over") { showSetup(); return; }
+  $("abandon-dialog").showModal();
+}
+
+async function abandon() {
+  $("abandon-dialog").close();
+  const key = game.id;
+  game = null;
+  sessionStorage.removeItem(STORE_KEY);
+  showSetup();
+  try { await api("DELETE", `/api/games/${key}`); } catch { /* already gone: nothing to end */ }
+}
+
 async function start() {
-  const message = $("game-message");
+  if (working) return;
   try {
     const body = {
       bots: [0, 1, 2].map((i) => $(`setup-bot-${i}`).value),
@@ -68,14 +112,21 @@ async function start() {
     };
     const seed = readWholeNumber($("setup-seed"));
     if (seed !== null) body.seed = seed;
-    const view = await api("POST", "/api/games", body);
+    alertSetup("");
+    $("setup-start").disabled = true;
+    $("setup-start").textContent = "Starting...";
+    const view = await request(() => api("POST", "/api/games", body), "The bots are getting ready...");
     sessionStorage.setItem(STORE_KEY, view.id);
     $("game-reveal").checked = false;
-    show(view);
+    $("hint-bot").value = view.hint_default;
+    setMessage("");
+    await show(view);
   } catch (err) {
     showSetup();
     alertSetup(err.message);
-    message.textContent = "";
+  } finally {
+    $("setup-start").disabled = false;
+    $("setup-start").textContent = "Start match";
   }
 }
 
@@ -90,36 +141,81 @@ function alertSetup(text) {
 
 const reveal = () => ($("game-reveal").checked ? "?reveal=true" : "");
 
+/** Run `call` (an API request) as the one request in flight, the thinking sign showing `what`. */
+async function request(call, what) {
+  working = true;
+  setControls();
+  const sign = $("game-thinking");
+  sign.textContent = what;
+  sign.hidden = false;
+  try {
+    return await call();
+  } finally {
+    sign.hidden = true;
+    working = false;
+    setControls();
+  }
+}
+
+/** Who the server is waiting on after the person's move: the next bot, in words. */
+function thinker() {
+  if (!game) return "Thinking...";
+  const next = (game.seat + 1) % 4;
+  return `${game.names[next]} and the others are thinking...`;
+}
+
 async function refresh() {
-  if (game) show(await api("GET", `/api/games/${game.id}${reveal()}`));
+  if (game && !working) show(await request(() => api("GET", `/api/games/${game.id}${reveal()}`), "Loading..."), { animate: false });
+}
+
+function setMessage(text, bad = false) {
+  const message = $("game-message");
+  message.textContent = text;
+  message.classList.toggle("bad", bad);
+}
+
+function play() {
+  if (!selected.size) {
+    setMessage("Select the cards to play first (click them), or press Pass.", true);
+    return;
+  }
+  move([...selected]);
 }
 
 async function move(cards) {
-  const message = $("game-message");
+  if (working || !game) return;
   try {
-    const view = await api("POST", `/api/games/${game.id}/move${reveal()}`, { cards });
+    const view = await request(() => api("POST", `/api/games/${game.id}/move${reveal()}`, { cards }), thinker());
     selected.clear();
-    message.textContent = "";
-    message.classList.remove("bad");
-    show(view);
+    setMessage("");
+    await show(view);
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
-    message.textContent = `Not allowed: ${err.message}`;
-    message.classList.add("bad");
+    if (err.body.bot_failed !== undefined) setMessage(err.message, true);
+    else setMessage(`Not allowed: ${err.message}`, true);
     if ($("exchange-dialog").open) $("exchange-message").textContent = `Not allowed: ${err.message}`;
   }
 }
 
 async function nextHand() {
-  show(await api("POST", `/api/games/${game.id}/next${reveal()}`));
+  if (working) return;
+  try {
+    await show(await request(() => api("POST", `/api/games/${game.id}/next${reveal()}`), "Dealing..."));
+  } catch (err) {
+    if (!(err instanceof ApiFailure)) throw err;
+    setMessage(err.message, true);
+  }
 }
 
 async function hint() {
+  if (working || !game) return;
+  setMessage("");
   const panel = $("hint-panel");
   panel.hidden = false;
   panel.replaceChildren(el("p", { text: "Thinking..." }));
   try {
-    const advice = await api("POST", `/api/games/${game.id}/hint`, { bot: $("hint-bot").value });
+    const advice = await request(() => api("POST", `/api/games/${game.id}/hint`, { bot: $("hint-bot").value }),
+      `${$("hint-bot").value} is looking for a hint...`);
     renderAdvice(panel, advice, { onSelect: (cards) => {
       if (!cards.length) { move([]); return; }
       selected = new Set(cards);
@@ -130,50 +226,95 @@ async function hint() {
   }
 }
 
-function show(view) {
+const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
+
+/** Draw a view; with `animate`, first its bot moves one at a time at the chosen pace. */
+async function show(view, { animate = true } = {}) {
   game = view;
   $("play-setup").hidden = true;
   $("play-game").hidden = false;
   $("hint-panel").hidden = true;
-  const board = view.board;
-  const mine = board.seats[view.seat].cards || [];
-  selected = new Set([...selected].filter((c) => mine.includes(c)));
-  renderBoard($("game-board"), board, { bottom: view.seat, hideHandOf: view.seat });
-  renderScores($("game-scores"), board);
-  renderHistory($("game-history"), view.events, view.names);
-  $("game-status").textContent = statusText(view);
-  $("game-download").href = `/api/games/${view.id}/record`;
-  const playing = view.your_turn && board.phase === "play";
-  $("game-play").disabled = !playing;
-  $("game-pass").disabled = !playing;
-  $("game-hint").disabled = !view.your_turn;
+  const pace = Number($("game-pace").value) || 0;
+  const steps = animate && pace > 0 ? view.steps.slice(0, -1) : [];
+  if (steps.length) {
+    working = true;
+    setControls();
+    const sign = $("game-thinking");
+    try {
+      for (const step of steps) {
+        drawBoard(view, step.board, view.events.slice(0, step.events));
+        const last = view.events[step.events - 1];
+        sign.textContent = last ? `${view.names[last.seat]} played` : "";
+        sign.hidden = false;
+        drawHand(step.board);
+        await sleep(pace);
+        if (game !== view) return; // a newer view came (e.g. a reload)
+      }
+    } finally {
+      sign.hidden = true;
+      working = false;
+    }
+  }
+  drawBoard(view, view.board, view.events);
   drawHand();
   drawResult(view);
   drawExchange(view);
+  setControls();
 }
 
-function statusText(view) {
-  const board = view.board;
+function drawBoard(view, board, events) {
+  const mine = board.seats[view.seat].cards || [];
+  selected = new Set([...selected].filter((c) => mine.includes(c)));
+  renderBoard($("game-board"), board, { bottom: view.seat, hideHandOf: view.seat });
+  renderScores($("game-scores"), board, view.hands);
+  renderHistory($("game-history"), events, view.names);
+  $("game-status").textContent = statusText(view, board);
+  const variant = view.rules_text || [];
+  const tag = $("game-variant");
+  tag.textContent = variant.length ? `Variant: ${variant.map((v) => v.split(":")[0]).join(", ")}` : "Standard rules";
+  tag.title = variant.length ? variant.join("\n") : "No variant flags: the standard game";
+  $("game-download").href = `/api/games/${view.id}/record`;
+}
+
+function setControls() {
+  if (!game) return;
+  const board = game.board;
+  const playing = !working && game.your_turn && board.phase === "play";
+  $("game-play").disabled = !playing;
+  $("game-pass").disabled = !playing || !board.table;
+  $("game-hint").disabled = working || !game.your_turn;
+  const next = $("game-next");
+  if (next) next.disabled = working;
+  document.body.dataset.working = working ? "1" : "0";
+}
+
+function statusText(view, board) {
   const bits = [`Hand ${board.hand}`, `target ${board.target}`, `seed ${view.seed}`];
   if (board.phase === "match over") bits.push("match over");
   else if (board.phase === "hand over") bits.push("hand over");
-  else if (view.your_turn) bits.push(board.phase === "exchange" ? "give a card back" : "your turn");
+  else if (board.to_act === view.seat) bits.push(board.phase === "exchange" ? "give a card back" : "your turn");
   else bits.push(`${view.names[board.to_act]} to play`);
   return bits.join(" · ");
 }
 
-function drawHand() {
+function drawHand(board = game.board) {
   const hand = $("game-hand");
-  const mine = game.board.seats[game.seat].cards || [];
+  const mine = board.seats[game.seat].cards || [];
   const focused = document.activeElement && document.activeElement.dataset.card;
   hand.replaceChildren(...mine.map((name) => cardElement(name, {
     pressed: selected.has(name),
     onclick: () => {
       if (selected.has(name)) selected.delete(name); else selected.add(name);
+      if (selected.size) setMessage("");
       drawHand();
     },
   })));
   if (focused) hand.querySelector(`[data-card="${focused}"]`)?.focus();
+}
+
+function winnersText(view, winners) {
+  if (winners.length === 1) return winners[0] === view.seat ? "You win!" : `${view.names[winners[0]]} wins!`;
+  return `${winners.map((s) => view.names[s]).join(" and ")} draw!`;
 }
 
 function drawResult(view) {
@@ -186,9 +327,7 @@ function drawResult(view) {
   const children = [el("h2", { text: board.phase === "match over" ? "Match over" : `Hand ${board.hand} over` }),
     el("p", { text: finish })];
   if (board.phase === "match over") {
-    const names = board.winners.map((s) => view.names[s]).join(" and ");
-    const verb = board.winners.length === 1 ? (board.winners[0] === view.seat ? "win" : "wins") : "draw";
-    children.push(el("p", { id: "match-winners" }, el("strong", { text: `${names} ${verb}!` })));
+    children.push(el("p", { id: "match-winners" }, el("strong", { text: winnersText(view, board.winners) })));
     if (view.record) {
       children.push(el("p", { id: "match-record" }, `Saved as ${view.record}: `,
         el("a", { href: "#replay", "data-record": view.record, id: "match-record-link",
@@ -209,7 +348,7 @@ function drawExchange(view) {
   const prompt = view.exchange_prompt;
   if (!prompt) { if (dialog.open) dialog.close(); return; }
   $("exchange-text").textContent = `${view.names[prompt.from]} (last in the previous hand) gave you `
-    + `${prompt.received}, their highest card. Give back one card ranked 3 to 10:`;
+    + `${cardsText([prompt.received])}, their highest card. Give back one card ranked 3 to 10:`;
   $("exchange-message").textContent = "";
   $("exchange-cards").replaceChildren(...prompt.eligible.map((name) =>
     cardElement(name, { onclick: () => move([name]) })));
@@ -219,14 +358,14 @@ function drawExchange(view) {
 function onKey(event) {
   if ($("page-play").hidden || $("play-game").hidden || !game) return;
   const target = event.target;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || $("exchange-dialog").open) return;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || document.querySelector("dialog[open]")) return;
   const cards = [...$("game-hand").querySelectorAll("button.card")];
   const at = cards.indexOf(document.activeElement);
   const key = event.key.toLowerCase();
   if ((key === "arrowright" || key === "arrowleft") && cards.length) {
     const step = key === "arrowright" ? 1 : -1;
     cards[at < 0 ? 0 : (at + step + cards.length) % cards.length].focus();
-  } else if (key === "p" && !$("game-play").disabled) move([...selected]);
+  } else if (key === "p" && !$("game-play").disabled) play();
   else if (key === "x" && !$("game-pass").disabled) move([]);
   else if (key === "c") { selected.clear(); drawHand(); }
   else if (key === "h" && !$("game-hint").disabled) hint();

@@ -80,7 +80,8 @@ async function open(body, label) {
     const name = label || body.name || "the record";
     if (err.body.fault) {
       box.replaceChildren(el("strong", { text: `${name} is not a valid record.` }), " Fault at ",
-        el("code", { id: "replay-fault", text: err.body.fault }), ": ",
+        el("code", { id: "replay-where-fault", text: err.body.where || err.body.fault }),
+        " (", el("code", { id: "replay-fault", text: err.body.fault }), "): ",
         el("span", { id: "replay-reason", text: err.body.reason }));
       box.hidden = false;
     } else {
@@ -120,8 +121,10 @@ function go(i) {
   $("replay-scrub").value = index;
   const plays = replay.frames.filter((f) => f.hand === frame.hand).length - 1;
   const last = replay.frames.length - 1;
-  $("replay-where").textContent = `Hand ${frame.hand} · decision ${index - start} of ${plays}`
-    + ` · frame ${index} of ${last}${index === last ? " (end)" : ""}`;
+  const hands = replay.frames[last].hand;
+  const where = index === start ? "the deal" : `move ${index - start} of ${plays}`;
+  $("replay-where").textContent = `Hand ${frame.hand} of ${hands} · ${where}`
+    + `${index === last ? " (end)" : ""}`;
   $("replay-where").dataset.frame = index;
   drawAdvice();
 }
@@ -149,7 +152,9 @@ async function drawAdvice() {
       return;
     }
   }
-  if (shown === index && bot === $("replay-bot").value) renderAdvice(box, advice, { made: advice.made });
+  if (shown === index && bot === $("replay-bot").value) {
+    renderAdvice(box, advice, { made: advice.made, seatName: NAMES[advice.seat] });
+  }
 }
 
 function onKey(event) {
