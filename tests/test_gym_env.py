@@ -312,3 +312,21 @@ def test_vector_env_of_one_game_agrees_with_the_aec_env():
         )
     assert out.done[0]
     assert out.scores[0].tolist() == env.unwrapped.state.scores[0].tolist()
+
+
+def test_importing_the_package_registers_the_ids():
+    # A fresh interpreter: only `import murlan_env`, then the plain ids work.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gymnasium, murlan_env\n"
+        "assert 'murlan_env.envs.gym_env' not in sys.modules  # registration imports no env\n"
+        "env = gymnasium.make('Murlan-v1', seat=2)\n"
+        "obs, info = env.reset(seed=0)\n"
+        "assert info['seat'] == 2 and env.observation_space.contains(obs)\n"
+        "venv = gymnasium.make_vec('MurlanSelfPlay-v1', num_envs=3)\n"
+        "obs, infos = venv.reset(seed=0)\n"
+        "assert venv.observation_space.contains(obs)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

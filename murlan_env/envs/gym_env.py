@@ -77,8 +77,9 @@ from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.episode import HAND, MATCH, check_modes, ended, rewards
 from murlan_env.game.state import N_SEATS, State
+from murlan_env.game.version import GYM_ID
 
-ENV_ID = "Murlan-v1"
+ENV_ID = GYM_ID
 
 
 def _opponents(opponents: Bot | Sequence[Bot] | None) -> list[Bot]:
@@ -205,10 +206,6 @@ class MurlanGymEnv(gymnasium.Env):
         return present(
             self.render_mode, lambda: render_text(self.state) + f"\nlearner: player_{self.seat}"
         )
-
-
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="murlan_env.envs.gym_env:MurlanGymEnv")
 
 
 # --------------------------------------------------------------------------- vector env
