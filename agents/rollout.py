@@ -246,25 +246,25 @@ class SelfPlay:
                 bot_of_game,
             )
             t0 = time.perf_counter()
-            state = engine.step(state, buf["action"][t], donate=True)
-            buf["ended"][t] = episode.ended(state, s.reward)
-            buf["reward"][t] = episode.rewards(state, s.reward)
+            # Matches go on hand after hand; the reward mode names where returns are cut.
+            state, step = episode.advance(
+                state, buf["action"][t], rng, reward=s.reward, donate=True
+            )
+            t_engine += time.perf_counter() - t0
+            buf["ended"][t] = episode.ended(step, s.reward)
+            buf["reward"][t] = step.rewards
             self.hand_len += 1
-            hand_end = state.hand_over
+            hand_end = step.hand_over
             if hand_end.any():
                 stats["hands"] += int(hand_end.sum())
                 hand_lengths += self.hand_len[hand_end].tolist()
                 self.hand_len[hand_end] = 0
-                pts = state.points[np.arange(b), learner_seat]
+                pts = step.points[np.arange(b), learner_seat]
                 for k in (1, 2):
                     g = hand_end & (kind == k)
                     stats["learner_points"][k] += float(pts[g].sum())
                     stats["games_of"][k] += int(g.sum())
-                over = state.done
-                stats["matches"] += int(over.sum())
-                state = engine.next_hand(state, rng, donate=True)
-                state = engine.new_matches(state, over, rng, donate=True)
-            t_engine += time.perf_counter() - t0
+                stats["matches"] += int(step.done.sum())
         self.state = state
         sink = sink or LocalSink()
         out = self._gae(sink) if s.algorithm == "ppo" else self._mc_returns(sink)
