@@ -22,10 +22,9 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from agents.config import WORKER_KINDS
 from agents.rollout import RolloutSettings, SelfPlay, batch_spec, max_rows
 from agents.transport import BatchSlot, spec_bytes
-
-WORKER_KINDS = ("local", "process", "ray")
 
 
 class Worker(Protocol):
