@@ -318,6 +318,29 @@ def test_process_worker_trains(tmp_path):
     assert load_policy(tmp_path / "proc").spec["algorithm"] == "ppo"
 
 
+def test_process_worker_fails_loudly_instead_of_waiting_forever():
+    settings = RolloutSettings("ppo", make_spec("ppo", [16]), num_envs=4, num_steps=2)
+    weights = build_network(settings.spec).state_dict()
+    # An unknown command kills the child (it used to be dropped, the parent then waited).
+    worker = ProcessWorker(settings, seed=0)
+    try:
+        worker.conn.send(("collect_everything", None))
+        with pytest.raises(RuntimeError, match="rollout worker process died"):
+            worker._recv()
+        assert worker.proc.exitcode not in (None, 0)
+    finally:
+        worker.close()
+    # A child killed while the parent waits for its batch: result() raises, it never hangs.
+    worker = ProcessWorker(settings, seed=0)
+    try:
+        worker.submit(weights, [])
+        worker.proc.kill()
+        with pytest.raises(RuntimeError, match=r"died \(exit code -9\)"):
+            worker.result()
+    finally:
+        worker.close()
+
+
 @pytest.mark.slow
 def test_ray_workers_on_a_local_instance(tmp_path):
     ray = pytest.importorskip("ray", reason="needs the ray extra: pip install -e '.[ray]'")
