@@ -243,8 +243,11 @@ class BundleBot:
                 f"expected {wanted} -> {[(OUTPUT_NAME, [N_ACTIONS])]}"
             )
 
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(B, A) float32 masked scores of the model (illegal actions at float32's minimum)."""
+    def scores(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """(B, A) float32 masked scores of the model (illegal actions at float32's minimum);
+        deterministic, so ``rng`` is not used."""
         obs = np.ascontiguousarray(obs, dtype=np.float32)
         mask = np.ascontiguousarray(mask, dtype=bool)
         if (
