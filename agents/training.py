@@ -1,9 +1,10 @@
-"""What every trainer shares: the common config, seeding, the run directory and the loop.
+"""What every trainer shares: seeding, the run directory and the loop (the config that every
+trainer extends is ``agents.config.CommonConfig``).
 
 A run directory holds the resolved config, TensorBoard logs (``charts/``, ``losses/``,
-``eval/``), resumable checkpoints and the final evaluation; ``train_loop`` drives a trainer's
-learner through rollouts, updates, periodic evaluation (``agents.evaluation``) and checkpoints,
-with a progress bar.
+``eval/``), resumable checkpoints and the final evaluation; ``TrainLoop`` (``train_loop``)
+drives a trainer's learner through rollouts, updates, periodic evaluation
+(``agents.evaluation``) and checkpoints, with a progress bar.
 """
 
 from __future__ import annotations
