@@ -3,7 +3,7 @@
     python train.py                                  # the quick preset (a few minutes, 2 cores)
     python train.py --config ppo --seed 3            # a long preset (configs/ppo.yaml)
     python train.py --config my.yaml num_envs=1024   # a YAML file, then key=value overrides
-    python train.py --config hard --seed 1           # a staged preset: strong, then finetune
+    python train.py --config hard-recipe --seed 1    # a staged preset: strong, then finetune
     python train.py --resume runs/quick-s1 total_steps=5000000
     python train.py --rules sticky_pass=true,joker_pair=true   # train under variant rules
     python train.py --config ppo --ray-address auto --device auto
@@ -31,11 +31,13 @@ from typing import Any
 
 import yaml
 
+from agents.config import ConfigError, run_name
+
 CONFIG_DIR = Path(__file__).resolve().parent / "configs"
-
-
-class ConfigError(ValueError):
-    """A config that does not match the trainer's config dataclass."""
+# Presets that were renamed: old name -> (new name, why).
+RENAMED_PRESETS = {
+    "hard": ("hard-recipe", "'hard' is a difficulty level; the preset is the recipe of its policy")
+}
 
 
 def trainer_of(algorithm: str):
@@ -53,6 +55,9 @@ def trainer_of(algorithm: str):
 
 def load_preset(name_or_path: str) -> dict[str, Any]:
     """The raw dict of a preset name (configs/<name>.yaml) or a YAML path."""
+    if name_or_path in RENAMED_PRESETS:
+        new, why = RENAMED_PRESETS[name_or_path]
+        raise ConfigError(f"the preset {name_or_path!r} is now {new!r} ({why}): --config {new}")
     path = Path(name_or_path)
     if not path.suffix:
         path = CONFIG_DIR / f"{name_or_path}.yaml"
@@ -98,39 +103,6 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def checked_value(key: str, value: Any, default: Any) -> Any:
-    """``value`` for a config key whose default is ``default``, if it has the same type (an
-    integral float such as 1e6 becomes an int); ConfigError saying what the key takes if not."""
-
-    def wrong(takes: str) -> ConfigError:
-        return ConfigError(f"config key {key!r} takes {takes}, got {value!r}")
-
-    if isinstance(default, bool):
-        if not isinstance(value, bool):
-            raise wrong("true or false")
-    elif isinstance(default, (int, float)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise wrong("a number")
-        if isinstance(default, int) and isinstance(value, float):
-            if not value.is_integer():
-                raise wrong("an integer")
-            return int(value)  # "1e6" style budgets
-    elif isinstance(default, str):
-        if not isinstance(value, str):
-            raise wrong("a string (quote it in YAML)")
-    elif isinstance(default, list):
-        if not isinstance(value, list):
-            raise wrong(f"a list, e.g. {default!r}")
-        if default:  # the items have the type of the default's items
-            kind = type(default[0])
-            if not all(type(item) is kind for item in value):
-                raise wrong(f"a list of {kind.__name__} values, e.g. {default!r}")
-    elif isinstance(default, dict):
-        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
-            raise wrong("a mapping of names to values, e.g. {sticky_pass: true}")
-    return value
-
-
 def build_config(raw: dict[str, Any]):
     """(algorithm, config dataclass instance) from a raw dict; unknown keys are errors."""
     raw = dict(raw)
@@ -146,51 +118,7 @@ def build_config(raw: dict[str, Any]):
         raise ConfigError(
             f"unknown {algorithm} config key(s) {unknown}; known keys: {sorted(known)}"
         )
-    for key, value in raw.items():
-        field = known[key]
-        default = field.default
-        if default is dataclasses.MISSING:
-            default = field.default_factory()
-        raw[key] = checked_value(key, value, default)
-    cfg = cls(**raw)
-    from murlan_env.bots import registry
-    from murlan_env.game.episode import REWARD_MODES
-    from murlan_env.game.rules import Rules, RulesError
-
-    try:
-        Rules.from_dict(cfg.rules)  # unknown variant flags fail here, before any work
-    except RulesError as e:
-        raise ConfigError(f"config key 'rules': {e}") from None
-    if cfg.reward not in REWARD_MODES:
-        raise ConfigError(f"reward must be one of {list(REWARD_MODES)}, got {cfg.reward!r}")
-    from agents.inference import INFERENCE_MODES
-    from agents.networks import PRECISIONS
-    from agents.workers import WORKER_KINDS
-
-    for key, allowed in (
-        ("workers", WORKER_KINDS),
-        ("inference", INFERENCE_MODES),
-        ("precision", PRECISIONS),
-    ):
-        if getattr(cfg, key) not in allowed:
-            raise ConfigError(f"{key} must be one of {list(allowed)}, got {getattr(cfg, key)!r}")
-    if cfg.inference == "server" and cfg.workers != "process":
-        raise ConfigError('inference="server" serves process workers: set workers=process')
-    if cfg.init_from:
-        if getattr(cfg, "imitate", ""):
-            raise ConfigError("init_from and imitate both choose the starting weights: set one")
-        from agents.networks import CheckpointError, load_checkpoint
-
-        try:
-            load_checkpoint(cfg.init_from)
-        except (CheckpointError, FileNotFoundError) as e:
-            raise ConfigError(f"config key 'init_from': {e}") from None
-    for key in ("bots", "eval_bots"):
-        for spec in getattr(cfg, key):
-            try:
-                registry.check_spec(spec)
-            except (ValueError, OSError) as e:
-                raise ConfigError(f"config key {key!r}: {e}") from None
+    cfg = cls(**raw)  # the config checks its types and values (agents.config)
     return algorithm, cfg
 
 
@@ -266,10 +194,7 @@ def run_configs(
     if preset is not None:
         name = stages[-1][1].get("name")
         if not name:
-            import time
-
-            seed = stages[-1][1].get("seed", 1)
-            name = f"{preset}-s{seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+            name = run_name(preset, stages[-1][1].get("seed", 1))
         name_stages(stages, name)
     from agents.training import run_dir
 

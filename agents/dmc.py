@@ -17,9 +17,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.config import CommonConfig
 from agents.networks import QNetwork, autocast, make_spec, resolve_precision
 from agents.rollout import RolloutSettings
-from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
+from agents.training import resolve_device, seed_everything, train_loop
 from murlan_env.game.observation import from_codes, to_codes
 
 

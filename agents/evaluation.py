@@ -4,7 +4,7 @@ A duplicate run (``murlan_env.eval.duplicate``): the learner sits in each of the
 against three copies of the bot, on the same seeded boards, for the first ``n_hands`` hands of
 a match (hand 1 with its opening duty, then hands with the exchange) or whole matches
 (``n_hands=None``). The learner plays greedily (the argmax of its masked scores, as
-``agents.policy_bot.PolicyBot``); the bots draw from the run's seeded generator.
+``agents.policy_bot.TorchPolicyBot``); the bots draw from the run's seeded generator.
 
 Points per hand are averaged per board over the four seatings, and the 95% confidence
 interval is taken over boards, which removes most of the luck of the cards.
@@ -17,7 +17,7 @@ import dataclasses
 import torch
 from torch import nn
 
-from agents.policy_bot import PolicyBot
+from agents.policy_bot import TorchPolicyBot
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
 from murlan_env.eval.duplicate import DealSource, one_against_three, play_duplicate
@@ -71,7 +71,7 @@ def evaluate(
     """
     bot = registry.make_bot(bot_name) if isinstance(bot_name, str) else bot_name
     result = play_duplicate(
-        [PolicyBot(policy, LEARNER), bot],
+        [TorchPolicyBot(policy, LEARNER), bot],
         n_deals,
         lineups=one_against_three(),
         seed=seed,

@@ -24,13 +24,12 @@ from multiprocessing.connection import wait
 import numpy as np
 import torch
 
+from agents.config import INFERENCE_MODES
 from agents.networks import autocast, build_network
 from agents.transport import BatchSlot, spec_bytes
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.observation import HIDDEN_SIZE
 from murlan_env.game.observation import SIZE as OBS_SIZE
-
-INFERENCE_MODES = ("local", "server")
 
 
 def _request_spec(rows: int, privileged: bool) -> dict:

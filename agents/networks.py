@@ -41,14 +41,12 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.config import PRECISIONS
 from murlan_env.game.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
 from murlan_env.game.observation import HIDDEN_SIZE
 from murlan_env.game.observation import SIZE as OBS_SIZE
 
 CHECKPOINT_NAME = "checkpoint.pt"
-
-
-PRECISIONS = ("auto", "fp32", "bf16")
 
 
 def resolve_precision(precision: str, device: torch.device) -> str:

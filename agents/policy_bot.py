@@ -15,16 +15,18 @@ import torch
 from agents.networks import load_policy, policy_scores
 
 
-class PolicyBot:
+class TorchPolicyBot:
     """A trained torch policy (``agents.networks.load_policy`` contract): argmax of its scores."""
 
     def __init__(self, policy: Any, name: str) -> None:
         self.policy = policy
         self.name = name
 
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def scores(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
         """(B, A) float32: the policy's masked scores (PPO's logits, DMC's Q-values), illegal
-        actions at float32's lowest value; the bot plays their argmax."""
+        actions at float32's lowest value; the bot plays their argmax (``rng``: unused)."""
         obs = torch.as_tensor(np.asarray(obs, np.float32))
         mask = torch.as_tensor(np.asarray(mask, bool))
         with torch.inference_mode():
@@ -34,8 +36,8 @@ class PolicyBot:
         return self.scores(obs, mask).argmax(-1).astype(np.int64)
 
 
-def from_spec(path: str) -> PolicyBot:
+def from_spec(path: str) -> TorchPolicyBot:
     """The ``ckpt:PATH`` bot: a checkpoint file or a run directory."""
     if not path:
         raise ValueError("ckpt: needs a checkpoint file or run directory, e.g. ckpt:runs/quick")
-    return PolicyBot(load_policy(path), name=f"ckpt:{path}")
+    return TorchPolicyBot(load_policy(path), name=f"ckpt:{path}")

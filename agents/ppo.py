@@ -17,9 +17,10 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.config import CommonConfig, ConfigError
 from agents.networks import ActorCritic, autocast, make_spec, masked_logits, resolve_precision
 from agents.rollout import RolloutSettings
-from agents.training import CommonConfig, resolve_device, seed_everything, train_loop
+from agents.training import resolve_device, seed_everything, train_loop
 
 
 @dataclasses.dataclass
@@ -59,6 +60,11 @@ class PPOConfig(CommonConfig):
     """Normalise advantages per minibatch."""
     anneal_lr: bool = True
     """Decay the learning rate linearly to 0 over total_steps."""
+
+    def check_init_from(self) -> None:
+        if self.imitate:
+            raise ConfigError("init_from and imitate both choose the starting weights: set one")
+        super().check_init_from()
 
 
 def ppo_loss(

@@ -18,6 +18,7 @@ that the learner reads without a copy (``agents.transport``, ``agents.workers``)
 from __future__ import annotations
 
 import dataclasses
+import enum
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -56,6 +57,14 @@ class RolloutSettings:
     carry_steps: int = 192  # DMC: how far back unfinished hands are kept
     torch_threads: int = 1  # intra-op threads of a process or Ray worker's forward passes
     inference: str = "local"  # the learner's forward passes: "local" or an inference "server"
+
+
+class Opponents(enum.IntEnum):
+    """Who the learner plays in a rollout game (the games of a worker, in this order)."""
+
+    SELF = 0  # self-play: the learner acts for all four seats
+    SNAPSHOT = 1  # the learner in one seat, a frozen snapshot of it in the other three
+    BOTS = 2  # the learner in one seat, bots in the other three
 
 
 def privileged(settings: RolloutSettings) -> bool:
@@ -215,15 +224,22 @@ class SelfPlay:
         self.net.load_state_dict(weights)
         b, steps = s.num_envs, s.num_steps
         # Who plays what: games [0, n_self) self-play, then snapshots, then bots.
-        kind = np.zeros(b, np.int8)
+        kind = np.full(b, Opponents.SELF, np.int8)
         n_snap = self.n_snapshot if snapshots else 0
-        kind[self.n_self : self.n_self + n_snap] = 1
-        kind[self.n_self + self.n_snapshot : self.n_self + self.n_snapshot + self.n_bot] = 2
+        kind[self.n_self : self.n_self + n_snap] = Opponents.SNAPSHOT
+        kind[self.n_self + self.n_snapshot : self.n_self + self.n_snapshot + self.n_bot] = (
+            Opponents.BOTS
+        )
         learner_seat = rng.integers(0, N_SEATS, b)
         if n_snap:
             self.opponent_net.load_state_dict(snapshots[int(rng.integers(len(snapshots)))])
         bot_of_game = rng.integers(0, max(len(self.bots), 1), b)
-        stats = {"hands": 0, "matches": 0, "learner_points": [0.0, 0.0, 0.0], "games_of": [0, 0, 0]}
+        stats = {
+            "hands": 0,
+            "matches": 0,
+            "learner_points": dict.fromkeys(Opponents, 0.0),
+            "games_of": dict.fromkeys(Opponents, 0),
+        }
         hand_lengths = []
         t_engine = 0.0
         state = self.state
@@ -235,36 +251,36 @@ class SelfPlay:
                 observation.encode_hidden(state, out=buf["hidden"][t])
             seat = state.to_act.copy()
             t_engine += time.perf_counter() - t0
-            learner = (kind == 0) | (seat == learner_seat)
+            learner = (kind == Opponents.SELF) | (seat == learner_seat)
             buf["mask"][t], buf["seat"][t], buf["learner"][t] = mask, seat, learner
             opp = ~learner
             self._act(
                 t,
                 np.flatnonzero(learner),
-                np.flatnonzero(opp & (kind == 1)),
-                np.flatnonzero(opp & (kind == 2)),
+                np.flatnonzero(opp & (kind == Opponents.SNAPSHOT)),
+                np.flatnonzero(opp & (kind == Opponents.BOTS)),
                 bot_of_game,
             )
             t0 = time.perf_counter()
-            state = engine.step(state, buf["action"][t], donate=True)
-            buf["ended"][t] = episode.ended(state, s.reward)
-            buf["reward"][t] = episode.rewards(state, s.reward)
+            # Matches go on hand after hand; the reward mode names where returns are cut.
+            state, step = episode.advance(
+                state, buf["action"][t], rng, reward=s.reward, donate=True
+            )
+            t_engine += time.perf_counter() - t0
+            buf["ended"][t] = episode.ended(step, s.reward)
+            buf["reward"][t] = step.rewards
             self.hand_len += 1
-            hand_end = state.hand_over
+            hand_end = step.hand_over
             if hand_end.any():
                 stats["hands"] += int(hand_end.sum())
                 hand_lengths += self.hand_len[hand_end].tolist()
                 self.hand_len[hand_end] = 0
-                pts = state.points[np.arange(b), learner_seat]
-                for k in (1, 2):
+                pts = step.points[np.arange(b), learner_seat]
+                for k in (Opponents.SNAPSHOT, Opponents.BOTS):
                     g = hand_end & (kind == k)
                     stats["learner_points"][k] += float(pts[g].sum())
                     stats["games_of"][k] += int(g.sum())
-                over = state.done
-                stats["matches"] += int(over.sum())
-                state = engine.next_hand(state, rng, donate=True)
-                state = engine.new_matches(state, over, rng, donate=True)
-            t_engine += time.perf_counter() - t0
+                stats["matches"] += int(step.done.sum())
         self.state = state
         sink = sink or LocalSink()
         out = self._gae(sink) if s.algorithm == "ppo" else self._mc_returns(sink)
@@ -274,8 +290,12 @@ class SelfPlay:
             "hands": stats["hands"],
             "matches": stats["matches"],
             "hand_length": float(np.mean(hand_lengths)) if hand_lengths else float("nan"),
-            "points_vs_snapshot": _ratio(stats["learner_points"][1], stats["games_of"][1]),
-            "points_vs_bots": _ratio(stats["learner_points"][2], stats["games_of"][2]),
+            "points_vs_snapshot": _ratio(
+                stats["learner_points"][Opponents.SNAPSHOT], stats["games_of"][Opponents.SNAPSHOT]
+            ),
+            "points_vs_bots": _ratio(
+                stats["learner_points"][Opponents.BOTS], stats["games_of"][Opponents.BOTS]
+            ),
             "seconds": time.perf_counter() - t_start,
             "engine_seconds": t_engine,
         }
@@ -351,6 +371,7 @@ def _ratio(total: float, n: int) -> float:
 
 
 __all__ = [
+    "Opponents",
     "RolloutSettings",
     "SelfPlay",
     "batch_spec",

@@ -1,102 +1,31 @@
-"""What every trainer shares: the common config, seeding, the run directory and the loop.
+"""What every trainer shares: seeding, the run directory and the loop (the config that every
+trainer extends is ``agents.config.CommonConfig``).
 
 A run directory holds the resolved config, TensorBoard logs (``charts/``, ``losses/``,
-``eval/``), resumable checkpoints and the final evaluation; ``train_loop`` drives a trainer's
-learner through rollouts, updates, periodic evaluation (``agents.evaluation``) and checkpoints,
-with a progress bar.
+``eval/``), resumable checkpoints and the final evaluation; ``TrainLoop`` (``train_loop``)
+drives a trainer's learner through rollouts, updates, periodic evaluation
+(``agents.evaluation``) and checkpoints, with a progress bar.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import time
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
+from agents.config import CommonConfig, run_name
 from agents.evaluation import EvalResult, evaluate
+from agents.workers import merge_batches
 from murlan_env.game.rules import Rules
 
 # ---------------------------------------------------------------------- run bookkeeping
-# The pieces every trainer shares: the common config fields, seeding, the run directory with
-# TensorBoard logs, checkpoints and the progress bar, and the evaluation hook.
-
-
-@dataclasses.dataclass
-class CommonConfig:
-    """Fields every trainer has; the trainers' config dataclasses extend it."""
-
-    name: str = ""
-    """Run name: the run directory is ``runs/<name>`` (default: ``<algorithm>-s<seed>-<time>``)."""
-    seed: int = 1
-    """Seeds Python, NumPy and torch, the rollouts and the learner."""
-    runs_dir: str = "runs"
-    """Parent directory of the run directories."""
-    total_steps: int = 1_000_000
-    """Training budget in engine decisions (all seats, all games)."""
-    num_envs: int = 512
-    """Matches stepped together by each rollout worker."""
-    num_steps: int = 32
-    """Engine steps per rollout (each worker returns num_envs * num_steps decisions)."""
-    reward: str = "hand"
-    """"hand": points of each hand minus 1.5 (dense, what the quick preset learns from);
-    "match": the zero-sum match result (+1 for the winner, -1/3 for the others)."""
-    rules: dict = dataclasses.field(default_factory=dict)
-    """Variant flags of RULES.md section 7 (``Rules.from_dict``); empty: the standard game."""
-    hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
-    """Widths of the observation trunk's layers."""
-    learning_rate: float = 3e-4
-    """Adam learning rate."""
-    snapshot_share: float = 0.0
-    """Share of rollout games against a frozen past snapshot of the learner."""
-    bot_share: float = 0.0
-    """Share of rollout games against rule-based bots (the learner takes one random seat)."""
-    bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
-    """Bots for the bot share, as murlan_env.bots.registry specs (repeat a spec to weight it)."""
-    snapshot_every: int = 20
-    """Iterations between snapshots added to the opponent pool."""
-    snapshot_pool: int = 8
-    """Most recent snapshots kept in the opponent pool."""
-    workers: str = "local"
-    """Where rollouts run: "local" (this process), "process" (child processes: rollouts
-    overlap the update), or "ray" (Ray actors; set by --ray-address / RAY_ADDRESS)."""
-    num_workers: int = 1
-    """Rollout workers; each plays num_envs matches."""
-    ray_address: str = ""
-    """Ray cluster address for workers="ray" ("" starts a local Ray instance)."""
-    torch_threads: int = 1
-    """Intra-op threads of the learner (workers use one each)."""
-    inference: str = "local"
-    """Where the learner's forward passes in rollouts run: "local" (each worker on its own
-    core) or "server" (one batched server on the learner's device for all process workers;
-    agents.inference)."""
-    device: str = "auto"
-    """Learner device: "cpu", "cuda" or "auto" (cuda when present). Rollouts run on the CPU."""
-    precision: str = "auto"
-    """Matrix precision of forward and backward passes: "fp32", "bf16" (autocast: float32
-    weights, bfloat16 products) or "auto" (bf16 where the device computes it natively)."""
-    eval_every: int = 10
-    """Iterations between evaluations (0: only at the end)."""
-    eval_deals: int = 128
-    """Fixed deals per evaluation; each is played with the learner in all four seats."""
-    final_eval_deals: int = 0
-    """Deals of the evaluation at the end of training (0: eval_deals); more deals, tighter CI."""
-    eval_hands: int = 2
-    """Hands played per evaluation deal (hand 2 includes the exchange); 0: whole matches,
-    which also logs the match win rate."""
-    eval_bots: list = dataclasses.field(default_factory=lambda: ["random", "greedy", "rule"])
-    """Evaluation opponents, as murlan_env.bots.registry specs."""
-    eval_seed: int = 1234
-    """Seed of the evaluation deals: keep it fixed so curves compare across runs."""
-    init_from: str = ""
-    """Fine-tune: start from the weights of this checkpoint (file or run directory; its
-    network must have this config's shape) with a fresh optimiser, learning-rate schedule and
-    step count, instead of from random weights. Ignored when resuming."""
-    checkpoint_every: int = 50
-    """Iterations between resumable checkpoints (one is always written at the end)."""
-    progress: bool = True
-    """Show a progress bar."""
+# The pieces every trainer shares: seeding, the run directory with TensorBoard logs,
+# checkpoints and the progress bar, and the evaluation hook (the config: agents.config).
 
 
 def seed_everything(seed: int) -> np.random.Generator:
@@ -126,12 +55,11 @@ class Run:
 
     def __init__(self, cfg: CommonConfig, algorithm: str, resumed_step: int = 0) -> None:
         import json
-        import time
 
         from torch.utils.tensorboard import SummaryWriter
 
         if not cfg.name:
-            cfg.name = f"{algorithm}-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
+            cfg.name = run_name(algorithm, cfg.seed)
         self.cfg = cfg
         self.dir = run_dir(cfg)
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -221,13 +149,33 @@ def save_checkpoint(path, payload: dict) -> None:
     tmp.replace(path)
 
 
-def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = None) -> dict:
+class Stopwatch:
+    """Seconds spent in each phase of the loop: summed over the run (``total``) and for the
+    latest time through each phase (``last``)."""
+
+    PHASES = ("wait", "transfer", "update", "evaluation", "checkpoint")
+
+    def __init__(self) -> None:
+        self.total = dict.fromkeys(self.PHASES, 0.0)
+        self.last = dict.fromkeys(self.PHASES, 0.0)
+
+    @contextlib.contextmanager
+    def phase(self, name: str):
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            seconds = time.perf_counter() - start
+            self.total[name] += seconds
+            self.last[name] = seconds
+
+
+class TrainLoop:
     """The loop both trainers share: collect, update, log, snapshot, evaluate, checkpoint.
 
     ``learner`` provides ``net`` (the policy module, on the learner device), ``settings()``
     (RolloutSettings), ``update(batch) -> dict`` of losses, and ``state_dict()`` /
     ``load_state_dict()`` for what it needs to resume (optimiser, replay, ...).
-    Returns the final evaluation results, counters and the time split of the iterations.
 
     Checkpoints are consistent at any kill: worker states are read right after a rollout
     returns, before the next one starts (with asynchronous workers the learner otherwise
@@ -237,158 +185,205 @@ def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = 
     keeps those weights and that snapshot pool (``next_rollout``), and a resumed run starts
     with them: it goes on bit for bit as if it had not stopped.
     """
-    import time
 
-    from agents.networks import CHECKPOINT_NAME, checkpoint_path, load_weights
-    from agents.workers import make_workers, merge_batches
+    def __init__(self, cfg: CommonConfig, algorithm: str, learner, resume: str | None = None):
+        from agents.networks import load_weights
+        from agents.workers import make_workers
 
-    counters = {"step": 0, "iteration": 0}
-    snapshots: list[dict] = []
-    ckpt = None
-    if cfg.init_from and not resume:
-        load_weights(learner.net, cfg.init_from)
-    if resume:
+        self.cfg, self.algorithm, self.learner = cfg, algorithm, learner
+        self.counters = {"step": 0, "iteration": 0}
+        self.snapshots: list[dict] = []  # the opponent pool of frozen past weights
+        checkpoint = self._restore(resume) if resume else None
+        if cfg.init_from and not resume:
+            load_weights(learner.net, cfg.init_from)
+        self.run = Run(cfg, algorithm, resumed_step=self.counters["step"])
+        self.server = self._inference_server() if cfg.inference == "server" else None
+        settings = dataclasses.replace(learner.settings(), inference=cfg.inference)
+        self.workers = make_workers(
+            settings,
+            cfg.workers,
+            cfg.num_workers,
+            cfg.seed * 1000,
+            cfg.ray_address or None,
+            self.server,
+        )
+        if checkpoint is not None:
+            for worker, st in zip(self.workers, checkpoint["rng"]["workers"], strict=True):
+                worker.set_state(st)
+        # Asynchronous workers roll out while the learner updates on the previous batch.
+        self.async_rollout = cfg.workers != "local"
+        # The job the next rollout gets (or would get, had the run not ended): async only.
+        self.next_rollout = None
+        self.worker_states: list[dict] | None = None  # read for the next checkpoint
+        self.results: dict[str, EvalResult] = {}
+        self.clock = Stopwatch()
+        self.rollout_seconds = 0.0  # the workers' own time, summed over the batches
+        self.iteration_end = 0.0  # when the previous iteration ended (for decisions/s)
+        resumed_job = checkpoint.get("next_rollout") if checkpoint and self.async_rollout else None
+        self._submit(resumed_job or self._current_job())
+
+    def _restore(self, resume: str) -> dict:
+        """Load a checkpoint's weights, learner state, counters, pool and torch generator."""
+        from agents.networks import checkpoint_path
+
         ckpt = torch.load(checkpoint_path(resume), map_location="cpu", weights_only=False)
-        learner.net.load_state_dict(ckpt["model"])
-        learner.load_state_dict(ckpt["learner"])
-        counters = ckpt["counters"]
-        snapshots = ckpt["snapshots"]
+        self.learner.net.load_state_dict(ckpt["model"])
+        self.learner.load_state_dict(ckpt["learner"])
+        self.counters = ckpt["counters"]
+        self.snapshots = ckpt["snapshots"]
         torch.set_rng_state(ckpt["rng"]["torch"])
-    run = Run(cfg, algorithm, resumed_step=counters["step"])
-    settings = dataclasses.replace(learner.settings(), inference=cfg.inference)
-    ray_address = cfg.ray_address or None
-    server = None
-    if cfg.inference == "server":
+        return ckpt
+
+    def _inference_server(self):
         from agents.inference import InferenceServer
 
-        server = InferenceServer(
-            learner.net.spec,
-            cfg.num_workers,
-            cfg.num_envs,
-            next(learner.net.parameters()).device,
-            getattr(learner, "precision", "fp32"),
+        net = self.learner.net
+        return InferenceServer(
+            net.spec,
+            self.cfg.num_workers,
+            self.cfg.num_envs,
+            next(net.parameters()).device,
+            getattr(self.learner, "precision", "fp32"),
         )
-    workers = make_workers(
-        settings, cfg.workers, cfg.num_workers, cfg.seed * 1000, ray_address, server
-    )
-    if ckpt is not None:
-        for w, st in zip(workers, ckpt["rng"]["workers"], strict=True):
-            w.set_state(st)
 
-    def save(worker_states: list[dict]) -> None:
-        save_checkpoint(
-            run.dir / CHECKPOINT_NAME,
+    # ------------------------------------------------------------------ the loop
+
+    def train(self) -> dict:
+        """Train to ``total_steps``, evaluate, save; returns the final evaluation results,
+        counters, run directory and the time split of the iterations."""
+        start = time.perf_counter()
+        self.iteration_end = start
+        try:
+            while self.counters["step"] < self.cfg.total_steps:
+                self._iteration()
+            self._finish()
+        finally:
+            self._close()
+        split = dict(self.clock.total)
+        split["total"] = time.perf_counter() - start
+        split["rollout"] = self.rollout_seconds
+        return {
+            "results": self.results,
+            "counters": self.counters,
+            "run_dir": str(self.run.dir),
+            "split": split,
+        }
+
+    def _iteration(self) -> None:
+        """One batch: wait for the rollouts, start the next ones, update, evaluate, save."""
+        cfg, clock = self.cfg, self.clock
+        with clock.phase("wait"):
+            batches = [worker.result() for worker in self.workers]
+        with clock.phase("transfer"):
+            batch = merge_batches(batches)
+            stats = batch["stats"]
+            iteration = self.counters["iteration"] + 1
+            step = self.counters["step"] + stats["decisions"]
+            last = step >= cfg.total_steps
+            checkpointing = last or bool(
+                cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0
+            )
+            self.worker_states = [w.get_state() for w in self.workers] if checkpointing else None
+            if self.async_rollout:  # the next rollout runs while this batch trains
+                self.next_rollout = self._current_job()
+                if not last:
+                    self._submit(self.next_rollout)
+        with clock.phase("update"):
+            losses = self.learner.update(batch)
+        with clock.phase("transfer"):
+            if cfg.snapshot_share > 0 and iteration % cfg.snapshot_every == 0:
+                pool = self.snapshots + [cpu_weights(self.learner.net)]
+                self.snapshots = pool[-cfg.snapshot_pool :]
+            if not self.async_rollout and not last:
+                self._submit(self._current_job())
+            self.counters["step"], self.counters["iteration"] = step, iteration
+            self.counters["gradient_steps"] = self.counters.get("gradient_steps", 0) + losses.get(
+                "gradient_steps", 0
+            )
+            self.rollout_seconds += stats["seconds"]
+        with clock.phase("evaluation"):
+            if cfg.eval_every and iteration % cfg.eval_every == 0 and not last:
+                self.results = self.run.evaluate(self.learner.net, step)
+        with clock.phase("checkpoint"):
+            if checkpointing and not last:
+                self._save()
+        self._log(batch, losses, step)
+
+    def _finish(self) -> None:
+        """The final evaluation (with ``final_eval_deals``) and checkpoint."""
+        with self.clock.phase("evaluation"):
+            step, deals = self.counters["step"], self.cfg.final_eval_deals or None
+            self.results = self.run.evaluate(self.learner.net, step, deals)
+        with self.clock.phase("checkpoint"):
+            if self.worker_states is not None:  # else no iteration ran: the checkpoint stands
+                self._save()
+
+    def _log(self, batch: dict, losses: dict, step: int) -> None:
+        """TensorBoard scalars of an iteration (charts/, losses/) and the progress bar."""
+        stats = batch["stats"]
+        now = time.perf_counter()
+        rate = stats["decisions"] / max(now - self.iteration_end, 1e-9)
+        self.iteration_end = now
+        rollout_seconds = max(stats["seconds"], 1e-9)
+        returns = batch["return"]
+        self.run.scalars(
+            "charts",
             {
-                "spec": learner.net.spec,
-                "model": cpu_weights(learner.net),
-                "learner": learner.state_dict(),
-                "counters": dict(counters),
-                "config": {"algorithm": algorithm, **dataclasses.asdict(cfg)},
-                "snapshots": snapshots,
-                "rng": {"torch": torch.get_rng_state(), "workers": worker_states},
-                "next_rollout": next_rollout,
+                "decisions_per_s": rate,
+                "rollout_decisions_per_s": stats["decisions"] / rollout_seconds,
+                "engine_share": stats["engine_seconds"] / rollout_seconds,
+                "update_seconds": self.clock.last["update"],
+                "wait_seconds": self.clock.last["wait"],
+                "hand_length": stats["hand_length"],
+                "points_vs_snapshot": stats["points_vs_snapshot"],
+                "points_vs_bots": stats["points_vs_bots"],
+                "samples": len(batch["action"]),
+                "return_mean": float(np.mean(returns)) if len(returns) else None,
+            },
+            step,
+        )
+        self.run.scalars("losses", losses, step)
+        self.run.progress(stats["decisions"], rate)
+
+    # ------------------------------------------------------------------ workers, checkpoints
+
+    def _current_job(self) -> dict:
+        """What a rollout started now gets: the learner's weights and the snapshot pool."""
+        return {"weights": cpu_weights(self.learner.net), "snapshots": self.snapshots}
+
+    def _submit(self, job: dict) -> None:
+        if self.server is not None:  # the workers are idle: no request is in flight
+            self.server.load_weights(job["weights"])
+        for worker in self.workers:
+            worker.submit(job["weights"], job["snapshots"])
+
+    def _save(self) -> None:
+        from agents.networks import CHECKPOINT_NAME
+
+        net = self.learner.net
+        save_checkpoint(
+            self.run.dir / CHECKPOINT_NAME,
+            {
+                "spec": net.spec,
+                "model": cpu_weights(net),
+                "learner": self.learner.state_dict(),
+                "counters": dict(self.counters),
+                "config": {"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
+                "snapshots": self.snapshots,
+                "rng": {"torch": torch.get_rng_state(), "workers": self.worker_states},
+                "next_rollout": self.next_rollout,
             },
         )
 
-    async_rollout = cfg.workers != "local"
-    split = {k: 0.0 for k in ("wait", "transfer", "update", "evaluation", "checkpoint")}
+    def _close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+        if self.server is not None:
+            self.server.close()
+        self.run.close()
 
-    def current_job() -> dict:
-        """What a rollout started now gets: the learner's weights and the snapshot pool."""
-        return {"weights": cpu_weights(learner.net), "snapshots": snapshots}
 
-    def submit(job: dict) -> None:
-        if server is not None:  # the workers are idle: no request is in flight
-            server.load_weights(job["weights"])
-        for w in workers:
-            w.submit(job["weights"], job["snapshots"])
-
-    # Asynchronous workers: the job the next rollout gets (or would get, once the run ends).
-    next_rollout = None
-    resumed_job = ckpt.get("next_rollout") if ckpt is not None and async_rollout else None
-    submit(resumed_job or current_job())
-    results: dict[str, EvalResult] = {}
-    t_start = t_last = time.perf_counter()
-    rollout_seconds = 0.0
-    worker_states = None
-    try:
-        while counters["step"] < cfg.total_steps:
-            t0 = time.perf_counter()
-            batches = [w.result() for w in workers]
-            t1 = time.perf_counter()
-            batch = merge_batches(batches)
-            it = counters["iteration"] + 1
-            checkpointing = (cfg.checkpoint_every and it % cfg.checkpoint_every == 0) or counters[
-                "step"
-            ] + batch["stats"]["decisions"] >= cfg.total_steps
-            worker_states = [w.get_state() for w in workers] if checkpointing else None
-            more = counters["step"] + batch["stats"]["decisions"] < cfg.total_steps
-            if async_rollout:  # the next rollout runs while this batch trains
-                next_rollout = current_job()
-                if more:
-                    submit(next_rollout)
-            t2 = time.perf_counter()
-            losses = learner.update(batch)
-            t3 = time.perf_counter()
-            if cfg.snapshot_share > 0 and it % cfg.snapshot_every == 0:
-                snapshots = (snapshots + [cpu_weights(learner.net)])[-cfg.snapshot_pool :]
-            if not async_rollout and more:
-                submit(current_job())
-            st = batch["stats"]
-            counters["step"] += st["decisions"]
-            counters["iteration"] += 1
-            step = counters["step"]
-            rollout_seconds += st["seconds"]
-            t4 = time.perf_counter()
-            if cfg.eval_every and it % cfg.eval_every == 0 and step < cfg.total_steps:
-                results = run.evaluate(learner.net, step)
-            t5 = time.perf_counter()
-            if checkpointing and step < cfg.total_steps:
-                save(worker_states)
-            t6 = time.perf_counter()
-            split["wait"] += t1 - t0
-            split["transfer"] += (t2 - t1) + (t4 - t3)
-            split["update"] += t3 - t2
-            split["evaluation"] += t5 - t4
-            split["checkpoint"] += t6 - t5
-            rate = st["decisions"] / max(t6 - t_last, 1e-9)
-            t_last = t6
-            run.scalars(
-                "charts",
-                {
-                    "decisions_per_s": rate,
-                    "rollout_decisions_per_s": st["decisions"] / max(st["seconds"], 1e-9),
-                    "engine_share": st["engine_seconds"] / max(st["seconds"], 1e-9),
-                    "update_seconds": t3 - t2,
-                    "wait_seconds": t1 - t0,
-                    "hand_length": st["hand_length"],
-                    "points_vs_snapshot": st["points_vs_snapshot"],
-                    "points_vs_bots": st["points_vs_bots"],
-                    "samples": len(batch["action"]),
-                    "return_mean": float(np.mean(batch["return"]))
-                    if len(batch["return"])
-                    else None,
-                },
-                step,
-            )
-            counters["gradient_steps"] = counters.get("gradient_steps", 0) + losses.get(
-                "gradient_steps", 0
-            )
-            run.scalars("losses", losses, step)
-            run.progress(st["decisions"], rate)
-        t0 = time.perf_counter()
-        results = run.evaluate(learner.net, counters["step"], cfg.final_eval_deals or None)
-        t1 = time.perf_counter()
-        if worker_states is not None:  # else the loop did not run: the checkpoint stands
-            save(worker_states)
-        split["evaluation"] += t1 - t0
-        split["checkpoint"] += time.perf_counter() - t1
-    finally:
-        for w in workers:
-            w.close()
-        if server is not None:
-            server.close()
-        run.close()
-    split["total"] = time.perf_counter() - t_start
-    split["rollout"] = rollout_seconds
-    return {"results": results, "counters": counters, "run_dir": str(run.dir), "split": split}
+def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = None) -> dict:
+    """Train ``learner`` under ``cfg`` (see ``TrainLoop``); returns the final evaluation
+    results, counters, run directory and the time split of the iterations."""
+    return TrainLoop(cfg, algorithm, learner, resume).train()

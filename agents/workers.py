@@ -22,10 +22,9 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
+from agents.config import WORKER_KINDS
 from agents.rollout import RolloutSettings, SelfPlay, batch_spec, max_rows
 from agents.transport import BatchSlot, spec_bytes
-
-WORKER_KINDS = ("local", "process", "ray")
 
 
 class Worker(Protocol):
@@ -107,6 +106,8 @@ def _process_main(
             elif cmd == "set_state":
                 selfplay.set_state(payload)
                 conn.send(True)
+            else:  # a parent out of step with this loop: die loudly, the parent notices
+                raise ValueError(f"rollout worker: unknown command {cmd!r}")
     finally:
         for slot in slots:
             slot.close()
@@ -115,6 +116,8 @@ def _process_main(
 
 class ProcessWorker:
     """Rollouts in a child process, batches through shared memory (see the module doc)."""
+
+    POLL_SECONDS = 1.0  # how often a waiting parent checks that the child still lives
 
     def __init__(self, settings: RolloutSettings, seed: int, server: dict | None = None) -> None:
         """``server``: a handle of an ``agents.inference.InferenceServer`` to ask for the
@@ -130,6 +133,7 @@ class ProcessWorker:
             target=_process_main, args=(child, settings, seed, names, server), daemon=True
         )
         self.proc.start()
+        child.close()  # the child's end lives in the child: its death closes the pipe here
 
     def submit(self, weights: dict, snapshots: list[dict]) -> None:
         k = self.turn
@@ -145,11 +149,18 @@ class ProcessWorker:
         return batch
 
     def _recv(self):
+        """The child's reply; RuntimeError as soon as the child is dead instead of a reply."""
         try:
+            while not self.conn.poll(self.POLL_SECONDS):
+                if not self.proc.is_alive():
+                    raise EOFError
             return self.conn.recv()
-        except EOFError:
+        except (EOFError, ConnectionError):  # the child is exiting or gone: wait for its code
+            self.proc.join(timeout=10)
             code = self.proc.exitcode
-            raise RuntimeError(f"rollout worker process died (exit code {code})") from None
+            raise RuntimeError(
+                f"rollout worker process died (exit code {code}); its error is on stderr"
+            ) from None
 
     def get_state(self) -> dict:
         self.conn.send(("get_state", None))
@@ -163,9 +174,9 @@ class ProcessWorker:
         if self.proc.is_alive():
             try:
                 if self.pending is not None:
-                    self.conn.recv()
+                    self._recv()
                 self.conn.send(None)
-            except (BrokenPipeError, EOFError):
+            except (BrokenPipeError, EOFError, RuntimeError):
                 pass
             self.proc.join(timeout=10)
         if self.proc.is_alive():

@@ -108,8 +108,7 @@ def engine_runner(batch_size: int, seed: int, rules: Rules | None = None) -> Run
 
 def aec_runner(seed: int) -> Runner:
     """Random legal play on the PettingZoo AEC env, reset whenever every agent is done."""
-    # The factory behind murlan_env.env(), taken from its module so the row does not depend on
-    # what the package attribute is bound to once the submodule has been imported.
+    # The factory behind murlan_env.env(), taken from its module.
     if importlib.util.find_spec("murlan_env.envs.aec") is None:
         raise Skip("murlan_env/envs/aec.py does not exist yet")
     from murlan_env.envs.aec import env as make_env

@@ -25,7 +25,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from vs_random import points_vs_random, summary
 
-import murlan_env.envs.gym_env  # noqa: F401  (registers Murlan-v1)
+import murlan_env  # noqa: F401  (importing it registers Murlan-v1)
 from murlan_env.eval.duplicate import BotResult
 
 
@@ -49,7 +49,7 @@ class MaskSplit(gymnasium.ObservationWrapper):
 
 def make_env() -> gymnasium.Env:
     """One random seat against three random bots, one hand per episode."""
-    return MaskSplit(gymnasium.make("murlan_env.envs.gym_env:Murlan-v1", episode="hand"))
+    return MaskSplit(gymnasium.make("Murlan-v1", episode="hand"))
 
 
 def train(steps: int, seed: int = 0) -> MaskablePPO:

@@ -1,6 +1,6 @@
 """Seeded evaluation shared by the examples: a policy's points per hand against 3 random bots.
 
-A trained policy becomes a murlan bot (``PolicyBot``: the ``Bot`` protocol of
+A trained policy becomes a murlan bot (``FunctionBot``: the ``Bot`` protocol of
 ``murlan_env.bots.basic``, one batched call for many games) and plays murlan's duplicate runner,
 ``murlan_env.eval.duplicate.play_duplicate``, the same one behind ``murlan arena`` and the trainers'
 evaluation: every board (a seeded sequence of deals) is played four times, the policy in each
@@ -28,7 +28,7 @@ HANDS_PER_BOARD = 2
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-class PolicyBot:
+class FunctionBot:
     """A batched policy as a murlan bot (it ignores the bots' random generator)."""
 
     def __init__(self, name: str, act: BatchPolicy) -> None:
@@ -45,7 +45,7 @@ def points_vs_random(act: BatchPolicy, boards: int = 150, seed: int = 10_000) ->
     ``seed`` fixes the deals and the random bots' choices; pick one the training did not use.
     """
     result = play_duplicate(
-        [PolicyBot("policy", act), RandomBot()],
+        [FunctionBot("policy", act), RandomBot()],
         boards,
         lineups=one_against_three(),
         seed=seed,

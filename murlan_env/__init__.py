@@ -1,8 +1,11 @@
 """murlan_env: the Murlan rules engine, environments, records and bots (no torch here)."""
 
+from murlan_env.envs import register_envs
 from murlan_env.game.rules import Rules
 
 __version__ = "0.1.0"
+
+register_envs()
 
 
 def env(**kwargs):

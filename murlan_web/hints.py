@@ -8,7 +8,6 @@ Replay page's view of a decision, where the move actually made is always listed.
 
 from __future__ import annotations
 
-import inspect
 import math
 from typing import Any
 
@@ -73,11 +72,9 @@ def bot_scores(
     if not isinstance(bot, ScoringBot):
         return None
     options = {}
-    if "rng" in inspect.signature(bot.scores).parameters:
-        options["rng"] = rng
     if history is not None and uses_history(bot):
         options["history"] = history
-    return np.asarray(bot.scores(obs, mask, **options), np.float64)
+    return np.asarray(bot.scores(obs, mask, rng, **options), np.float64)
 
 
 def advice(

@@ -78,12 +78,14 @@ def test_docstring_carries_the_generated_observation_table():
         assert SLICES[piece.name].stop - SLICES[piece.name].start == piece.size
 
 
-def test_module_and_factory_spellings_both_build_the_env():
-    # Importing the submodule rebinds murlan_env.env to it; calling it still builds an env.
-    for factory in (murlan_env.env, env_module, env_module.env):
+def test_package_factories_survive_importing_the_env_module():
+    # The env module (murlan_env.envs.aec, imported above) no longer shadows murlan_env.env.
+    for factory in (murlan_env.env, murlan_env.raw_env, env_module.env):
         env = factory(sticky_pass=True)
         env.reset(seed=0)
         assert env.unwrapped.rules == Rules(sticky_pass=True)
+    assert type(murlan_env.env(sticky_pass=True)) is env_module.OrderEnforcing
+    assert type(murlan_env.raw_env()) is env_module.MurlanAECEnv
 
 
 def test_bad_arguments_are_rejected():

@@ -104,3 +104,37 @@ def test_position_helper_builds_the_intended_endgame():
     state = last_play([0, 0, 0, 0], 21)
     assert state.cards[0, 0].tolist() == parse_hand("9S").tolist()
     assert state.n_left[0].tolist() == [1, 3, 0, 0]
+
+
+@pytest.mark.parametrize("mode", [episode.MATCH, episode.HAND])
+def test_advance_is_the_written_out_step_reward_and_deal(mode):
+    """``advance`` against the loop it replaced, written out: step, pay, read the ends, then
+    deal the next hands and new matches from the same generator in that order. Same states,
+    same draws, and a transition that later (donated) steps do not overwrite."""
+    rng, ref_rng = np.random.default_rng(5), np.random.default_rng(5)
+    state = engine.init(rng, 16, Rules(sticky_pass=True))
+    ref = engine.init(ref_rng, 16, Rules(sticky_pass=True))
+    pick = np.random.default_rng(6)
+    kept, ends, hands = [], 0, 0
+    for _ in range(1500):
+        mask = engine.legal_action_mask(state)
+        actions = engine.random_legal_actions(mask, pick)
+        state, step = episode.advance(state, actions, rng, reward=mode, episode=mode, donate=True)
+        ref = engine.step(ref, actions)
+        np.testing.assert_array_equal(step.rewards, episode.rewards(ref, mode))
+        np.testing.assert_array_equal(step.ended, episode.ended(ref, mode))
+        np.testing.assert_array_equal(episode.ended(step, mode), step.ended)
+        np.testing.assert_array_equal(step.hand_over, ref.hand_over)
+        np.testing.assert_array_equal(step.done, ref.done)
+        np.testing.assert_array_equal(step.scores, ref.scores)
+        np.testing.assert_array_equal(step.points[ref.hand_over], ref.points[ref.hand_over])
+        np.testing.assert_array_equal(step.winners, ref.winners & ref.done[:, None])
+        ends += int(step.ended.sum())
+        hands += int(step.hand_over.sum())
+        kept.append((step, ref.scores.copy()))
+        if mode == episode.MATCH:
+            ref = engine.next_hand(ref, ref_rng)
+        ref = engine.new_matches(ref, episode.ended(ref, mode), ref_rng)
+        np.testing.assert_array_equal(state.data, ref.data)
+    assert ends >= 5 and hands >= 50  # both kinds of deal were exercised
+    assert all(np.array_equal(step.scores, scores) for step, scores in kept)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
@@ -14,6 +16,7 @@ from murlan_env.envs.gym_env import ENV_ID, MurlanGymEnv, MurlanVectorEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import format_cards
 from murlan_env.game.combos import N_ACTIONS, PASS, SINGLE_OF_RANK
+from murlan_env.game.version import GYM_SELFPLAY_ID
 from tests.conftest import match_rewards
 
 SUIT_DEAL = [format_cards([c for c in range(54) if c % 4 == seat]) for seat in range(4)]
@@ -184,26 +187,60 @@ def test_random_seat_and_determinism_for_a_seed():
 # --------------------------------------------------------------------------- MurlanVectorEnv
 
 
-def test_vector_env_reset_shapes_and_views():
+def test_vector_env_is_a_gymnasium_vector_env_with_batched_spaces():
     venv = MurlanVectorEnv(5, seed=0)
-    out = venv.reset()
-    assert out.obs.shape == (5, engine.OBS_SIZE) and out.obs.dtype == np.float32
-    assert out.mask.shape == (5, N_ACTIONS) and out.mask.dtype == bool and out.mask.any(1).all()
-    assert out.rewards.shape == (5, 4) and not out.rewards.any()
-    assert not out.done.any() and not out.hand_done.any() and not out.winners.any()
-    np.testing.assert_array_equal(out.seat, venv.state.to_act)
-    np.testing.assert_array_equal(out.obs, engine.observe(venv.state))
-    np.testing.assert_array_equal(out.mask, engine.legal_action_mask(venv.state))
+    assert isinstance(venv, gymnasium.vector.VectorEnv)
+    assert venv.metadata["autoreset_mode"] is gymnasium.vector.AutoresetMode.SAME_STEP
+    assert venv.single_observation_space == MurlanGymEnv().observation_space
+    assert venv.single_action_space == gymnasium.spaces.Discrete(N_ACTIONS)
+    assert venv.action_space == gymnasium.spaces.MultiDiscrete([N_ACTIONS] * 5)
+    obs, infos = venv.reset()
+    assert venv.observation_space.contains(obs)
+    assert obs["observation"].shape == (5, engine.OBS_SIZE)
+    assert obs["action_mask"].shape == (5, N_ACTIONS) and obs["action_mask"].any(1).all()
+    np.testing.assert_array_equal(infos["seat"], venv.state.to_act)
+    assert infos["_seat"].all() and not infos["scores"].any()
+    np.testing.assert_array_equal(obs["observation"], engine.observe(venv.state))
+    np.testing.assert_array_equal(obs["action_mask"], engine.legal_action_mask(venv.state))
+
+
+def test_vector_env_made_by_make_vec_and_wrapped_by_gymnasium():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # make_vec warns on a missing autoreset mode
+        venv = gymnasium.make_vec(GYM_SELFPLAY_ID, num_envs=4, episode="hand")
+    assert isinstance(venv.unwrapped, MurlanVectorEnv) and venv.num_envs == 4
+    # Gymnasium's own episode statistics wrapper counts the episodes the env ends.
+    venv = gymnasium.wrappers.vector.RecordEpisodeStatistics(venv)
+    obs, _ = venv.reset(seed=3)
+    rng, ended = np.random.default_rng(3), 0
+    for _ in range(600):
+        actions = engine.random_legal_actions(obs["action_mask"].astype(bool), rng)
+        obs, reward, terminated, truncated, infos = venv.step(actions)
+        assert venv.observation_space.contains(obs) and reward.shape == (4,)
+        assert not truncated.any()
+        if terminated.any():
+            assert infos["_episode"].tolist() == terminated.tolist()
+            ended += int(terminated.sum())
+    assert ended >= 4
+    # The learner-against-bots env vectorises through Gymnasium's own SyncVectorEnv.
+    sync = gymnasium.make_vec(ENV_ID, num_envs=2, vectorization_mode="sync", seat=0)
+    obs, infos = sync.reset(seed=0)
+    assert sync.observation_space.contains(obs) and infos["seat"].tolist() == [0, 0]
 
 
 def run_vector(venv, rng, steps, on_step):
-    out = venv.reset()
+    obs, _ = venv.reset()
     for _ in range(steps):
-        out = venv.step(engine.random_legal_actions(out.mask, rng))
-        assert out.mask.any(1).all()
-        np.testing.assert_array_equal(out.seat, venv.state.to_act)
-        np.testing.assert_allclose(out.rewards.sum(1), 0.0, atol=1e-6)
-        if on_step(out):
+        acting = venv.state.to_act.copy()
+        obs, reward, terminated, truncated, infos = venv.step(
+            engine.random_legal_actions(obs["action_mask"].astype(bool), rng)
+        )
+        assert obs["action_mask"].any(1).all() and not truncated.any()
+        np.testing.assert_array_equal(infos["seat"], venv.state.to_act)
+        np.testing.assert_array_equal(infos["acted"], acting)
+        np.testing.assert_allclose(infos["rewards"].sum(1), 0.0, atol=1e-6)
+        np.testing.assert_array_equal(reward, infos["rewards"][np.arange(len(reward)), acting])
+        if on_step(terminated, infos):
             return
 
 
@@ -213,18 +250,19 @@ def test_vector_env_hand_rewards_add_up_to_the_final_scores_and_games_reset():
     hands = np.zeros(4, int)
     finished = np.zeros(4, bool)
 
-    def check(out):
+    def check(done, infos):
         nonlocal returns
-        returns += out.rewards
-        hands[:] += out.hand_done
-        for g in np.flatnonzero(out.done):
-            np.testing.assert_allclose(returns[g], out.scores[g] - 1.5 * hands[g], atol=1e-4)
-            top = out.scores[g] == out.scores[g].max()
-            np.testing.assert_array_equal(out.winners[g], top)  # one winner, or a draw
+        returns += infos["rewards"]
+        hands[:] += infos["hand_over"]
+        for g in np.flatnonzero(done):
+            scores = infos["scores"][g]
+            np.testing.assert_allclose(returns[g], scores - 1.5 * hands[g], atol=1e-4)
+            top = scores == scores.max()
+            np.testing.assert_array_equal(infos["winners"][g], top)  # one winner, or a draw
             # The game has been reset to hand 1 of a new match.
             assert venv.state.hand_no[g] == 0 and not venv.state.scores[g].any()
             returns[g], hands[g], finished[g] = 0, 0, True
-        assert not out.winners[~out.done].any()
+        assert not infos["winners"][~done].any()
         return finished.all()
 
     run_vector(venv, np.random.default_rng(1), 5000, check)
@@ -235,11 +273,11 @@ def test_vector_env_match_rewards_and_hand_episodes():
     venv = MurlanVectorEnv(3, seed=2, reward="match")
     ended = []
 
-    def check(out):
-        assert not out.rewards[~out.done].any()
-        for g in np.flatnonzero(out.done):
-            expected = match_rewards(out.winners[g])  # one winner, or a draw
-            np.testing.assert_allclose(out.rewards[g], expected, atol=1e-6)
+    def check(done, infos):
+        assert not infos["rewards"][~done].any()
+        for g in np.flatnonzero(done):
+            expected = match_rewards(infos["winners"][g])  # one winner, or a draw
+            np.testing.assert_allclose(infos["rewards"][g], expected, atol=1e-6)
             ended.append(g)
         return len(ended) >= 2
 
@@ -249,11 +287,11 @@ def test_vector_env_match_rewards_and_hand_episodes():
     venv = MurlanVectorEnv(3, seed=3, episode="hand")
     dones = []
 
-    def check_hand(out):
-        np.testing.assert_array_equal(out.done, out.hand_done)
+    def check_hand(done, infos):
+        np.testing.assert_array_equal(done, infos["hand_over"])
         assert (venv.state.hand_no == 0).all()  # every episode is hand 1 of a new match
-        for g in np.flatnonzero(out.done):
-            assert sorted(out.rewards[g] + 1.5) == [0, 1, 2, 3]
+        for g in np.flatnonzero(done):
+            assert sorted(infos["rewards"][g] + 1.5) == [0, 1, 2, 3]
             dones.append(g)
         return len(dones) >= 6
 
@@ -265,12 +303,12 @@ def test_vector_env_determinism_and_errors():
     def trace(seed):
         venv = MurlanVectorEnv(6, seed=seed, sticky_pass=True)
         rng = np.random.default_rng(0)
-        out = venv.reset()
-        obs = [out.obs]
+        obs, _ = venv.reset()
+        out = [obs["observation"]]
         for _ in range(300):
-            out = venv.step(engine.random_legal_actions(out.mask, rng))
-            obs.append(out.obs)
-        return np.stack(obs)
+            obs, *_ = venv.step(engine.random_legal_actions(obs["action_mask"] > 0, rng))
+            out.append(obs["observation"])
+        return np.stack(out)
 
     np.testing.assert_array_equal(trace(4), trace(4))
     assert not np.array_equal(trace(4), trace(5))
@@ -278,8 +316,8 @@ def test_vector_env_determinism_and_errors():
     venv = MurlanVectorEnv(2, seed=0)
     with pytest.raises(RuntimeError):
         venv.step(np.zeros(2, int))
-    first = venv.reset(seed=7).obs
-    np.testing.assert_array_equal(venv.reset(seed=7).obs, first)
+    first = venv.reset(seed=7)[0]["observation"]
+    np.testing.assert_array_equal(venv.reset(seed=7)[0]["observation"], first)
     with pytest.raises(ValueError, match="expected 2 actions"):
         venv.step(np.zeros(3, int))
     with pytest.raises(ValueError, match="game 0"):
@@ -294,21 +332,39 @@ def test_vector_env_of_one_game_agrees_with_the_aec_env():
     env = aec.env(sticky_pass=True)
     env.reset(seed=13)
     venv = MurlanVectorEnv(1, seed=13, sticky_pass=True)
-    out = venv.reset()
+    vobs, infos = venv.reset()
     rng = np.random.default_rng(13)
     for agent in env.agent_iter():
         obs, _, terminated, _, _ = env.last()
         if terminated:
             env.step(None)
             continue
-        assert agent == f"player_{out.seat[0]}"
-        np.testing.assert_array_equal(obs["observation"], out.obs[0])
-        np.testing.assert_array_equal(obs["action_mask"].astype(bool), out.mask[0])
-        action = int(rng.choice(np.flatnonzero(out.mask[0])))
+        assert agent == f"player_{infos['seat'][0]}"
+        np.testing.assert_array_equal(obs["observation"], vobs["observation"][0])
+        np.testing.assert_array_equal(obs["action_mask"], vobs["action_mask"][0])
+        action = int(rng.choice(np.flatnonzero(vobs["action_mask"][0])))
         env.step(action)
-        out = venv.step(np.array([action]))
+        vobs, _, done, _, infos = venv.step(np.array([action]))
         np.testing.assert_array_equal(
-            [env.rewards[f"player_{s}"] for s in range(4)], out.rewards[0]
+            [env.rewards[f"player_{s}"] for s in range(4)], infos["rewards"][0]
         )
-    assert out.done[0]
-    assert out.scores[0].tolist() == env.unwrapped.state.scores[0].tolist()
+    assert done[0]
+    assert infos["scores"][0].tolist() == env.unwrapped.state.scores[0].tolist()
+
+
+def test_importing_the_package_registers_the_ids():
+    # A fresh interpreter: only `import murlan_env`, then the plain ids work.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gymnasium, murlan_env\n"
+        "assert 'murlan_env.envs.gym_env' not in sys.modules  # registration imports no env\n"
+        "env = gymnasium.make('Murlan-v1', seat=2)\n"
+        "obs, info = env.reset(seed=0)\n"
+        "assert info['seat'] == 2 and env.observation_space.contains(obs)\n"
+        "venv = gymnasium.make_vec('MurlanSelfPlay-v1', num_envs=3)\n"
+        "obs, infos = venv.reset(seed=0)\n"
+        "assert venv.observation_space.contains(obs)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

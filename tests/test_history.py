@@ -25,7 +25,7 @@ class _Recorder:
         self.seen: list[np.ndarray] = []
         self.choices = 0.0  # sum of log(number of legal moves) over what it scored
 
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def scores(self, obs: np.ndarray, mask: np.ndarray, rng=None) -> np.ndarray:
         self.seen.append(obs.copy())
         self.choices += float(np.log(mask.sum(1)).sum())
         return np.zeros(mask.shape, np.float32)

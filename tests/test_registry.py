@@ -66,7 +66,7 @@ def test_checkpoints_resolve_through_the_agents_plugin(tmp_path):
 
 
 def test_checkpoint_bots_score_every_move_and_play_the_best(tmp_path):
-    """PolicyBot.scores: the masked policy scores, whose argmax is the bot's move (hints)."""
+    """TorchPolicyBot.scores: the masked policy scores, whose argmax is the bot's move (hints)."""
     import torch
 
     from agents.networks import CHECKPOINT_NAME, build_network, make_spec

@@ -11,9 +11,11 @@ import torch
 
 import train
 from agents import dmc, ppo
+from agents.config import ConfigError
 from agents.networks import build_network, checkpoint_path, load_policy, make_spec
 from agents.returns import gae_advantages, mc_returns
 from agents.rollout import RolloutSettings, SelfPlay
+from agents.workers import ProcessWorker
 from murlan_env.game import engine, observation
 from murlan_env.game.engine import N_SEATS, OBS_SIZE
 
@@ -248,6 +250,36 @@ def test_unknown_config_key_is_an_error(capsys):
         train.build_config({"algorithm": "dmc", "num_envs": 8.5})
 
 
+def test_configs_built_in_python_check_themselves():
+    # The same one-line messages train.py prints, without train.py.
+    for kwargs, says in (
+        ({"reward": "points"}, "reward must be one of ['hand', 'match'], got 'points'"),
+        ({"num_envs": 8.5}, "config key 'num_envs' takes an integer, got 8.5"),
+        ({"hidden": (64,)}, "config key 'hidden' takes a list, e.g. [256, 256], got (64,)"),
+        ({"rules": {"sticky": True}}, "config key 'rules': unknown rule flag(s) ['sticky']"),
+        ({"workers": "threads"}, "workers must be one of ['local', 'process', 'ray']"),
+        ({"eval_bots": ["wizard"]}, "config key 'eval_bots': unknown bot 'wizard'"),
+        ({"init_from": "runs/x", "imitate": "rule"}, "init_from and imitate both choose"),
+    ):
+        with pytest.raises(ConfigError) as error:
+            ppo.PPOConfig(**kwargs)
+        assert says in str(error.value) and "\n" not in str(error.value), kwargs
+    assert ppo.PPOConfig(total_steps=1e6).total_steps == 1_000_000  # YAML's 1e6 style
+    with pytest.raises(ConfigError, match="inference"):
+        dmc.DMCConfig(inference="server", workers="local")
+    cfg = dmc.DMCConfig()
+    cfg.precision = "fp8"  # changed by hand: validate() checks it again
+    with pytest.raises(ConfigError, match="precision must be one of"):
+        cfg.validate()
+
+
+def test_the_renamed_preset_points_to_its_new_name(capsys):
+    assert train.main(["--config", "hard"]) == 2
+    err = capsys.readouterr().err
+    assert "the preset 'hard' is now 'hard-recipe'" in err and "--config hard-recipe" in err
+    assert train.load_preset("hard-recipe")["stages"][0]["config"] == "strong"
+
+
 def test_presets_match_their_config_dataclasses(tmp_path):
     _run(tmp_path, ppo, "start", total_steps=TINY["total_steps"] // 2)
     for preset in sorted(train.CONFIG_DIR.glob("*.yaml")):
@@ -287,6 +319,29 @@ def test_process_worker_trains(tmp_path):
     out = _run(tmp_path, ppo, "proc", workers="process")
     assert out["counters"]["iteration"] == 2
     assert load_policy(tmp_path / "proc").spec["algorithm"] == "ppo"
+
+
+def test_process_worker_fails_loudly_instead_of_waiting_forever():
+    settings = RolloutSettings("ppo", make_spec("ppo", [16]), num_envs=4, num_steps=2)
+    weights = build_network(settings.spec).state_dict()
+    # An unknown command kills the child (it used to be dropped, the parent then waited).
+    worker = ProcessWorker(settings, seed=0)
+    try:
+        worker.conn.send(("collect_everything", None))
+        with pytest.raises(RuntimeError, match="rollout worker process died"):
+            worker._recv()
+        assert worker.proc.exitcode not in (None, 0)
+    finally:
+        worker.close()
+    # A child killed while the parent waits for its batch: result() raises, it never hangs.
+    worker = ProcessWorker(settings, seed=0)
+    try:
+        worker.submit(weights, [])
+        worker.proc.kill()
+        with pytest.raises(RuntimeError, match=r"died \(exit code -9\)"):
+            worker.result()
+    finally:
+        worker.close()
 
 
 @pytest.mark.slow
@@ -360,7 +415,7 @@ def test_staged_preset_trains_each_stage_from_the_one_before(tmp_path, capsys):
 
 def test_stages_on_the_command_line_replace_the_presets():
     two = train.parse_overrides(["stages=[{config: quick}, {config: strong, seed: 4}]"])
-    runs = train.run_configs(train.load_preset("hard"), {**two, "name": "x"}, "hard")
+    runs = train.run_configs(train.load_preset("hard-recipe"), {**two, "name": "x"}, "hard-recipe")
     assert [(label, cfg.name, cfg.seed) for label, _, cfg in runs] == [
         ("quick", "x-quick", 1),
         ("strong", "x", 4),

@@ -57,8 +57,15 @@ class ScoringBot(Bot, Protocol):
     which it plays the argmax of; a search's mean points), so moves can be sampled from them
     (``SampledBot``)."""
 
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(B, A) scores, higher is better; illegal actions may hold anything."""
+    def scores(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """(B, A) scores, higher is better; illegal actions may hold anything.
+
+        One shape for every scoring bot: ``rng`` feeds a bot whose scores draw at random (the
+        search's worlds; None: its fixed default), the others ignore it. A bot with a true
+        ``uses_history`` also takes ``history=``, as its ``act`` does.
+        """
         ...
 
 
@@ -128,10 +135,12 @@ class MoveScores:
         self.miss = float(np.log(slack))
         self.name = name or f"{bot.name}-moves"
 
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    def scores(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
         """(B, A) float32: 0 for the bot's move, ``log(slack)`` for every other action; the
-        bot acts with a fixed generator, so a bot that draws at random is modelled by one
-        draw."""
+        bot acts with a fixed generator (not ``rng``), so a bot that draws at random is
+        modelled by one draw, the same for every call."""
         chosen = np.asarray(self.bot.act(obs, mask, np.random.default_rng(0)), np.int64)
         out = np.full(np.shape(mask), self.miss, np.float32)
         out[np.arange(len(chosen)), chosen] = 0.0

@@ -37,11 +37,12 @@ from murlan_env.game import engine, observation
 from murlan_env.game.cards import parse_hand, rank_counts
 from murlan_env.game.combos import N_ACTIONS, PASS, action_of_counts, action_table
 from murlan_env.game.rules import Rules
+from murlan_env.game.version import ENV_NAME
 
 BUNDLE_FORMAT = "murlan-bundle/2"
 GOLDEN_FORMAT = "murlan-golden/1"
-# The environment version the bundle's observations and actions follow (env.py's metadata).
-ENV_VERSION = "murlan_v1"
+# The environment version the bundle's observations and actions follow (the AEC env's name).
+ENV_VERSION = ENV_NAME
 MODEL_FILE = "model.onnx"
 SPEC_FILE = "bot.json"
 GOLDEN_FILE = "golden.json"
@@ -242,8 +243,11 @@ class BundleBot:
                 f"expected {wanted} -> {[(OUTPUT_NAME, [N_ACTIONS])]}"
             )
 
-    def scores(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
-        """(B, A) float32 masked scores of the model (illegal actions at float32's minimum)."""
+    def scores(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """(B, A) float32 masked scores of the model (illegal actions at float32's minimum);
+        deterministic, so ``rng`` is not used."""
         obs = np.ascontiguousarray(obs, dtype=np.float32)
         mask = np.ascontiguousarray(mask, dtype=bool)
         if (

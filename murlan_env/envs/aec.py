@@ -112,8 +112,6 @@ Version history
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import Any
 
 import gymnasium
@@ -134,8 +132,8 @@ from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.episode import HAND, MATCH, check_modes
 from murlan_env.game.state import N_SEATS
+from murlan_env.game.version import ENV_NAME
 
-ENV_NAME = "murlan_v1"
 AGENTS: tuple[str, ...] = tuple(f"player_{seat}" for seat in range(N_SEATS))
 SEAT_OF = {agent: seat for seat, agent in enumerate(AGENTS)}
 
@@ -244,7 +242,7 @@ class MurlanAECEnv(AECEnv):
 
 
 def raw_env(**kwargs: Any) -> MurlanAECEnv:
-    """The unwrapped murlan_v0 AEC environment (keyword arguments: see the module docstring)."""
+    """The unwrapped murlan_v1 AEC environment (keyword arguments: see the module docstring)."""
     return MurlanAECEnv(**kwargs)
 
 
@@ -291,23 +289,8 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """murlan_v0 in PettingZoo's order-enforcing wrapper (see the module docstring)."""
+    """murlan_v1 in PettingZoo's order-enforcing wrapper (see the module docstring)."""
     return OrderEnforcing(raw_env(**kwargs))
 
 
 __all__ = ["AGENTS", "ENV_NAME", "MurlanAECEnv", "OrderEnforcing", "env", "raw_env"]
-
-
-class _CallableModule(types.ModuleType):
-    """Lets ``murlan_env.env(...)`` build an env even after this module has been imported.
-
-    Importing the submodule ``murlan_env.env`` sets the package attribute ``env`` to the module,
-    hiding the ``murlan_env.env()`` factory of ``murlan_env/__init__.py``; calling the module
-    calls the factory, so both spellings keep working in any import order.
-    """
-
-    def __call__(self, **kwargs: Any) -> AECEnv:
-        return env(**kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -34,21 +34,38 @@ as in the AEC env.
   ``reset(options=...)`` takes the AEC env's options (``deal``, ``dealer``, ...) and ``seat``.
 - Seeding: ``reset(seed=...)`` seeds deals, the random seat and the bots' choices together.
 
-Registered as ``Murlan-v1``: ``gymnasium.make("murlan_env.envs.gym_env:Murlan-v1", seat=0)``
-imports this module and builds the env (plain ``"Murlan-v1"`` works once it is imported).
+Registered as ``Murlan-v1`` when ``murlan_env`` is imported: ``gymnasium.make("Murlan-v1",
+seat=0)``; ``gymnasium.make_vec("Murlan-v1", num_envs=8)`` runs copies of it in a
+``SyncVectorEnv`` (or ``vectorization_mode="async"``).
 
 MurlanVectorEnv
 ---------------
-B games stepped together on the batched engine, for trainers that act for every seat (self
-play). Each call returns a ``VecStep`` of arrays: the observation and mask of the seat to act
-in each game, that seat, the rewards of this step for all four seats ``(B, 4)``, and done flags.
-A game whose episode ends is reset in the same call (auto-reset), so the returned observation
-of a done game is already the first decision of its next episode; ``winners`` and ``scores``
-keep the result of matches that just ended. ``episode="match"`` ends episodes at match ends;
-``hand_done`` marks every hand end, so a trainer can also cut returns per hand while the match
-runs on.
-``episode="hand"`` ends every episode after hand 1 of a fresh match, like the AEC env. The env
-owns its ``np.random.Generator`` (``seed``), and the step path has no Python loop over games.
+B self-play games stepped together on the batched engine, a ``gymnasium.vector.VectorEnv``
+for trainers that act for every seat: registered as ``MurlanSelfPlay-v1`` for
+``gymnasium.make_vec("MurlanSelfPlay-v1", num_envs=B)`` (it has no single-env form). At each
+step every game waits for the decision of its seat to act, and one action per game plays it.
+
+- Observation: ``{"observation": (B, 544) float32, "action_mask": (B, 109) int8}``, the single
+  env's space batched, from the seat to act in each game (``infos["seat"]``).
+- Action: ``MultiDiscrete([109] * B)``, one action id per game; an illegal one raises
+  ``ValueError`` naming the game and its legal actions (nothing is stepped).
+- Reward: ``(B,)`` float32, the reward of the seat that acted (``infos["acted"]``);
+  ``infos["rewards"]`` holds all four seats' ``(B, 4)`` rewards of the step, which is what a
+  self-play trainer reads (a hand's end pays every seat, not only the one that ended it).
+- Termination: ``episode="match"`` ends an episode at each match end (``infos["hand_over"]``
+  marks every hand end, so returns can also be cut per hand while the match goes on);
+  ``episode="hand"`` ends every episode after hand 1 of a fresh match. Never truncated.
+- Autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``: a game whose
+  episode ends is dealt anew in the same call, so its returned observation is already the
+  first decision of the next episode; ``infos["winners"]`` and ``infos["scores"]`` keep the
+  result of the match that just ended. There is no ``final_obs``: an episode ends with no
+  decision left to observe and is never truncated, so nothing bootstraps from it.
+- Infos: Gymnasium's vector layout, each key an array over the games with its ``_key`` mask:
+  ``seat`` (to act now), ``acted``, ``rewards``, ``hand_over``, ``winners``, ``scores``.
+- Seeding: ``reset(seed=...)`` restarts the env's ``np.random.Generator`` (the ``seed``
+  argument seeds it at construction); the step path has no Python loop over games. The
+  batched step itself is ``murlan_env.game.episode.advance``, which the trainers' rollouts
+  also play.
 
 Version history
 ---------------
@@ -59,10 +76,12 @@ Version history
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import gymnasium
 import numpy as np
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
 
 from murlan_env.bots.basic import Bot, RandomBot
 from murlan_env.envs.driver import (
@@ -75,10 +94,11 @@ from murlan_env.envs.driver import (
 from murlan_env.envs.render import RENDER_MODES, check_render_mode, present, render_text
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS
-from murlan_env.game.episode import HAND, MATCH, check_modes, ended, rewards
+from murlan_env.game.episode import HAND, MATCH, advance, check_modes
 from murlan_env.game.state import N_SEATS, State
+from murlan_env.game.version import GYM_ID
 
-ENV_ID = "Murlan-v1"
+ENV_ID = GYM_ID
 
 
 def _opponents(opponents: Bot | Sequence[Bot] | None) -> list[Bot]:
@@ -207,28 +227,13 @@ class MurlanGymEnv(gymnasium.Env):
         )
 
 
-if ENV_ID not in gymnasium.registry:
-    gymnasium.register(id=ENV_ID, entry_point="murlan_env.envs.gym_env:MurlanGymEnv")
-
-
 # --------------------------------------------------------------------------- vector env
 
 
-class VecStep(NamedTuple):
-    """What ``MurlanVectorEnv.reset``/``step`` return; B games, seats absolute (0-3)."""
+class MurlanVectorEnv(gymnasium.vector.VectorEnv):
+    """B self-play games stepped together, autoreset in the same step; see the module doc."""
 
-    obs: np.ndarray  # (B, OBS_SIZE) float32, observation of the seat to act
-    mask: np.ndarray  # (B, A) bool, legal actions of the seat to act (never empty)
-    seat: np.ndarray  # (B,) int8, seat to act
-    rewards: np.ndarray  # (B, 4) float32, reward of each seat for this step (zero-sum per game)
-    done: np.ndarray  # (B,) bool, an episode ended at this step; that game has been reset
-    hand_done: np.ndarray  # (B,) bool, a hand ended at this step (done or not)
-    winners: np.ndarray  # (B, 4) bool, winners of the matches that ended at this step
-    scores: np.ndarray  # (B, 4) int16, match scores after this step (before any auto-reset)
-
-
-class MurlanVectorEnv:
-    """B Murlan games stepped together, with auto-reset; see the module docstring."""
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
     def __init__(
         self,
@@ -249,60 +254,68 @@ class MurlanVectorEnv:
         self.reward_mode = reward
         self.episode_mode = episode
         self.rng = np.random.default_rng(seed)
-        self.single_observation_space = observation.observation_space()["observation"]
+        self.single_observation_space = observation.observation_space()
         self.single_action_space = gymnasium.spaces.Discrete(N_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
         self.state: State | None = None
+        self._mask: np.ndarray | None = None
 
-    def reset(self, seed: int | None = None) -> VecStep:
-        """New matches in every game; a seed restarts the env's generator."""
+    def reset(
+        self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """New matches in every game; a seed restarts the env's generator (options: none)."""
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         self.state = engine.init(self.rng, self.num_envs, self.rules)
-        zeros = np.zeros(self.num_envs, bool)
-        paid = np.zeros((self.num_envs, N_SEATS), np.float32)
-        return self._result(paid, zeros, zeros, None, None)
+        infos = {"seat": self.state.to_act.copy(), "scores": self.state.scores.copy()}
+        return self._observation(), _with_masks(infos, self.num_envs)
 
-    def step(self, actions: np.ndarray) -> VecStep:
-        """One action per game (for its seat to act); returns the next decisions and rewards."""
+    def step(
+        self, actions: np.ndarray
+    ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+        """One action per game, for its seat to act; returns Gymnasium's five batched values."""
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions).reshape(-1)
         if actions.shape[0] != self.num_envs:
             raise ValueError(f"expected {self.num_envs} actions, got {actions.shape[0]}")
-        legal = self._mask[np.arange(self.num_envs), np.clip(actions, 0, N_ACTIONS - 1)]
+        games = np.arange(self.num_envs)
+        legal = self._mask[games, np.clip(actions, 0, N_ACTIONS - 1)]
         legal &= (actions >= 0) & (actions < N_ACTIONS)
         if not legal.all():
             g = int(np.flatnonzero(~legal)[0])
             raise illegal_action_error(actions[g], self._mask[g], f"game {g}")
-        state = engine.step(self.state, actions)
-        hand_done = state.hand_over
-        match_done = state.done
-        paid = rewards(state, self.reward_mode)
-        done = ended(state, self.episode_mode)
-        winners = state.winners & match_done[:, None]
-        scores = state.scores.copy()
-        if done.any():
-            games = np.flatnonzero(done)
-            state = engine.new_matches(state, games, self.rng)
-        if (hand_done & ~done).any():
-            state = engine.next_hand(state, self.rng)
-        self.state = state
-        return self._result(paid, done, hand_done, winners, scores)
-
-    def _result(self, paid, done, hand_done, winners, scores) -> VecStep:
-        self._mask = engine.legal_action_mask(self.state)
-        if winners is None:
-            winners = np.zeros((self.num_envs, N_SEATS), bool)
-        return VecStep(
-            obs=engine.observe(self.state),
-            mask=self._mask,
-            seat=self.state.to_act.copy(),
-            rewards=paid,
-            done=done,
-            hand_done=hand_done,
-            winners=winners,
-            scores=self.state.scores.copy() if scores is None else scores,
+        acted = self.state.to_act.copy()
+        self.state, step = advance(
+            self.state, actions, self.rng, reward=self.reward_mode, episode=self.episode_mode
+        )
+        infos = {
+            "seat": self.state.to_act.copy(),
+            "acted": acted,
+            "rewards": step.rewards,
+            "hand_over": step.hand_over,
+            "winners": step.winners,
+            "scores": step.scores,
+        }
+        return (
+            self._observation(),
+            step.rewards[games, acted],
+            step.ended,
+            np.zeros(self.num_envs, bool),
+            _with_masks(infos, self.num_envs),
         )
 
+    def _observation(self) -> dict[str, np.ndarray]:
+        self._mask = engine.legal_action_mask(self.state)
+        return {"observation": engine.observe(self.state), "action_mask": self._mask.view(np.int8)}
 
-__all__ = ["ENV_ID", "MurlanGymEnv", "MurlanVectorEnv", "VecStep"]
+
+def _with_masks(infos: dict[str, np.ndarray], n: int) -> dict[str, np.ndarray]:
+    """Gymnasium's vector info layout: each key's array and ``_key``, the games that have it
+    (here all of them)."""
+    every = np.ones(n, bool)
+    return {**infos, **{f"_{key}": every for key in infos}}
+
+
+__all__ = ["ENV_ID", "MurlanGymEnv", "MurlanVectorEnv"]

@@ -11,12 +11,20 @@ Both reward modes are zero-sum (the four rewards of an event add up to 0):
 
 Episodes end at the end of a match (``MATCH``) or of a hand (``HAND``); the match reward
 needs match episodes, since a single hand has no match result.
+
+``advance`` is the batched loop's one step, written once for every caller that plays many
+games together (the self-play vector env, the trainers' rollouts, the imitation recorder):
+step the engine, read what the step ended and paid, then deal on (the next hand of a match
+that goes on, a new match where the episode ended).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from murlan_env.game import engine
 from murlan_env.game.state import N_SEATS, State
 
 HAND = "hand"
@@ -58,8 +66,9 @@ def rewards(state: State, mode: str) -> np.ndarray:
     raise ValueError(f"reward must be one of {REWARD_MODES}, got {mode!r}")
 
 
-def ended(state: State, episode: str) -> np.ndarray:
-    """(B,) bool: games whose episode (a match or a hand) ended at the step to ``state``."""
+def ended(state: State | Transition, episode: str) -> np.ndarray:
+    """(B,) bool: games whose episode (a match or a hand) ended at the step to ``state`` (or
+    at the step a ``Transition`` describes: it reads ``done`` and ``hand_over`` of either)."""
     if episode == MATCH:
         return state.done
     if episode == HAND:
@@ -67,8 +76,59 @@ def ended(state: State, episode: str) -> np.ndarray:
     raise ValueError(f"episode must be one of {EPISODE_MODES}, got {episode!r}")
 
 
+class Transition(NamedTuple):
+    """What one ``advance`` step did in each of B games, read before the deal that follows."""
+
+    rewards: np.ndarray  # (B, 4) float32, every seat's reward for the step (zero-sum per game)
+    hand_over: np.ndarray  # (B,) bool, the step ended the game's hand (its match may go on)
+    done: np.ndarray  # (B,) bool, the step ended the game's match (as ``State.done``)
+    ended: np.ndarray  # (B,) bool, the step ended the game's episode (``advance``'s episode)
+    points: np.ndarray  # (B, 4) int16, hand points (3/2/1/0) of each seat where hand_over
+    scores: np.ndarray  # (B, 4) int16, match scores after the step, before any new match
+    winners: np.ndarray  # (B, 4) bool, winners of the matches that ended at this step
+
+
+def advance(
+    state: State,
+    actions: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    reward: str = HAND,
+    episode: str = MATCH,
+    donate: bool = False,
+) -> tuple[State, Transition]:
+    """Play one action per game, pay ``reward``, and deal on; returns (state, transition).
+
+    Games whose hand ended and whose match goes on get their next hand; games whose episode
+    ended (the match, or with ``episode=HAND`` the hand) start a new match, so the returned
+    state waits for a decision in every game. The deals are drawn from ``rng`` in one fixed
+    order (next hands, then new matches), so a seed replays exactly. Actions must be legal
+    (the caller checks them). ``donate``: ``state`` may be updated in place (see
+    ``engine.step``); the transition's arrays never alias the returned state.
+    """
+    state = engine.step(state, actions, donate=donate)
+    done = state.done
+    episode_ended = ended(state, episode)
+    transition = Transition(
+        rewards=rewards(state, reward),
+        hand_over=state.hand_over,
+        done=done,
+        ended=episode_ended,
+        points=state.points.copy(),
+        scores=state.scores.copy(),
+        winners=state.winners & done[:, None],
+    )
+    # The stepped state is this function's own (a copy, or the donated one): deal into it.
+    if episode == MATCH:
+        state = engine.next_hand(state, rng, donate=True)
+    state = engine.new_matches(state, episode_ended, rng, donate=True)
+    return state, transition
+
+
 __all__ = [
     "EPISODE_MODES",
+    "Transition",
+    "advance",
     "HAND",
     "MATCH",
     "PAR_POINTS",
