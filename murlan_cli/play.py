@@ -25,7 +25,7 @@ from murlan_cli import UsageError
 from murlan_cli.options import add_rules_argument
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
-from murlan_env.envs.table import Table
+from murlan_env.envs.table import BotError, Table
 from murlan_env.game import engine, moves
 from murlan_env.game.cards import (
     CARD_NAMES,
@@ -345,7 +345,11 @@ def run_command(args: argparse.Namespace) -> int:
         write=lambda text: print(text, flush=True),
     )
     print(f"murlan play, seed {seed}. Type cards (7S 7H), numbers (4 5), pass, ? or quit.")
-    game.run(hands=args.hands, record_path=args.record)
+    try:
+        game.run(hands=args.hands, record_path=args.record)
+    except BotError as err:  # a bot that raised or chose an illegal move: say whose, no traceback
+        print(f"murlan play: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

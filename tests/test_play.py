@@ -196,3 +196,18 @@ def test_bad_options_are_usage_errors(capsys):
     assert "unknown bot 'wizard'" in capsys.readouterr().err
     assert main(["play", "--rules", "tie_rule=never"]) == 2
     assert "tie_rule" in capsys.readouterr().err
+
+
+def test_a_bot_that_fails_on_its_turn_is_one_line_and_exit_1(monkeypatch, capsys):
+    from murlan_cli import main
+
+    def broken(self, obs, mask, rng):
+        raise ValueError("no move for you")
+
+    monkeypatch.setattr(RandomBot, "act", broken)
+    # Seed 1 deals the 3S to seat 0, who leads it; then the bot at seat 1 raises.
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO("3S\nquit\n"))
+    assert main(["play", "--bots", "random", "--seed", "1", "--seat", "0"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "failed on its turn" in err[0] and "no move for you" in err[0]
