@@ -358,6 +358,10 @@ def run_command(args: argparse.Namespace) -> int:
             raise ValueError(f"--bots takes one spec or three, got {len(specs)}")
         bots = [registry.make_bot(s) for s in specs]
         rules = Rules.parse(args.rules)
+        for bot in bots:
+            why = registry.rules_conflict(bot, rules)
+            if why:
+                raise ValueError(why)
     except (ValueError, RulesError, FileNotFoundError) as err:
         print(f"murlan play: error: {err}", file=sys.stderr)
         return 2

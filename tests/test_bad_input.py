@@ -105,6 +105,12 @@ ROWS = [
      ["murlan play: error:", "model file model.onnx is missing", "murlan export"]),
     ("folder that is no bundle", murlan("arena", "random", "bundle:{no_spec}", "--boards", "1"),
      ["murlan arena: error:", "is not a bundle: no bot.json", "murlan export"]),
+    ("bundle under rules it does not play",
+     murlan("arena", "bundle:{bundle}", "rule", "--rules", "sticky_pass=true", "--boards", "1"),
+     ["murlan arena: error:", "cannot play sticky_pass=true", "it plays sticky_pass=false"]),
+    ("search over a bundle under rules it does not play",
+     murlan("play", "--bots", "search:8:bundle:{bundle}", "--rules", "joker_pair=true"),
+     ["murlan play: error:", "cannot play joker_pair=true", "does not play joker_pair=true"]),
     # --- training configs (train.ConfigError)
     ("config that is not a mapping", train_py("--config", "{list_yaml}"),
      ["train.py: error:", "a config is a mapping of keys to values", "got a YAML list"]),

@@ -161,7 +161,7 @@ def test_the_float16_model_is_half_the_size_and_within_its_tolerance(bundle, gol
 def test_onnx_runtime_matches_pytorch_on_golden_states(bundle, policy, golden):
     data, obs, mask = golden
     expected = _torch_scores(policy, obs, mask)
-    assert expected[mask].std() > 0.5  # scores spread, so the tolerance below means something
+    assert expected[mask].std() > 0.3  # scores spread, so the tolerance below means something
     got = BundleBot(bundle).scores(obs, mask)
     assert np.abs(got - expected)[mask].max() <= 1e-5
     assert (got[~mask] == F32_MIN).all() and (expected[~mask] == F32_MIN).all()
@@ -234,7 +234,7 @@ def _append_to_model(d):
 @pytest.mark.parametrize(
     "tamper, message",
     [
-        (_tamper_spec(["format"], "murlan-bundle/2"), "re-export .* murlan golden"),
+        (_tamper_spec(["format"], "murlan-bundle/2"), "re-export.*murlan golden"),
         (_tamper_spec(["format"], "something"), "format is 'something'"),
         (_tamper_spec(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
         (_tamper_spec(["contract", "observation", "sha256"], "0" * 64), "layout differs"),
