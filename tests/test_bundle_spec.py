@@ -115,3 +115,53 @@ def test_rule_support_is_checked_through_wrapper_bots(tmp_path):
     state = engine.init(np.random.default_rng(0), 2, rules)
     with pytest.raises(ValueError, match="does not play sticky_pass=true"):
         narrow.act(engine.observe(state), engine.legal_action_mask(state), None)
+
+
+def test_murlan_golden_regenerates_vectors_for_any_bundle(tmp_path, capsys):
+    import shutil
+
+    import murlan_cli
+
+    folder = shutil.copytree(registry.policies_dir() / "ppo-finetune", tmp_path / "b")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    out = tmp_path / "fresh.json"
+    argv = ["golden", str(folder), "--seed", "3", "--positions", "180", "--out", str(out)]
+    assert murlan_cli.main(argv) == 0
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # bundle untouched
+    fresh = json.loads(out.read_text())
+    shipped = read_golden(folder)
+    assert len(fresh["positions"]) == 180 and fresh["seed"] == 3
+    assert fresh["matches"][0] != shipped["matches"][0]  # another seed, other matches
+    report = verify_golden(folder, out)
+    assert report["ok"] and report["positions"] == 180
+    assert "covers: choice" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["golden", "{missing}"], ["is not a bundle: no bot.json", "murlan export"]),
+        (["golden", "{bundle}", "--out", "{dir}"], ["is a directory"]),
+        (["golden", "{bundle}", "--positions", "0"], ["--positions must be at least 1"]),
+        (["golden", "{bundle}", "--supports", "sticky=yes"], ["--supports:", "unknown rule"]),
+        (["golden", "{old}"], ["format murlan-bundle/2", "murlan golden BUNDLE_DIR --upgrade"]),
+    ],
+)
+def test_murlan_golden_refuses_bad_input_in_one_line(argv, words, tmp_path, capsys):
+    import murlan_cli
+
+    old = tmp_path / "old"
+    old.mkdir()
+    spec = json.loads((registry.policies_dir() / "ppo-finetune" / "bot.json").read_text())
+    (old / "bot.json").write_text(json.dumps({**spec, "format": "murlan-bundle/2"}))
+    paths = {
+        "missing": tmp_path / "nothing",
+        "bundle": registry.policies_dir() / "ppo-finetune",
+        "dir": tmp_path,
+        "old": old,
+    }
+    assert murlan_cli.main([a.format(**paths) for a in argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("murlan golden: error:") and "\n" not in err
+    for word in words:
+        assert word in err
