@@ -102,3 +102,20 @@ def test_a_level_may_name_other_models_and_candidates_for_its_search(monkeypatch
     bot = registry.make_bot("expert-with-rule")
     assert [alt.name for _, alt in bot.alternatives] == ["rule"]
     assert bot.belief_candidates == 128 and bot.uses_history
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_each_level_plays_exactly_the_variants_levels_json_lists(level):
+    """levels.json's supported_rules (from benchmarks/variant_strength.py) is what the level
+    accepts: every listed value plays, every other one is refused in one line."""
+    from murlan_env.game.rules import RULE_CHOICES, Rules
+
+    bot = registry.make_bot(level)
+    listed = LEVELS[level]["supported_rules"]
+    for flag, values in RULE_CHOICES.items():
+        for value in values:
+            why = registry.rules_conflict(bot, Rules.from_dict({flag: value}))
+            if value in listed[flag]:
+                assert why is None, why
+            else:
+                assert why.startswith(f"{level} cannot play") and "\n" not in why

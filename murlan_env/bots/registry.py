@@ -70,7 +70,9 @@ def levels() -> dict[str, dict]:
     """The difficulty levels shipped with the policies (``policies/levels.json``): name ->
     ``{"policy", "temperature", "mix": [bot, share] | null, "search": rollouts | null,
     "belief": bool, "models": [bot spec, ...], "candidates": int (the last three optional),
-    "about"}``; a level with ``search`` searches on top of its policy (as ``search:N:BOT``),
+    "supported_rules": {flag: [values]} (optional: the variants it is measured to play,
+    narrowing its policy's), "about"}``; a level with ``search`` searches on top of its
+    policy (as ``search:N:BOT``),
     weighing its worlds by the hand's history when ``belief``, with ``models`` as other bots
     the seats may play like and ``candidates`` uniform worlds to weigh (``guided_by``)."""
     path = policies_dir() / LEVELS_FILE
