@@ -279,12 +279,13 @@ def torch_parity(policy: nn.Module, bundle_dir: str | Path) -> float:
 
 def run(args: argparse.Namespace) -> int:
     """``murlan export``: export, then check the bundle as an app would (strict load, golden).
+    ``args`` are the options ``murlan_cli.bots`` parses (``supported_rules`` from its
+    ``--supports``).
 
     Exit status 0 when the bundle loads, its golden positions replay exactly and ONNX Runtime
     is within 1e-5 of PyTorch on them, 1 when not, 2 when the checkpoint cannot be read.
     """
     from agents.networks import load_policy
-    from murlan_cli.bots import supported_rules
     from murlan_env.bots.bundle import BundleBot
 
     try:
@@ -295,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             coreml=not args.no_coreml,
             float16=not args.no_fp16,
-            supported_rules=supported_rules(args.supports),
+            supported_rules=getattr(args, "supported_rules", None),
         )
     except FileNotFoundError as e:
         print(f"murlan export: error: {e}", file=sys.stderr)
@@ -312,15 +313,3 @@ def run(args: argparse.Namespace) -> int:
     print(f"pytorch vs onnx on the golden positions: {parity:.2e}")
     print(f"core ml: {bundle.coreml['note']}")
     return 0 if check["ok"] and parity <= 1e-5 else 1
-
-
-def main(argv: list[str] | None = None) -> int:
-    from murlan_cli.bots import export_options
-
-    parser = argparse.ArgumentParser(prog="murlan export", description=__doc__.splitlines()[0])
-    export_options(parser)
-    return run(parser.parse_args(argv))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -44,6 +44,7 @@ def export_command(args: argparse.Namespace) -> int:
     from agents.export import run  # torch is imported only when exporting
     from agents.networks import CheckpointError
 
+    args.supported_rules = supported_rules(args.supports)
     try:
         return run(args)
     except CheckpointError as exc:
