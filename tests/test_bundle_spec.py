@@ -165,3 +165,23 @@ def test_murlan_golden_refuses_bad_input_in_one_line(argv, words, tmp_path, caps
     assert err.startswith("murlan golden: error:") and "\n" not in err
     for word in words:
         assert word in err
+
+
+def test_the_give_back_card_is_never_the_card_just_received():
+    """The exchange action of a rank gives the rank's first suit other than the card the
+    1st player just received (bot.json's contract, cards.give_back), as the engine does."""
+    from murlan_env.game.cards import CARD_NAMES, N_CARDS, format_cards
+
+    last = "3S 3H 3D 3C 4S 4H 4D 4C 5S 5H 5D 5C 9S"  # highest card 9S goes to the 1st player
+    first = "6S 9D 9C JS JH JD QS QH QD KS KH KD AS AH"  # 9S joins 9D 9C
+    taken = set(parse_cards(last)) | set(parse_cards(first))
+    rest = [c for c in range(N_CARDS) if c not in taken]
+    deal = [last, first, format_cards(rest[:14]), format_cards(rest[14:])]
+    state = engine.deal_from(deal, dealer=0, hand_no=1, previous=(1, 0))
+    assert state.phase[0] == engine.Phase.EXCHANGE and int(state.to_act[0]) == 1
+    mask = engine.legal_action_mask(state)[0]
+    assert np.flatnonzero(mask).tolist() == [4, 7]  # a 6 or a 9 (not only the 9S received)
+    cards = engine.choose_cards(state, np.array([7]))[0]
+    assert [CARD_NAMES[c] for c in np.flatnonzero(cards)] == ["9D"]  # 9S came in: 9D goes
+    state = engine.step(state, [7])
+    assert CARD_NAMES[int(state.ex_first_gives[0])] == "9D"
