@@ -4,7 +4,8 @@ For each network (by default untrained PPO and DMC networks of the ``quick`` pre
 since latency depends on the shapes, not the weights; or ``--checkpoint PATH``), it writes a
 bundle with ``agents.export.export_bundle`` and reports
 
-- sizes: ``model.onnx`` (and gzipped, as an app download would carry it), ``bot.json``,
+- sizes: ``model.onnx`` (and gzipped, as an app download would carry it),
+  ``model.fp16.onnx``, ``bot.json``,
   ``golden.json`` and ``model.mlpackage`` when coremltools is installed;
 - latency at batch 1, median and p99 over ``--calls`` calls cycling through the bundle's golden
   positions (real observations and masks), of
@@ -39,6 +40,7 @@ import torch  # noqa: E402
 from agents.export import export_bundle  # noqa: E402
 from agents.networks import build_network, load_policy, make_spec  # noqa: E402
 from murlan_env.bots.bundle import BundleBot, onnx_session  # noqa: E402
+from murlan_env.bots.golden import dense_obs  # noqa: E402
 from murlan_env.game.combos import N_ACTIONS  # noqa: E402
 
 
@@ -53,6 +55,7 @@ def sizes(bundle: Path) -> dict[str, int | None]:
     return {
         "model.onnx": len(model),
         "model.onnx.gz": len(gzip.compress(model, 9)),
+        "model.fp16.onnx": (bundle / "model.fp16.onnx").stat().st_size,
         "bot.json": (bundle / "bot.json").stat().st_size,
         "golden.json": (bundle / "golden.json").stat().st_size,
         "model.mlpackage": _dir_bytes(mlpackage) if mlpackage.exists() else None,
@@ -83,7 +86,7 @@ def latency(bundle: Path, policy: torch.nn.Module, calls: int, warmup: int) -> d
     for p in golden["positions"]:
         mask = np.zeros((1, N_ACTIONS), bool)
         mask[0, p["legal"]] = True
-        rows.append((np.asarray([p["obs"]], np.float32), mask))
+        rows.append((dense_obs(p)[None], mask))
     session = onnx_session(bundle / "model.onnx", threads=1)
     bot = BundleBot(bundle, threads=1)
     rng = np.random.default_rng(0)

@@ -79,6 +79,10 @@ def run_command(args: argparse.Namespace) -> int:
         bots = [registry.make_bot(spec) for spec in args.bots]
         if len(bots) < 2:
             raise ValueError("an arena needs at least 2 bots")
+        for bot in bots:
+            why = registry.rules_conflict(bot, rules)
+            if why:
+                raise ValueError(why)
     except (ValueError, RulesError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None
     bar, progress = _progress_bar()

@@ -1,8 +1,8 @@
-"""The bot subcommands: ``murlan export``, ``murlan arena`` and ``murlan play``.
+"""The bot subcommands: ``murlan export``, ``murlan golden``, ``murlan arena``, ``murlan play``.
 
 Their options and work live in modules of their own (``murlan_cli.export`` over
-``agents.export``, ``murlan_cli.arena`` over ``murlan_env.eval.arena``, ``murlan_cli.play``);
-this module registers them.
+``agents.export``, ``murlan_cli.golden`` over ``murlan_env.bots.golden``, ``murlan_cli.arena``
+over ``murlan_env.eval.arena``, ``murlan_cli.play``); this module registers them.
 Building the parser imports no torch: ``agents`` modules that need it load when a command runs.
 """
 
@@ -16,8 +16,21 @@ module_command(
     help="write a checkpoint's bundle for apps: model.onnx, bot.json, golden.json",
     example="murlan export runs/quick --out bundles/quick",
     details=(
-        "exit status: 0 the bundle's golden positions replay within 1e-5 of PyTorch;\n"
-        "1 they do not; 2 the checkpoint is missing or cannot be read"
+        "exit status: 0 the bundle's golden positions replay exactly and ONNX Runtime is\n"
+        "within 1e-5 of PyTorch on them; 1 not, or the golden set does not cover the game;\n"
+        "2 the checkpoint is missing or cannot be read"
+    ),
+)
+
+module_command(
+    "golden",
+    "murlan_cli.golden",
+    help="make golden test vectors for a bundle, scored by its float32 ONNX model",
+    example="murlan golden murlan_env/bots/policies/ppo-finetune --seed 7 --positions 400 "
+    "--out fresh.json",
+    details=(
+        "exit status: 0 written and checked against this engine; 1 the set does not cover\n"
+        "the game (some observation entry never varies) or does not replay; 2 bad input"
     ),
 )
 

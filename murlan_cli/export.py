@@ -1,62 +1,65 @@
 """``murlan export``: a checkpoint's bundle for apps, then checked as an app would load it.
 
-The export is ``agents.export.export_checkpoint`` (torch, imported when the command runs);
-the options are ``murlan_env.bots.bundle.export_arguments``. This module runs them, prints
-what was written and the golden check, and turns an unreadable checkpoint into a usage error
-(exit 2, one line on stderr). ``murlan_cli.bots`` registers the subcommand.
+The export is ``agents.export.export_checkpoint`` (torch, imported when the command runs).
+This module holds the options, runs the export, prints what was written and the golden
+check, and turns an unreadable checkpoint into a usage error (exit 2, one line on stderr).
+``murlan_cli.bots`` registers the subcommand.
 
-Exit status 0 when the bundle loads strictly and its golden positions replay exactly with ONNX
-Runtime within 1e-5 of PyTorch, 1 when they do not, 2 when the checkpoint cannot be read.
+Exit status 0 when the bundle loads strictly, its golden positions replay exactly and ONNX
+Runtime is within 1e-5 of PyTorch on them; 1 when not, or when the golden set does not cover
+the game; 2 when the checkpoint cannot be read.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from murlan_cli import UsageError
+from murlan_cli.options import add_supports_argument, supported_rules
 
-GOLDEN_TOLERANCE = 1e-5  # the largest score difference between ONNX Runtime and PyTorch
+TORCH_TOLERANCE = 1e-5  # the largest score difference between ONNX Runtime and PyTorch
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``murlan export`` options."""
-    from murlan_env.bots.bundle import export_arguments
-
-    export_arguments(parser)
+    parser.add_argument("checkpoint", help="checkpoint file or run directory")
+    parser.add_argument("--out", required=True, help="bundle directory to write")
+    parser.add_argument("--positions", type=int, default=256, help="golden positions to record")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the golden matches")
+    add_supports_argument(parser, "rule variants the policy is measured to play besides its own")
+    parser.add_argument("--no-fp16", action="store_true", help="skip model.fp16.onnx")
+    parser.add_argument("--no-coreml", action="store_true", help="skip the Core ML conversion")
 
 
 def run_command(args: argparse.Namespace) -> int:
     """Run ``murlan export`` from parsed arguments; UsageError for an unreadable checkpoint."""
-    from agents.export import export_checkpoint  # torch is imported only when exporting
-    from agents.networks import CheckpointError
-    from murlan_env.bots.bundle import (
-        GOLDEN_FILE,
-        MODEL_FILE,
-        SPEC_FILE,
-        BundleBot,
-        verify_golden,
-    )
+    from agents.export import export_checkpoint, torch_parity  # torch loads only here
+    from agents.networks import CheckpointError, load_policy
+    from murlan_env.bots.bundle import GOLDEN_FILE, SPEC_FILE, BundleBot, verify_golden
+    from murlan_env.bots.golden import GoldenError
 
     try:
-        bot = export_checkpoint(
+        bundle = export_checkpoint(
             args.checkpoint,
             args.out,
-            n_matches=args.matches,
             n_positions=args.positions,
             seed=args.seed,
             coreml=not args.no_coreml,
+            float16=not args.no_fp16,
+            supported_rules=supported_rules(args.supports),
         )
     except (CheckpointError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
+    except GoldenError as exc:
+        print(f"murlan export: error: {exc}", file=sys.stderr)
+        return 1
     BundleBot(args.out)
     check = verify_golden(args.out)
-    size = bot["model"]["bytes"]
-    print(f"wrote {args.out}: {MODEL_FILE} ({size} bytes), {SPEC_FILE}, {GOLDEN_FILE}")
+    parity = torch_parity(load_policy(args.checkpoint), args.out)
+    files = ", ".join(f"{m.file} ({m.bytes} bytes)" for m in bundle.models)
+    print(f"wrote {args.out}: {files}, {SPEC_FILE}, {GOLDEN_FILE}")
     print(f"golden: {check}")
-    print(f"core ml: {bot['coreml']['note']}")
-    ok = (
-        check["obs_max_diff"] == 0
-        and check["mask_mismatches"] == 0
-        and check["scores_max_diff"] <= GOLDEN_TOLERANCE
-    )
-    return 0 if ok else 1
+    print(f"pytorch vs onnx on the golden positions: {parity:.2e}")
+    print(f"core ml: {bundle.coreml['note']}")
+    return 0 if check["ok"] and parity <= TORCH_TOLERANCE else 1

@@ -362,7 +362,12 @@ def _bots_and_rules(bots: str, rules: list[str]) -> tuple[list[Bot], Rules]:
     try:
         if len(specs) != 3:
             raise ValueError(f"--bots takes one spec or three, got {len(specs)}")
-        return [registry.make_bot(s) for s in specs], Rules.parse(rules)
+        bots_made, rules_made = [registry.make_bot(s) for s in specs], Rules.parse(rules)
+        for bot in bots_made:
+            why = registry.rules_conflict(bot, rules_made)
+            if why:
+                raise ValueError(why)
+        return bots_made, rules_made
     except (ValueError, RulesError, FileNotFoundError) as err:
         raise UsageError(str(err)) from None
 

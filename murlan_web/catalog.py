@@ -17,8 +17,7 @@ from typing import Any
 
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
-from murlan_env.game import observation
-from murlan_env.game.rules import Rules
+from murlan_env.bots.registry import rules_conflict
 
 SEARCH_BUDGETS = (50, 200, 800)
 MAX_ROLLOUTS = 5000
@@ -100,41 +99,6 @@ class BotCatalog:
 
     def to_json(self) -> list[dict[str, Any]]:
         return [dataclasses.asdict(c) for c in self.choices]
-
-
-def rules_conflict(bot: Bot, rules: Rules) -> str | None:
-    """Why ``bot`` cannot play under ``rules``, or None: the bot, or any bot it is built on
-    (a search's policy and models, a policy's weaker mix), is an exported policy that insists
-    on the rules it was trained under and would refuse this game's observations (their rule
-    flags, ``observation.rule_flags``, differ), as ``BundleBot.act`` does mid-game."""
-    wanted = observation.rule_flags(rules)
-    for part in _bots_within(bot):
-        trained = getattr(part, "rules", None)
-        if not getattr(part, "strict_rules", False) or not isinstance(trained, Rules):
-            continue
-        if (observation.rule_flags(trained) != wanted).any():
-            plays = trained.text() or "the standard rules"
-            game = rules.text() or "the standard rules"
-            return f"{bot.name} plays only under {plays}, not {game}: choose another bot or rules"
-    return None
-
-
-def _bots_within(bot: Bot):
-    """``bot`` and every bot reachable through its attributes (lists, tuples and dicts too)."""
-    seen: set[int] = set()
-    todo: list[Any] = [bot]
-    while todo:
-        item = todo.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, (list, tuple)):
-            todo.extend(item)
-        elif isinstance(item, dict):
-            todo.extend(item.values())
-        elif callable(getattr(item, "act", None)):
-            yield item
-            todo.extend(vars(item).values() if hasattr(item, "__dict__") else ())
 
 
 __all__ = ["BotCatalog", "BotChoice", "MAX_ROLLOUTS", "UnknownBot", "rules_conflict"]

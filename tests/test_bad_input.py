@@ -51,7 +51,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     torch.save([1, 2, 3], paths.setdefault("foreign_ckpt", root / "foreign.pt"))
     torch.save(state, paths.setdefault("no_config_ckpt", root / "no_config.pt"))
     bundle = root / "bundle"
-    export_bundle(net, bundle, coreml=False, n_positions=8, n_matches=1)
+    export_bundle(net, bundle, coreml=False, n_positions=0)
     paths["bundle"] = bundle
     paths["wrong_hash"] = shutil.copytree(bundle, root / "wrong_hash")
     with open(paths["wrong_hash"] / "model.onnx", "ab") as f:
@@ -107,6 +107,12 @@ ROWS = [
      ["murlan play: error:", "model file model.onnx is missing", "murlan export"]),
     ("folder that is no bundle", murlan("arena", "random", "bundle:{no_spec}", "--boards", "1"),
      ["murlan arena: error:", "is not a bundle: no bot.json", "murlan export"]),
+    ("bundle under rules it does not play",
+     murlan("arena", "bundle:{bundle}", "rule", "--rules", "sticky_pass=true", "--boards", "1"),
+     ["murlan arena: error:", "cannot play sticky_pass=true", "it plays sticky_pass=false"]),
+    ("search over a bundle under rules it does not play",
+     murlan("play", "--bots", "search:8:bundle:{bundle}", "--rules", "joker_pair=true"),
+     ["murlan play: error:", "cannot play joker_pair=true", "does not play joker_pair=true"]),
     # --- training configs (train.ConfigError)
     ("config that is not a mapping", train_py("--config", "{list_yaml}"),
      ["train.py: error:", "a config is a mapping of keys to values", "got a YAML list"]),

@@ -1,0 +1,101 @@
+"""``murlan golden``: golden test vectors for any bundle, scored by its float32 ONNX model.
+
+Apps and the JavaScript client test their encoders and move choosers against these vectors
+(``murlan_env.bots.golden``); a fresh set with another seed tests them on positions never
+shipped. ``murlan_cli.bots`` registers the subcommand.
+
+Exit status 0 when the set is written and checks against this engine; 1 when it does not
+cover the game (some observation entry never varies) or does not replay; 2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from murlan_cli import UsageError
+from murlan_cli.options import add_supports_argument, supported_rules
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan golden`` options."""
+    parser.add_argument("bundle", metavar="BUNDLE_DIR", help="bundle directory (bot.json ...)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the golden matches")
+    parser.add_argument("--positions", type=int, default=256, help="positions to record")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write the set to FILE and leave the bundle as it is "
+        "(default: the bundle's own golden.json, and its entry in bot.json)",
+    )
+    parser.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="rewrite a murlan-bundle/2 bot.json in this format first (the model is kept)",
+    )
+    add_supports_argument(
+        parser,
+        "record rule variants the policy is measured to play (repeatable; bot.json's "
+        "supported_rules, which the golden set then covers)",
+    )
+    parser.add_argument(
+        "--fp16",
+        action="store_true",
+        help="also write model.fp16.onnx (float16 weights) with its tolerance on the new set",
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Run ``murlan golden`` from parsed arguments; UsageError for bad input."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from murlan_env.bots.bundle import BundleError, regenerate_golden, verify_golden
+    from murlan_env.bots.golden import GoldenError
+
+    if args.positions < 1:
+        raise UsageError(f"--positions must be at least 1, got {args.positions}")
+    if args.fp16 and args.out is not None:
+        raise UsageError("--fp16 measures the new model on the bundle's own set: drop --out")
+    if args.out is not None and Path(args.out).is_dir():
+        raise UsageError(f"--out {args.out} is a directory: name a file, e.g. golden-7.json")
+    supports = supported_rules(args.supports)
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            label = {"play": "playing matches", "replay": "replaying them"}.get(stage, stage)
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(label, total=total)
+            bar.update(tasks[stage], completed=done)
+
+        try:
+            _, golden = regenerate_golden(
+                args.bundle,
+                seed=args.seed,
+                positions=args.positions,
+                out=args.out,
+                upgrade=args.upgrade,
+                supports=supports,
+                progress=progress,
+            )
+        except BundleError as e:
+            raise UsageError(str(e)) from None
+        except GoldenError as e:
+            print(f"murlan golden: {e}", file=sys.stderr)
+            return 1
+    if args.fp16:
+        from agents.quantize import add_float16
+
+        half = add_float16(args.bundle).model("float16")
+        print(f"wrote {half.file}: {half.bytes} bytes, golden tolerance {half.tolerance:g}")
+    report = verify_golden(args.bundle, golden)
+    where = args.out or f"{args.bundle}/golden.json"
+    print(
+        f"wrote {where}: {len(golden['positions'])} positions of {len(golden['matches'])} matches"
+    )
+    tags = golden["coverage"]["tags"]
+    print("covers: " + ", ".join(f"{t} {n}" for t, n in tags.items()))
+    print(f"check: {report}")
+    return 0 if report["ok"] else 1
