@@ -1,0 +1,256 @@
+/**
+ * A bundle's bot: load `bot.json` and the model, then turn positions into moves.
+ *
+ * ```js
+ * import { loadBot } from 'murlan-client';
+ * const bot = await loadBot('path/or/url/of/bundle');           // runtime-free (weights.bin)
+ * const move = await bot.choose(position);                      // { action, cards, play, ... }
+ * ```
+ * With `{ ort }` (the `onnxruntime-node` or `onnxruntime-web` module) the bot runs
+ * `model.onnx` with that runtime instead of multiplying the weights itself.
+ * @module
+ */
+
+import { actionTable, legalMask, PASS, startCard, actionOfCounts } from './actions.js';
+import { CARD_NAMES, N_RANKS, parseCards, rankCounts } from './cards.js';
+import { denseModel, denseScores } from './dense.js';
+import { canonicalJson, readBytes, readJson, sha256 } from './files.js';
+import { cardsOfAction } from './moves.js';
+import { checkLayout, encode, N_SEATS } from './observation.js';
+
+/** Bundle formats this client reads. */
+export const BUNDLE_FORMATS = Object.freeze(['murlan-bundle/2', 'murlan-bundle/3']);
+export const ENV_VERSION = 'murlan_v1';
+const FLOAT32_MIN = -3.4028234663852886e38;
+
+/**
+ * Load a bundle and check it: format, env version, the hashes of its action table,
+ * observation layout and model (or weights) file.
+ * @param {string | URL} source a directory (Node.js) or a base URL
+ * @param {object} [opts]
+ * @param {any} [opts.ort] an onnxruntime module (node or web): run model.onnx with it
+ * @param {object} [opts.sessionOptions] passed to `ort.InferenceSession.create`
+ * @returns {Promise<MurlanBot>}
+ */
+export async function loadBot(source, { ort, sessionOptions } = {}) {
+  const spec = await readJson(source, 'bot.json');
+  if (!BUNDLE_FORMATS.includes(spec.format)) {
+    throw new Error(`bot.json: format ${JSON.stringify(spec.format)}; this client reads ${BUNDLE_FORMATS.join(' or ')}: re-export the bundle with a murlan that writes one`);
+  }
+  if (spec.env_version !== ENV_VERSION) {
+    throw new Error(`bot.json: env_version ${JSON.stringify(spec.env_version)}, this client plays ${ENV_VERSION}`);
+  }
+  const rows = spec.actions.table;
+  if ((await sha256(canonicalJson(rows))) !== spec.actions.sha256) {
+    throw new Error('bot.json: the action table does not match its sha256');
+  }
+  const pieces = spec.observation.pieces;
+  const layoutText = JSON.stringify(pieces.map((p) => [p.name, p.offset, p.size]));
+  if ((await sha256(layoutText)) !== spec.observation.sha256) {
+    throw new Error('bot.json: the observation layout does not match its sha256');
+  }
+  const table = actionTable(rows);
+  const size = checkLayout(pieces, table.size);
+  if (size !== spec.observation.size) throw new Error(`bot.json: observation size ${spec.observation.size}, its pieces add up to ${size}`);
+  let run;
+  if (ort) {
+    const bytes = await readBytes(source, spec.model.file);
+    if ((await sha256(bytes)) !== spec.model.sha256) throw new Error(`${spec.model.file}: sha256 does not match bot.json`);
+    const session = await ort.InferenceSession.create(bytes, sessionOptions ?? {});
+    run = async (obs, mask) => {
+      const feeds = {
+        obs: new ort.Tensor('float32', obs, [1, obs.length]),
+        mask: new ort.Tensor('bool', mask, [1, mask.length]),
+      };
+      const out = await session.run(feeds);
+      return Float32Array.from(out[spec.model.outputs?.[0]?.name ?? 'scores'].data);
+    };
+  } else {
+    const weightsSpec = spec.weights ?? (await readJson(source, 'weights.json'));
+    const bytes = await readBytes(source, weightsSpec.file);
+    if ((await sha256(bytes)) !== weightsSpec.sha256) throw new Error(`${weightsSpec.file}: sha256 does not match its description`);
+    const model = denseModel(weightsSpec, bytes);
+    run = async (obs, mask) => denseScores(model, obs, mask);
+  }
+  return new MurlanBot(spec, table, run, ort ? 'onnxruntime' : 'plain');
+}
+
+/**
+ * @typedef {object} Move
+ * @property {number} action action id (bot.json's table)
+ * @property {string[]} cards the concrete cards, [] for a pass
+ * @property {string} play the cards as one string ("7S 7H", "" for a pass)
+ * @property {string} kind "pass", "single", "pair", ...
+ * @property {Float32Array} scores (A,) the model's scores, illegal actions at float32's minimum
+ * @property {Float32Array} obs the observation the model read
+ * @property {Uint8Array} mask the legal actions
+ */
+
+export class MurlanBot {
+  /**
+   * @param {object} spec bot.json
+   * @param {import('./actions.js').ActionTable} table
+   * @param {(obs: Float32Array, mask: Uint8Array) => Promise<Float32Array>} run
+   * @param {string} runtime
+   */
+  constructor(spec, table, run, runtime) {
+    this.spec = spec;
+    this.table = table;
+    this.run = run;
+    /** "plain" (the weights in JavaScript) or "onnxruntime". */
+    this.runtime = runtime;
+    /** The variant flags the policy was trained for. */
+    this.rules = spec.rules;
+  }
+
+  /**
+   * A position in the app's terms (see `readPosition`) as the encoder's.
+   * @param {object} position
+   * @returns {import('./observation.js').Position}
+   */
+  position(position) {
+    return readPosition(this.table, position, this.rules);
+  }
+
+  /**
+   * The observation vector of a position.
+   * @param {object} position
+   * @returns {Float32Array}
+   */
+  encode(position) {
+    return encode(this.spec.observation.pieces, this.position(position));
+  }
+
+  /**
+   * The legal-action mask of a position (1 = legal).
+   * @param {object} position
+   * @returns {Uint8Array}
+   */
+  legalMask(position) {
+    const pos = this.position(position);
+    return this.#mask(pos);
+  }
+
+  /**
+   * The model's scores of an observation under a mask.
+   * @param {Float32Array} obs
+   * @param {Uint8Array} mask
+   * @returns {Promise<Float32Array>}
+   */
+  scores(obs, mask) {
+    return this.run(obs, mask);
+  }
+
+  /**
+   * The bot's move: the legal action of highest score (ties: the lowest id), as cards.
+   * @param {object} position
+   * @returns {Promise<Move>}
+   */
+  async choose(position) {
+    const pos = this.position(position);
+    const obs = encode(this.spec.observation.pieces, pos);
+    const mask = this.#mask(pos);
+    if (!mask.some(Boolean)) throw new Error('no legal move in this position');
+    const scores = await this.run(obs, mask);
+    const action = argmaxLegal(scores, mask);
+    const cards = cardsOfAction(this.table, action, pos.hand, {
+      exchange: pos.exchange,
+      received: pos.received,
+      startDuty: pos.startDuty,
+      startCard: startCard(pos.rules),
+    });
+    const names = cards.map((c) => CARD_NAMES[c]);
+    return { action, cards: names, play: names.join(' '), kind: this.spec.actions.table[action].kind, scores, obs, mask };
+  }
+
+  /** @param {import('./observation.js').Position} pos */
+  #mask(pos) {
+    return legalMask(this.table, pos.rules, {
+      handCounts: rankCounts(pos.hand),
+      table: pos.table,
+      exchange: pos.exchange,
+      startDuty: pos.startDuty,
+      received: pos.received >= 0 ? (pos.received < 52 ? pos.received >> 2 : pos.received - 39) : -1,
+    });
+  }
+}
+
+/**
+ * The legal action of highest score; ties go to the lowest action id (numpy's argmax).
+ * @param {Float32Array} scores
+ * @param {Uint8Array} mask
+ * @returns {number}
+ */
+export function argmaxLegal(scores, mask) {
+  let best = -1;
+  for (let a = 0; a < scores.length; a++) {
+    if (mask[a] && (best < 0 || scores[a] > scores[best])) best = a;
+  }
+  return best;
+}
+
+/**
+ * Read a position written in the app's terms, seat slots egocentric (0 = the seat to act):
+ *
+ * | key          | value                                                              |
+ * |--------------|--------------------------------------------------------------------|
+ * | `hand`       | my cards: "3S 7H ..." or an array of names or ids                  |
+ * | `played`     | 4 entries, per slot: the cards it played this hand, or 15 counts    |
+ * | `cards_left` | 4 numbers: cards each slot holds                                   |
+ * | `table`      | the play to beat: its cards, or its action id; "" / [] / 0: none   |
+ * | `table_seat` | slot that made it (null / -1 when none)                            |
+ * | `passed`     | 4 booleans: slots that passed since the play to beat               |
+ * | `places`     | 4 entries: finishing place 1..4 of each slot, null while playing   |
+ * | `scores`     | 4 match scores                                                     |
+ * | `target`     | 21, 31, 41 or 51                                                   |
+ * | `phase`      | "play" or "exchange" (choosing the card to give back)              |
+ * | `start_duty` | true when my play must contain the start card                      |
+ * | `received`   | the card I received in this hand's exchange (null if none)         |
+ * | `gave`       | the card I gave in this hand's exchange (null if none)             |
+ * | `rules`      | the game's variant flags (default: the bundle's)                   |
+ * @param {import('./actions.js').ActionTable} table
+ * @param {object} p
+ * @param {object} defaultRules
+ * @returns {import('./observation.js').Position}
+ */
+export function readPosition(table, p, defaultRules) {
+  const four = (name, value) => {
+    if (!Array.isArray(value) || value.length !== N_SEATS) throw new Error(`position.${name} must list ${N_SEATS} seat slots`);
+    return value;
+  };
+  const oneCard = (value) => {
+    if (value === null || value === undefined || value === -1 || value === '') return -1;
+    const ids = parseCards(typeof value === 'number' ? [value] : value);
+    if (ids.length !== 1) throw new Error(`expected one card, got ${JSON.stringify(value)}`);
+    return ids[0];
+  };
+  const played = four('played', p.played).map((entry) => {
+    if (Array.isArray(entry) && entry.length === N_RANKS && entry.every((n) => typeof n === 'number')) return entry;
+    return rankCounts(parseCards(entry));
+  });
+  let action = PASS;
+  if (typeof p.table === 'number') action = p.table;
+  else if (p.table !== undefined && p.table !== null) {
+    action = actionOfCounts(table, rankCounts(parseCards(p.table)));
+    if (action < 0) throw new Error(`position.table: ${JSON.stringify(p.table)} is no combination`);
+  }
+  const slot = p.table_seat ?? -1;
+  if ((action === PASS) !== (slot < 0)) throw new Error('position.table and table_seat must be both set or both empty');
+  if (p.phase !== 'play' && p.phase !== 'exchange') throw new Error(`position.phase must be "play" or "exchange", got ${JSON.stringify(p.phase)}`);
+  return {
+    hand: parseCards(p.hand),
+    played,
+    cardsLeft: four('cards_left', p.cards_left),
+    table: action,
+    tableSlot: slot,
+    passed: four('passed', p.passed).map(Boolean),
+    places: four('places', p.places).map((x) => (x === null || x === undefined ? -1 : x - 1)),
+    scores: four('scores', p.scores),
+    target: p.target,
+    exchange: p.phase === 'exchange',
+    startDuty: Boolean(p.start_duty),
+    received: oneCard(p.received),
+    gave: oneCard(p.gave),
+    rules: { ...defaultRules, ...(p.rules ?? {}) },
+  };
+}

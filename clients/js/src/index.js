@@ -1,0 +1,13 @@
+/**
+ * murlan-client: play a murlan bundle (bot.json, model.onnx or weights.bin) from JavaScript.
+ * See docs/js-client.md.
+ * @module
+ */
+
+export { loadBot, MurlanBot, argmaxLegal, readPosition, BUNDLE_FORMATS } from './bot.js';
+export { actionTable, actionOfCounts, beats, legalMask, PASS } from './actions.js';
+export { CARD_NAMES, RANKS, SUITS, cardRank, parseCard, parseCards, formatCards, rankCounts } from './cards.js';
+export { encode, checkLayout, PIECE_SIZES, RULE_FEATURES } from './observation.js';
+export { cardsOfAction } from './moves.js';
+export { denseModel, denseScores } from './dense.js';
+export { canonicalJson, sha256 } from './files.js';
