@@ -12,7 +12,7 @@
  */
 
 import { actionTable, legalMask, PASS, startCard, actionOfCounts } from './actions.js';
-import { CARD_NAMES, N_RANKS, parseCards, rankCounts } from './cards.js';
+import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from './cards.js';
 import { denseModel, denseScores } from './dense.js';
 import { canonicalJson, readBytes, readJson, sha256 } from './files.js';
 import { cardsOfAction } from './moves.js';
@@ -100,7 +100,7 @@ export class MurlanBot {
     /** "plain" (the weights in JavaScript) or "onnxruntime". */
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
-    this.rules = spec.rules;
+    this.rules = readRules(spec.rules);
   }
 
   /**
@@ -170,7 +170,7 @@ export class MurlanBot {
       table: pos.table,
       exchange: pos.exchange,
       startDuty: pos.startDuty,
-      received: pos.received >= 0 ? (pos.received < 52 ? pos.received >> 2 : pos.received - 39) : -1,
+      received: pos.received >= 0 ? cardRank(pos.received) : -1,
     });
   }
 }
@@ -190,24 +190,27 @@ export function argmaxLegal(scores, mask) {
 }
 
 /**
- * Read a position written in the app's terms, seat slots egocentric (0 = the seat to act):
+ * Read a position in the app's terms: the seat to act's view, keyed by the observation's
+ * piece names as golden.json's `state` writes it. Seat slots are egocentric (0 = the seat to
+ * act, then the next seats in turn order).
  *
- * | key          | value                                                              |
- * |--------------|--------------------------------------------------------------------|
- * | `hand`       | my cards: "3S 7H ..." or an array of names or ids                  |
- * | `played`     | 4 entries, per slot: the cards it played this hand, or 15 counts    |
- * | `cards_left` | 4 numbers: cards each slot holds                                   |
- * | `table`      | the play to beat: its cards, or its action id; "" / [] / 0: none   |
- * | `table_seat` | slot that made it (null / -1 when none)                            |
- * | `passed`     | 4 booleans: slots that passed since the play to beat               |
- * | `places`     | 4 entries: finishing place 1..4 of each slot, null while playing   |
- * | `scores`     | 4 match scores                                                     |
- * | `target`     | 21, 31, 41 or 51                                                   |
- * | `phase`      | "play" or "exchange" (choosing the card to give back)              |
- * | `start_duty` | true when my play must contain the start card                      |
- * | `received`   | the card I received in this hand's exchange (null if none)         |
- * | `gave`       | the card I gave in this hand's exchange (null if none)             |
- * | `rules`      | the game's variant flags (default: the bundle's)                   |
+ * | key            | value                                                                |
+ * |----------------|----------------------------------------------------------------------|
+ * | `my_hand`      | my cards: "3S 7H 7D" (or an array of card names or ids)              |
+ * | `played`       | per slot, what it played this hand: ranks "7 7 K" or cards "7S 7H"   |
+ * | `cards_left`   | per slot, the cards it holds                                         |
+ * | `table_action` | action id of the play to beat (0: empty table); or `table`: its cards |
+ * | `table_seat`   | slot that made it (null on an empty table)                           |
+ * | `passed`       | per slot, passed since the play to beat                              |
+ * | `places`       | per slot, finishing place 0..3 (0 = 1st) or null while playing       |
+ * | `scores`       | per slot, match score                                                |
+ * | `target`       | 21, 31, 41 or 51                                                     |
+ * | `phase`        | "play" or "exchange" (choosing the card to give back)                |
+ * | `start_duty`   | true when my play must contain the start card                        |
+ * | `exchange`     | {received, gave}: cards of this hand's exchange, null when none      |
+ * | `rules`        | the game's variant flags (default: the bundle's)                     |
+ *
+ * Other keys (`seat`, `unseen`) are ignored: unseen cards follow from the others.
  * @param {import('./actions.js').ActionTable} table
  * @param {object} p
  * @param {object} defaultRules
@@ -224,33 +227,59 @@ export function readPosition(table, p, defaultRules) {
     if (ids.length !== 1) throw new Error(`expected one card, got ${JSON.stringify(value)}`);
     return ids[0];
   };
-  const played = four('played', p.played).map((entry) => {
-    if (Array.isArray(entry) && entry.length === N_RANKS && entry.every((n) => typeof n === 'number')) return entry;
-    return rankCounts(parseCards(entry));
-  });
   let action = PASS;
-  if (typeof p.table === 'number') action = p.table;
+  if (p.table_action !== undefined && p.table_action !== null) action = p.table_action;
   else if (p.table !== undefined && p.table !== null) {
     action = actionOfCounts(table, rankCounts(parseCards(p.table)));
     if (action < 0) throw new Error(`position.table: ${JSON.stringify(p.table)} is no combination`);
   }
+  if (!Number.isInteger(action) || action < 0 || action >= table.size) throw new Error(`position.table_action: ${action} is no action id`);
   const slot = p.table_seat ?? -1;
-  if ((action === PASS) !== (slot < 0)) throw new Error('position.table and table_seat must be both set or both empty');
+  if ((action === PASS) !== (slot < 0)) throw new Error('position: table_action and table_seat must be both set or both empty');
   if (p.phase !== 'play' && p.phase !== 'exchange') throw new Error(`position.phase must be "play" or "exchange", got ${JSON.stringify(p.phase)}`);
   return {
-    hand: parseCards(p.hand),
-    played,
+    hand: parseCards(p.my_hand),
+    played: four('played', p.played).map(rankCountsOf),
     cardsLeft: four('cards_left', p.cards_left),
     table: action,
     tableSlot: slot,
     passed: four('passed', p.passed).map(Boolean),
-    places: four('places', p.places).map((x) => (x === null || x === undefined ? -1 : x - 1)),
+    places: four('places', p.places).map((x) => (x === null || x === undefined ? -1 : x)),
     scores: four('scores', p.scores),
     target: p.target,
     exchange: p.phase === 'exchange',
     startDuty: Boolean(p.start_duty),
-    received: oneCard(p.received),
-    gave: oneCard(p.gave),
-    rules: { ...defaultRules, ...(p.rules ?? {}) },
+    received: oneCard(p.exchange?.received),
+    gave: oneCard(p.exchange?.gave),
+    rules: { ...readRules(defaultRules), ...readRules(p.rules) },
   };
+}
+
+/**
+ * Cards per rank of what a slot played: rank names ("7 7 K"), card names ("7S 7H") or ids.
+ * @param {string | Array<string | number>} played
+ * @returns {number[]}
+ */
+function rankCountsOf(played) {
+  const items = typeof played === 'string' ? played.split(/\s+/).filter(Boolean) : played;
+  const counts = new Array(N_RANKS).fill(0);
+  for (const item of items) {
+    const r = typeof item === 'string' ? RANKS.indexOf(item.toUpperCase()) : -1;
+    counts[r >= 0 ? r : cardRank(parseCards([item])[0])] += 1;
+  }
+  return counts;
+}
+
+/**
+ * Variant flags with their values as JavaScript values: bot.json and golden.json write them
+ * as words ("true", "leader", "3C").
+ * @param {object | undefined} rules
+ * @returns {object}
+ */
+export function readRules(rules) {
+  const out = {};
+  for (const [flag, value] of Object.entries(rules ?? {})) {
+    out[flag] = value === 'true' ? true : value === 'false' ? false : value;
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
  */
 
 export { loadBot, MurlanBot, argmaxLegal, readPosition, BUNDLE_FORMATS } from './bot.js';
-export { actionTable, actionOfCounts, beats, legalMask, PASS } from './actions.js';
+export { actionTable, actionOfCounts, beats, legalMask, startCard, PASS } from './actions.js';
 export { CARD_NAMES, RANKS, SUITS, cardRank, parseCard, parseCards, formatCards, rankCounts } from './cards.js';
 export { encode, checkLayout, PIECE_SIZES, RULE_FEATURES } from './observation.js';
 export { cardsOfAction } from './moves.js';
