@@ -14,8 +14,6 @@ import { N_RANKS, RANKS, cardRank, parseCard } from './cards.js';
 /** Combination kinds, as bot.json names them. */
 export const KINDS = Object.freeze(['pass', 'single', 'pair', 'triple', 'quad', 'straight']);
 export const PASS = 0;
-/** Suited ranks 3..T (indices 0..7) may be given back in the exchange. */
-export const GIVE_BACK_RANKS = 8;
 
 const RANK_INDEX = new Map(RANKS.map((name, r) => [name, r]));
 const ACE = RANK_INDEX.get('A');
@@ -125,8 +123,9 @@ export function beats(t, rules, prev, next) {
  * The legal-action mask of the seat to act (1 = legal).
  *
  * Play: actions the hand can pay for that beat the table and, under the start-card duty, use
- * the start card's rank. Exchange (choosing the card to give back): the singles of ranks 3..T
- * the hand holds besides the card just received.
+ * the start card's rank. Exchange (choosing the card to give back): the singles of the ranks
+ * that may go back (bot.json's `contract.exchange`: 3..T) the hand holds besides the card
+ * just received.
  * @param {ActionTable} t
  * @param {object} rules the bundle's variant flags
  * @param {object} pos
@@ -135,12 +134,13 @@ export function beats(t, rules, prev, next) {
  * @param {boolean} pos.exchange choosing the card to give back
  * @param {boolean} pos.startDuty my play must contain the start card
  * @param {number} pos.received rank just received in the exchange, -1 if none
+ * @param {number[]} giveBack the ranks that may be given back
  * @returns {Uint8Array}
  */
-export function legalMask(t, rules, { handCounts, table, exchange, startDuty, received }) {
+export function legalMask(t, rules, { handCounts, table, exchange, startDuty, received }, giveBack) {
   const mask = new Uint8Array(t.size);
   if (exchange) {
-    for (let r = 0; r < GIVE_BACK_RANKS; r++) {
+    for (const r of giveBack) {
       if (handCounts[r] - (r === received ? 1 : 0) > 0) mask[t.singleOfRank[r]] = 1;
     }
     return mask;

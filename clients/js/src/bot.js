@@ -11,69 +11,104 @@
  * @module
  */
 
-import { actionTable, legalMask, PASS, startCard, actionOfCounts } from './actions.js';
+import { actionTable, actionOfCounts, KINDS, legalMask, PASS, startCard } from './actions.js';
 import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from './cards.js';
 import { denseModel, denseScores } from './dense.js';
 import { canonicalJson, readBytes, readJson, sha256 } from './files.js';
 import { cardsOfAction } from './moves.js';
 import { checkLayout, encode, N_SEATS } from './observation.js';
 
-/** Bundle formats this client reads. */
-export const BUNDLE_FORMATS = Object.freeze(['murlan-bundle/2', 'murlan-bundle/3']);
+/** The bundle format this client reads. */
+export const BUNDLE_FORMAT = 'murlan-bundle/3';
 export const ENV_VERSION = 'murlan_v1';
-const FLOAT32_MIN = -3.4028234663852886e38;
+
+/**
+ * bot.json's contract, checked: the action table and observation layout against their
+ * hashes and against what this client knows how to encode.
+ * @param {object} spec bot.json
+ * @returns {Promise<{table: import('./actions.js').ActionTable, pieces: object[], giveBack: number[]}>}
+ */
+export async function readContract(spec) {
+  if (spec.format !== BUNDLE_FORMAT) {
+    const fix = String(spec.format).startsWith('murlan-bundle/')
+      ? 'upgrade it with `murlan golden BUNDLE_DIR --upgrade` or re-export it with `murlan export`'
+      : 'is this a murlan bundle?';
+    throw new Error(`bot.json: format ${JSON.stringify(spec.format)}, this client reads ${BUNDLE_FORMAT}: ${fix}`);
+  }
+  if (spec.env_version !== ENV_VERSION) {
+    throw new Error(`bot.json: env_version ${JSON.stringify(spec.env_version)}, this client plays ${ENV_VERSION}`);
+  }
+  const { actions, observation, exchange } = spec.contract;
+  const rows = actions.table.map(({ id, kind, ranks }) => ({ id, kind, ranks }));
+  if ((await sha256(canonicalJson(rows))) !== actions.sha256) {
+    throw new Error('bot.json: the action table does not match its sha256');
+  }
+  const pieces = observation.pieces;
+  const layoutText = JSON.stringify(pieces.map((p) => [p.name, p.offset, p.size]));
+  if ((await sha256(layoutText)) !== observation.sha256) {
+    throw new Error('bot.json: the observation layout does not match its sha256');
+  }
+  const table = actionTable(rows);
+  const size = checkLayout(pieces, table.size);
+  if (size !== observation.size) throw new Error(`bot.json: observation size ${observation.size}, its pieces add up to ${size}`);
+  const giveBack = exchange.ids.map((id) => {
+    const rank = table.singleOfRank.indexOf(id);
+    if (rank < 0) throw new Error(`bot.json: exchange id ${id} is not a single`);
+    return rank;
+  });
+  return { table, pieces, giveBack };
+}
 
 /**
  * Load a bundle and check it: format, env version, the hashes of its action table,
  * observation layout and model (or weights) file.
  * @param {string | URL} source a directory (Node.js) or a base URL
  * @param {object} [opts]
- * @param {any} [opts.ort] an onnxruntime module (node or web): run model.onnx with it
+ * @param {any} [opts.ort] an onnxruntime module (node or web): run a model file with it;
+ *   without it the bot multiplies the weights itself (weights.json, weights.bin)
+ * @param {string} [opts.precision] which model file ("float32", the default, or "float16")
  * @param {object} [opts.sessionOptions] passed to `ort.InferenceSession.create`
  * @returns {Promise<MurlanBot>}
  */
-export async function loadBot(source, { ort, sessionOptions } = {}) {
+export async function loadBot(source, { ort, precision = 'float32', sessionOptions } = {}) {
   const spec = await readJson(source, 'bot.json');
-  if (!BUNDLE_FORMATS.includes(spec.format)) {
-    throw new Error(`bot.json: format ${JSON.stringify(spec.format)}; this client reads ${BUNDLE_FORMATS.join(' or ')}: re-export the bundle with a murlan that writes one`);
-  }
-  if (spec.env_version !== ENV_VERSION) {
-    throw new Error(`bot.json: env_version ${JSON.stringify(spec.env_version)}, this client plays ${ENV_VERSION}`);
-  }
-  const rows = spec.actions.table;
-  if ((await sha256(canonicalJson(rows))) !== spec.actions.sha256) {
-    throw new Error('bot.json: the action table does not match its sha256');
-  }
-  const pieces = spec.observation.pieces;
-  const layoutText = JSON.stringify(pieces.map((p) => [p.name, p.offset, p.size]));
-  if ((await sha256(layoutText)) !== spec.observation.sha256) {
-    throw new Error('bot.json: the observation layout does not match its sha256');
-  }
-  const table = actionTable(rows);
-  const size = checkLayout(pieces, table.size);
-  if (size !== spec.observation.size) throw new Error(`bot.json: observation size ${spec.observation.size}, its pieces add up to ${size}`);
+  const contract = await readContract(spec);
   let run;
+  let tolerance;
   if (ort) {
-    const bytes = await readBytes(source, spec.model.file);
-    if ((await sha256(bytes)) !== spec.model.sha256) throw new Error(`${spec.model.file}: sha256 does not match bot.json`);
+    const model = spec.models.find((m) => m.precision === precision);
+    if (!model) throw new Error(`bot.json: no ${precision} model (it has ${spec.models.map((m) => m.precision).join(', ')})`);
+    const bytes = await readBytes(source, model.file);
+    if ((await sha256(bytes)) !== model.sha256) throw new Error(`${model.file}: sha256 does not match bot.json`);
     const session = await ort.InferenceSession.create(bytes, sessionOptions ?? {});
+    const [obsName, maskName] = spec.contract.decision.inputs.map((i) => i.name);
+    const outName = spec.contract.decision.outputs[0].name;
     run = async (obs, mask) => {
       const feeds = {
-        obs: new ort.Tensor('float32', obs, [1, obs.length]),
-        mask: new ort.Tensor('bool', mask, [1, mask.length]),
+        [obsName]: new ort.Tensor('float32', obs, [1, obs.length]),
+        [maskName]: new ort.Tensor('bool', mask, [1, mask.length]),
       };
       const out = await session.run(feeds);
-      return Float32Array.from(out[spec.model.outputs?.[0]?.name ?? 'scores'].data);
+      return Float32Array.from(out[outName].data);
     };
+    tolerance = model.tolerance;
   } else {
     const weightsSpec = spec.weights ?? (await readJson(source, 'weights.json'));
     const bytes = await readBytes(source, weightsSpec.file);
     if ((await sha256(bytes)) !== weightsSpec.sha256) throw new Error(`${weightsSpec.file}: sha256 does not match its description`);
     const model = denseModel(weightsSpec, bytes);
     run = async (obs, mask) => denseScores(model, obs, mask);
+    tolerance = PLAIN_TOLERANCE;
   }
-  return new MurlanBot(spec, table, run, ort ? 'onnxruntime' : 'plain');
+  return new MurlanBot(spec, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
 }
+
+/**
+ * The largest |score - golden score| on legal actions the runtime-free path is held to:
+ * float32 sums in another order differ by a few units in the last place of the sums
+ * (measured: under 1e-5 on the shipped bundles; see docs/js-client.md).
+ */
+export const PLAIN_TOLERANCE = 1e-4;
 
 /**
  * @typedef {object} Move
@@ -89,13 +124,18 @@ export async function loadBot(source, { ort, sessionOptions } = {}) {
 export class MurlanBot {
   /**
    * @param {object} spec bot.json
-   * @param {import('./actions.js').ActionTable} table
+   * @param {{table: import('./actions.js').ActionTable, pieces: object[], giveBack: number[]}} contract
    * @param {(obs: Float32Array, mask: Uint8Array) => Promise<Float32Array>} run
    * @param {string} runtime
+   * @param {number} tolerance
    */
-  constructor(spec, table, run, runtime) {
+  constructor(spec, { table, pieces, giveBack }, run, runtime, tolerance) {
     this.spec = spec;
     this.table = table;
+    this.pieces = pieces;
+    this.giveBack = giveBack;
+    /** Largest |score - golden score| this runtime is held to. */
+    this.tolerance = tolerance;
     this.run = run;
     /** "plain" (the weights in JavaScript) or "onnxruntime". */
     this.runtime = runtime;
@@ -109,7 +149,25 @@ export class MurlanBot {
    * @returns {import('./observation.js').Position}
    */
   position(position) {
-    return readPosition(this.table, position, this.rules);
+    const pos = readPosition(this.table, position, this.rules);
+    const why = this.rulesConflict(pos.rules);
+    if (why) throw new Error(`this bot does not play these rules: ${why}`);
+    return pos;
+  }
+
+  /**
+   * Why the policy does not play these variant flags (null when it does): a flag at a value
+   * outside bot.json's `supported_rules` (absent there: only the trained value).
+   * @param {object} rules
+   * @returns {string | null}
+   */
+  rulesConflict(rules) {
+    const bad = [];
+    for (const [flag, value] of Object.entries(readRules(rules))) {
+      const allowed = (this.spec.supported_rules?.[flag] ?? [this.spec.rules[flag]]).map((v) => readRules({ v }).v);
+      if (!allowed.includes(value)) bad.push(`${flag}=${value} (it plays ${allowed.join('|')})`);
+    }
+    return bad.length ? bad.join(', ') : null;
   }
 
   /**
@@ -118,7 +176,7 @@ export class MurlanBot {
    * @returns {Float32Array}
    */
   encode(position) {
-    return encode(this.spec.observation.pieces, this.position(position));
+    return encode(this.pieces, this.position(position));
   }
 
   /**
@@ -148,7 +206,7 @@ export class MurlanBot {
    */
   async choose(position) {
     const pos = this.position(position);
-    const obs = encode(this.spec.observation.pieces, pos);
+    const obs = encode(this.pieces, pos);
     const mask = this.#mask(pos);
     if (!mask.some(Boolean)) throw new Error('no legal move in this position');
     const scores = await this.run(obs, mask);
@@ -160,7 +218,7 @@ export class MurlanBot {
       startCard: startCard(pos.rules),
     });
     const names = cards.map((c) => CARD_NAMES[c]);
-    return { action, cards: names, play: names.join(' '), kind: this.spec.actions.table[action].kind, scores, obs, mask };
+    return { action, cards: names, play: names.join(' '), kind: KINDS[this.table.kind[action]], scores, obs, mask };
   }
 
   /** @param {import('./observation.js').Position} pos */
@@ -171,7 +229,7 @@ export class MurlanBot {
       exchange: pos.exchange,
       startDuty: pos.startDuty,
       received: pos.received >= 0 ? cardRank(pos.received) : -1,
-    });
+    }, this.giveBack);
   }
 }
 

@@ -4,7 +4,7 @@
  * @module
  */
 
-export { loadBot, MurlanBot, argmaxLegal, readPosition, BUNDLE_FORMATS } from './bot.js';
+export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE } from './bot.js';
 export { actionTable, actionOfCounts, beats, legalMask, startCard, PASS } from './actions.js';
 export { CARD_NAMES, RANKS, SUITS, cardRank, parseCard, parseCards, formatCards, rankCounts } from './cards.js';
 export { encode, checkLayout, PIECE_SIZES, RULE_FEATURES } from './observation.js';
