@@ -66,11 +66,13 @@ export async function readContract(spec) {
  * @param {object} [opts]
  * @param {any} [opts.ort] an onnxruntime module (node or web): run a model file with it;
  *   without it the bot multiplies the weights itself (weights.json, weights.bin)
+ * @param {string | URL} [opts.weights] where weights.json and weights.bin lie (default: the
+ *   bundle; bot.json's `weights` entry, when there is one, stands for weights.json)
  * @param {string} [opts.precision] which model file ("float32", the default, or "float16")
  * @param {object} [opts.sessionOptions] passed to `ort.InferenceSession.create`
  * @returns {Promise<MurlanBot>}
  */
-export async function loadBot(source, { ort, precision = 'float32', sessionOptions } = {}) {
+export async function loadBot(source, { ort, weights, precision = 'float32', sessionOptions } = {}) {
   const spec = await readJson(source, 'bot.json');
   const contract = await readContract(spec);
   let run;
@@ -93,8 +95,9 @@ export async function loadBot(source, { ort, precision = 'float32', sessionOptio
     };
     tolerance = model.tolerance;
   } else {
-    const weightsSpec = spec.weights ?? (await readJson(source, 'weights.json'));
-    const bytes = await readBytes(source, weightsSpec.file);
+    const where = weights ?? source;
+    const weightsSpec = (!weights && spec.weights) || (await readJson(where, 'weights.json'));
+    const bytes = await readBytes(where, weightsSpec.file);
     if ((await sha256(bytes)) !== weightsSpec.sha256) throw new Error(`${weightsSpec.file}: sha256 does not match its description`);
     const model = denseModel(weightsSpec, bytes);
     run = async (obs, mask) => denseScores(model, obs, mask);

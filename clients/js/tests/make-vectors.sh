@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The files the node tests read besides the shipped bundles, all written by the Python side
+# (no expected value in the tests is written by hand). For each shipped bundle
+# (murlan_env/bots/policies/*/): its weights for the runtime-free path (weights.bin and
+# weights.json, murlan_env.bots.plain_weights) and a fresh golden set regenerated with another
+# seed (`murlan golden`). Run from anywhere: npm run vectors (SEED, POSITIONS to change them).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+out="$root/clients/js/tests/vectors"
+seed="${SEED:-7}"
+positions="${POSITIONS:-400}"
+cd "$root"
+export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
+for dir in murlan_env/bots/policies/*/; do
+  name="$(basename "$dir")"
+  mkdir -p "$out/$name"
+  python -c 'import sys; from murlan_env.bots.plain_weights import write_plain_weights as w; w(*sys.argv[1:])' \
+    "$dir/model.onnx" "$out/$name"
+  python -m murlan_cli golden "$dir" --seed "$seed" --positions "$positions" --out "$out/$name/fresh.json"
+done
