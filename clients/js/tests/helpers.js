@@ -10,7 +10,8 @@ export const CLIENT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO = join(CLIENT, '..', '..');
 // MURLAN_POLICIES: another folder of bundles to test (default: the shipped ones).
 export const POLICIES = process.env.MURLAN_POLICIES ?? join(REPO, 'murlan_env', 'bots', 'policies');
-export const VECTORS = join(CLIENT, 'tests', 'vectors');
+// MURLAN_VECTORS: where tests/make-vectors.sh wrote them (default: tests/vectors).
+export const VECTORS = process.env.MURLAN_VECTORS ?? join(CLIENT, 'tests', 'vectors');
 
 /** Names of the shipped bundles. */
 export const BUNDLES = readdirSync(POLICIES, { withFileTypes: true })

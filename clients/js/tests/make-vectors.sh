@@ -3,10 +3,11 @@
 # (no expected value in the tests is written by hand). For each shipped bundle
 # (murlan_env/bots/policies/*/): its weights for the runtime-free path (weights.bin and
 # weights.json, murlan_env.bots.plain_weights) and a fresh golden set regenerated with another
-# seed (`murlan golden`). Run from anywhere: npm run vectors (SEED, POSITIONS to change them).
+# seed (`murlan golden`). Run from anywhere: npm run vectors (SEED, POSITIONS to change them,
+# MURLAN_VECTORS to write elsewhere; the tests read the same variable).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
-out="$root/clients/js/tests/vectors"
+out="${MURLAN_VECTORS:-$root/clients/js/tests/vectors}"
 seed="${SEED:-7}"
 positions="${POSITIONS:-400}"
 cd "$root"
