@@ -11,3 +11,4 @@ export { encode, checkLayout, PIECE_SIZES, RULE_FEATURES } from './observation.j
 export { cardsOfAction } from './moves.js';
 export { denseModel, denseScores } from './dense.js';
 export { canonicalJson, sha256 } from './files.js';
+export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './verify.js';
