@@ -1,15 +1,14 @@
-"""Checkpoint -> bundle: the ONNX model, its JSON spec and golden test vectors for apps.
+"""Checkpoint -> bundle: the ONNX model, its spec and golden test vectors for apps.
 
-``murlan export CHECKPOINT --out DIR`` (or ``python -m agents.export``) writes
+``murlan export CHECKPOINT --out DIR`` (or ``export_bundle``) writes
 
 - ``DIR/model.onnx``: ``scores = model(obs (B, 544) float32, mask (B, 109) bool)``, batch axis
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
-- ``DIR/bot.json``: format and env versions, rules, the action table, the observation layout
-  piece by piece with offsets, input/output names and shapes, and sha256 hashes of the layout,
-  the action table and the model file, which ``murlan_env.bots.bundle`` checks strictly;
-- ``DIR/golden.json``: seeded random-play matches as murlan-record/1 objects and a few hundred
-  positions from them with their exact observation vectors, legal actions and the PyTorch
-  model's scores, so an app's own encoder and runtime can be checked against ours;
+- ``DIR/model.fp16.onnx``: the same network with float16 weights (``agents.quantize``);
+- ``DIR/bot.json``: the spec (``murlan_env.bots.spec.BundleSpec``): versions, rules, model
+  files with their tolerances, hashes, and the contract an app implements;
+- ``DIR/golden.json``: test vectors covering the game (``murlan_env.bots.golden``), scored by
+  the float32 ONNX model;
 - ``DIR/model.mlpackage``: a Core ML conversion, when coremltools is installed.
 
 Bundles hold weights and metadata only; resume checkpoints (optimiser, counters) stay with
@@ -20,8 +19,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import io
-import json
 import shutil
 import sys
 import warnings
@@ -32,78 +31,32 @@ import numpy as np
 import torch
 from torch import nn
 
-from murlan_env import __version__, records
+from agents.quantize import FP16_FILE, float16_tolerance, to_float16
+from murlan_env import __version__
 from murlan_env.bots.bundle import (
-    BUNDLE_FORMAT,
+    FLOAT32_TOLERANCE,
+    onnx_session,
+    read_golden,
+    session_scorer,
+    verify_golden,
+    write_golden,
+)
+from murlan_env.bots.golden import GoldenError, dense_obs, make_golden
+from murlan_env.bots.spec import (
     COREML_FILE,
-    ENV_VERSION,
     GOLDEN_FILE,
-    GOLDEN_FORMAT,
     MODEL_FILE,
     OUTPUT_NAME,
     SPEC_FILE,
-    action_table_hash,
-    export_arguments,
+    BundleSpec,
+    ModelFile,
     file_sha256,
 )
-from murlan_env.game import engine, observation
-from murlan_env.game.combos import N_ACTIONS, action_table
+from murlan_env.game import observation
+from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.rules import Rules
 
 ONNX_OPSET = 18
-
-
-# --------------------------------------------------------------------------- golden matches
-
-
-def golden_matches(
-    rules: Rules, n_matches: int, n_positions: int, seed: int, p_record: float = 0.1
-) -> tuple[list[dict], list[dict], np.ndarray, np.ndarray]:
-    """Seeded random-play matches and positions sampled from them.
-
-    Every exchange decision and each play decision with probability ``p_record`` is kept, until
-    a match has its share of ``n_positions``; the match's record stops there (its last hand
-    unfinished, as murlan-record/1 allows). Returns (records, positions, obs, masks), where each
-    position is ``{"match", "hand", "plays", "exchange", "seat"}``: the decision before play
-    number ``plays`` of that hand, or before the give-back when ``exchange`` is true.
-    """
-    rng = np.random.default_rng(seed)
-    share = -(-n_positions // n_matches)
-    matches, positions, obs, masks = [], [], [], []
-    for m in range(n_matches):
-        state = engine.init(rng, 1, rules)
-        recorder = records.Recorder(state)
-        plays = 0  # plays made so far in the current hand
-        kept = 0
-        while not state.done[0]:
-            phase = int(state.phase[0])
-            if phase == engine.Phase.HAND_OVER:
-                state = engine.next_hand(state, rng)
-                recorder.update(state)
-                plays = 0
-                continue
-            if phase == engine.Phase.PLAY and kept >= share:
-                break  # not mid-exchange, so the record's exchange is complete
-            mask = engine.legal_action_mask(state)
-            exchanging = phase == engine.Phase.EXCHANGE
-            if (exchanging or rng.random() < p_record) and len(positions) < n_positions:
-                positions.append(
-                    {
-                        "match": m,
-                        "hand": int(state.hand_no[0]),
-                        "plays": plays,
-                        "exchange": exchanging,
-                        "seat": int(state.to_act[0]),
-                    }
-                )
-                obs.append(engine.observe(state)[0])
-                masks.append(mask[0])
-                kept += 1
-            state = engine.step(state, engine.random_legal_actions(mask, rng))
-            recorder.update(state)
-            plays += not exchanging
-        matches.append(recorder.record(0))
-    return matches, positions, np.stack(obs), np.stack(masks)
 
 
 # --------------------------------------------------------------------------- model files
@@ -216,16 +169,22 @@ def export_bundle(
     out_dir: str | Path,
     *,
     rules: Rules | dict | None = None,
-    n_matches: int = 8,
-    n_positions: int = 320,
+    supported_rules: dict[str, list] | None = None,
+    n_positions: int = 256,
     seed: int = 0,
     coreml: bool = True,
+    float16: bool = True,
     source: str | None = None,
-) -> dict[str, Any]:
-    """Write the bundle of ``policy`` (``load_policy``'s contract) to ``out_dir``; return bot.json.
+    progress=None,
+) -> BundleSpec:
+    """Write the bundle of ``policy`` (``load_policy``'s contract) to ``out_dir``; return its
+    spec.
 
-    ``rules`` are the rules the policy plays (default: ``policy.spec["rules"]``, else the
-    standard game); golden matches are random play under them, seeded by ``seed``.
+    ``rules`` are the rules the policy was trained under (default: ``policy.spec["rules"]``,
+    else the standard game); ``supported_rules`` (flag -> values) the variants it is measured
+    to play as well (default: only ``rules``); golden vectors cover them all, seeded by
+    ``seed`` (``n_positions=0``: none, and no float16 model, whose tolerance they measure).
+    ``source``: a name for where the policy came from (a run name, never a path).
     """
     policy = policy.eval()
     spec = dict(getattr(policy, "spec", {}) or {})
@@ -238,95 +197,56 @@ def export_bundle(
 
     model_path = out / MODEL_FILE
     export_onnx(policy, model_path)
-
-    matches, positions, obs, masks = golden_matches(rules, n_matches, n_positions, seed)
-    with torch.no_grad():
-        scores = policy(torch.from_numpy(obs), torch.from_numpy(masks)).numpy()
-    for pos, o, m, s in zip(positions, obs, masks, scores, strict=True):
-        pos["obs"] = o.tolist()
-        pos["legal"] = np.flatnonzero(m).tolist()
-        pos["scores"] = s.astype(np.float32).tolist()
-        pos["action"] = int(np.argmax(np.where(m, s, -np.inf)))
-    golden = {
-        "format": GOLDEN_FORMAT,
-        "about": (
-            "positions of seeded random-play matches: replay matches[match] with your engine to "
-            "hand `hand` before play number `plays` (before the give-back when `exchange`), then "
-            "compare your observation with `obs` (exact), your legal actions with `legal`, your "
-            "runtime's scores on the legal actions with `scores` (float32 PyTorch outputs, "
-            "illegal entries at float32's minimum) and its argmax with `action`"
-        ),
-        "rules": rules.to_dict(all_flags=True),
-        "seed": seed,
-        "matches": matches,
-        "positions": positions,
-    }
-    golden_path = out / GOLDEN_FILE
-    golden_path.write_text(json.dumps(golden, separators=(",", ":")))
+    models = [_model_file(model_path, "float32", FLOAT32_TOLERANCE)]
+    for stale in (out / FP16_FILE, out / GOLDEN_FILE):
+        stale.unlink(missing_ok=True)
 
     coreml_path = out / COREML_FILE
     shutil.rmtree(coreml_path, ignore_errors=True)
     coreml_note = export_coreml(policy, coreml_path) if coreml else "Core ML export not asked for"
-    shape_obs, shape_mask = ["batch", observation.SIZE], ["batch", N_ACTIONS]
-    bot = {
-        "format": BUNDLE_FORMAT,
-        "env_version": ENV_VERSION,
-        "murlan_version": __version__,
-        "source": source,
-        "rules": rules.to_dict(all_flags=True),
-        "policy": _json_safe(spec),
-        "model": {
-            "file": MODEL_FILE,
-            "sha256": file_sha256(model_path),
-            "bytes": model_path.stat().st_size,
-            "opset": ONNX_OPSET,
-            "inputs": [
-                {"name": "obs", "dtype": "float32", "shape": shape_obs},
-                {"name": "mask", "dtype": "bool", "shape": shape_mask},
-            ],
-            "outputs": [{"name": OUTPUT_NAME, "dtype": "float32", "shape": shape_mask}],
-            "decision": (
-                "the action is the argmax of scores over the legal actions; illegal actions "
-                "score float32's minimum (-3.4028235e38)"
-            ),
-        },
-        "observation": {
-            "size": observation.SIZE,
-            "sha256": observation.layout_hash(),
-            "hash_of": "JSON [[name, offset, size], ...] of the pieces, sorted keys, no spaces",
-            "egocentric": "seat slot 0 is the seat to act, then the next seats in turn order",
-            "pieces": observation.layout(),
-        },
-        "actions": {
-            "count": N_ACTIONS,
-            "sha256": action_table_hash(),
-            "hash_of": "JSON of the table rows {id, kind, ranks}, sorted keys, no spaces",
-            "table": action_table(),
-        },
-        "golden": {
-            "file": GOLDEN_FILE,
-            "sha256": file_sha256(golden_path),
-            "matches": len(matches),
-            "positions": len(positions),
-            "seed": seed,
-        },
-        "coreml": {
-            "file": COREML_FILE if coreml_path.exists() else None,
-            "note": coreml_note,
-        },
-        "notes": [
-            coreml_note,
-            "golden.json positions replay with murlan_env.bots.bundle.verify_golden; an app "
-            "replays the same murlan-record/1 matches with its own engine and encoder",
-            "the bot refuses games under rules other than `rules` (the observation carries "
-            "the variant flags, the policy only knows these)",
-        ],
-    }
-    (out / SPEC_FILE).write_text(json.dumps(bot, indent=1) + "\n")
-    return bot
+    supported = BundleSpec.only(rules)
+    for flag, values in (supported_rules or {}).items():
+        supported[flag] = tuple(dict.fromkeys([*supported.get(flag, ()), *values]))
+    description = _json_safe(spec)
+    if source:
+        description["source"] = source
+    bundle = BundleSpec(
+        rules=rules,
+        supported_rules=supported,
+        models=tuple(models),
+        policy=description,
+        coreml={"file": COREML_FILE if coreml_path.exists() else None, "note": coreml_note},
+        murlan_version=__version__,
+    )
+    if n_positions == 0:  # no golden vectors (quick bundles for tests of other things)
+        bundle.write(out)
+        return bundle
+    session = onnx_session(model_path)
+    golden = make_golden(
+        bundle, session_scorer(session), n_positions=n_positions, seed=seed, progress=progress
+    )
+    if float16:
+        half = out / FP16_FILE
+        to_float16(model_path, half)
+        tolerance = float16_tolerance(golden, session_scorer(onnx_session(half)))
+        bundle = dataclasses.replace(
+            bundle, models=(*bundle.models, _model_file(half, "float16", tolerance))
+        )
+    return write_golden(out, bundle, golden)
 
 
-def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any) -> dict[str, Any]:
+def _model_file(path: Path, precision: str, tolerance: float) -> ModelFile:
+    return ModelFile(
+        file=path.name,
+        sha256=file_sha256(path),
+        bytes=path.stat().st_size,
+        precision=precision,
+        tolerance=tolerance,
+        opset=ONNX_OPSET,
+    )
+
+
+def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any) -> BundleSpec:
     """``export_bundle`` of the policy ``agents.networks.load_policy`` reads from ``checkpoint``."""
     from agents.networks import checkpoint_path, load_policy
 
@@ -335,7 +255,23 @@ def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any
         # The trainers keep the rules they played in the checkpoint's resolved config.
         ckpt = torch.load(checkpoint_path(checkpoint), map_location="cpu", weights_only=False)
         kwargs["rules"] = (ckpt.get("config") or {}).get("rules")
-    return export_bundle(policy, out_dir, source=str(checkpoint), **kwargs)
+    path = Path(checkpoint)
+    source = path.name if path.is_dir() else f"{path.parent.name}/{path.name}"
+    return export_bundle(policy, out_dir, source=source, **kwargs)
+
+
+def torch_parity(policy: nn.Module, bundle_dir: str | Path) -> float:
+    """Largest |PyTorch - ONNX Runtime| score on the legal actions of the bundle's golden
+    positions (the float32 model)."""
+    golden = read_golden(bundle_dir)
+    obs = np.stack([dense_obs(p) for p in golden["positions"]])
+    mask = np.zeros((len(obs), N_ACTIONS), bool)
+    for i, p in enumerate(golden["positions"]):
+        mask[i, p["legal"]] = True
+    with torch.no_grad():
+        expected = policy.eval()(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
+    got = session_scorer(onnx_session(Path(bundle_dir) / MODEL_FILE))(obs, mask)
+    return float(np.abs(got - expected)[mask].max())
 
 
 # --------------------------------------------------------------------------- command line
@@ -344,40 +280,45 @@ def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any
 def run(args: argparse.Namespace) -> int:
     """``murlan export``: export, then check the bundle as an app would (strict load, golden).
 
-    Exit status 0 when the bundle loads and its golden positions replay exactly with ONNX
-    Runtime within 1e-5 of PyTorch, 1 when they do not, 2 when the checkpoint cannot be read.
+    Exit status 0 when the bundle loads, its golden positions replay exactly and ONNX Runtime
+    is within 1e-5 of PyTorch on them, 1 when not, 2 when the checkpoint cannot be read.
     """
-    from murlan_env.bots.bundle import BundleBot, verify_golden
+    from agents.networks import load_policy
+    from murlan_cli.bots import supported_rules
+    from murlan_env.bots.bundle import BundleBot
 
     try:
-        bot = export_checkpoint(
+        bundle = export_checkpoint(
             args.checkpoint,
             args.out,
-            n_matches=args.matches,
             n_positions=args.positions,
             seed=args.seed,
             coreml=not args.no_coreml,
+            float16=not args.no_fp16,
+            supported_rules=supported_rules(args.supports),
         )
     except FileNotFoundError as e:
         print(f"murlan export: error: {e}", file=sys.stderr)
         return 2
+    except GoldenError as e:
+        print(f"murlan export: error: {e}", file=sys.stderr)
+        return 1
     BundleBot(args.out)
     check = verify_golden(args.out)
-    size = bot["model"]["bytes"]
-    print(f"wrote {args.out}: {MODEL_FILE} ({size} bytes), {SPEC_FILE}, {GOLDEN_FILE}")
+    parity = torch_parity(load_policy(args.checkpoint), args.out)
+    files = ", ".join(f"{m.file} ({m.bytes} bytes)" for m in bundle.models)
+    print(f"wrote {args.out}: {files}, {SPEC_FILE}, {GOLDEN_FILE}")
     print(f"golden: {check}")
-    print(f"core ml: {bot['coreml']['note']}")
-    ok = (
-        check["obs_max_diff"] == 0
-        and check["mask_mismatches"] == 0
-        and check["scores_max_diff"] <= 1e-5
-    )
-    return 0 if ok else 1
+    print(f"pytorch vs onnx on the golden positions: {parity:.2e}")
+    print(f"core ml: {bundle.coreml['note']}")
+    return 0 if check["ok"] and parity <= 1e-5 else 1
 
 
 def main(argv: list[str] | None = None) -> int:
+    from murlan_cli.bots import export_options
+
     parser = argparse.ArgumentParser(prog="murlan export", description=__doc__.splitlines()[0])
-    export_arguments(parser)
+    export_options(parser)
     return run(parser.parse_args(argv))
 
 

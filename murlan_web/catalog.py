@@ -17,7 +17,7 @@ from typing import Any
 
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
-from murlan_env.game.rules import Rules
+from murlan_env.bots.registry import rules_conflict
 
 SEARCH_BUDGETS = (50, 200, 800)
 MAX_ROLLOUTS = 5000
@@ -94,15 +94,6 @@ class BotCatalog:
 
     def to_json(self) -> list[dict[str, Any]]:
         return [dataclasses.asdict(c) for c in self.choices]
-
-
-def rules_conflict(bot: Bot, rules: Rules) -> str | None:
-    """Why ``bot`` cannot play under ``rules`` (an exported policy that insists on the rules
-    it was trained under), or None."""
-    trained = getattr(bot, "rules", None)
-    if getattr(bot, "strict_rules", False) and isinstance(trained, Rules) and trained != rules:
-        return f"{bot.name} plays only under the rules {trained.text() or 'of the standard game'}"
-    return None
 
 
 __all__ = ["BotCatalog", "BotChoice", "MAX_ROLLOUTS", "UnknownBot", "rules_conflict"]

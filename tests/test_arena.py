@@ -128,7 +128,7 @@ def test_exported_bundles_play_in_the_arena(tmp_path):
 
     torch.manual_seed(0)
     net = build_network(make_spec("ppo", [16]))
-    export_bundle(net, tmp_path / "b", n_matches=1, n_positions=4, coreml=False)
+    export_bundle(net, tmp_path / "b", n_positions=0, coreml=False)
     report = arena.run_arena([f"bundle:{tmp_path / 'b'}", "greedy"], boards=1, seed=1, max_hands=1)
     assert report["bots"][0]["bot"].startswith("bundle:b")
     assert report["hands_played"] == 2

@@ -51,7 +51,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     torch.save([1, 2, 3], paths.setdefault("foreign_ckpt", root / "foreign.pt"))
     torch.save(state, paths.setdefault("no_config_ckpt", root / "no_config.pt"))
     bundle = root / "bundle"
-    export_bundle(net, bundle, coreml=False, n_positions=8, n_matches=1)
+    export_bundle(net, bundle, coreml=False, n_positions=0)
     paths["bundle"] = bundle
     paths["wrong_hash"] = shutil.copytree(bundle, root / "wrong_hash")
     with open(paths["wrong_hash"] / "model.onnx", "ab") as f:

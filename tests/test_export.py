@@ -1,7 +1,8 @@
 """Export bundles: files and spec, strict loading, ONNX/PyTorch parity, golden replay, the bot.
 
 One bundle is written per module through ``murlan export`` from a saved checkpoint (that is
-the slow part, ~10 s of torch.onnx.export); the tests then load, tamper with and play it.
+the slow part: torch.onnx.export and a golden set of 200 positions, ~1 min); the tests then
+load, tamper with and play it.
 """
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
 from murlan_env import records
-from murlan_env.bots import bundle as bundle_bot
-from murlan_env.bots.bundle import BundleBot, BundleError, load_spec, verify_golden
+from murlan_env.bots import spec as bundle_spec
+from murlan_env.bots.basic import GreedyBot, RandomBot
+from murlan_env.bots.bundle import BundleBot, verify_golden
+from murlan_env.bots.golden import dense_obs
+from murlan_env.bots.spec import BundleError, BundleSpec
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, PASS, action_table
 
 RULES = {"joker_pair": True}  # a variant, so the rules travel from checkpoint to bundle
-N_POSITIONS = 96
+N_POSITIONS = 200
 F32_MIN = np.finfo(np.float32).min
 
 
@@ -62,7 +66,7 @@ def policy(checkpoint):
 def bundle(checkpoint, tmp_path_factory):
     out = tmp_path_factory.mktemp("bundle")
     argv = ["export", str(checkpoint), "--out", str(out), "--no-coreml"]
-    argv += ["--positions", str(N_POSITIONS), "--matches", "4", "--seed", "11"]
+    argv += ["--positions", str(N_POSITIONS), "--seed", "11"]
     assert cli.main(argv) == 0
     return out
 
@@ -70,7 +74,7 @@ def bundle(checkpoint, tmp_path_factory):
 @pytest.fixture(scope="module")
 def golden(bundle):
     data = json.loads((bundle / "golden.json").read_text())
-    obs = np.array([p["obs"] for p in data["positions"]], np.float32)
+    obs = np.stack([dense_obs(p) for p in data["positions"]])
     mask = np.zeros((len(obs), N_ACTIONS), bool)
     for i, p in enumerate(data["positions"]):
         mask[i, p["legal"]] = True
@@ -87,45 +91,68 @@ def _torch_scores(policy, obs, mask) -> np.ndarray:
 
 def test_bundle_files(bundle):
     names = sorted(p.name for p in bundle.iterdir())
-    assert names == ["bot.json", "golden.json", "model.onnx"]  # --no-coreml: no mlpackage
+    # --no-coreml: no mlpackage
+    assert names == ["bot.json", "golden.json", "model.fp16.onnx", "model.onnx"]
 
 
 def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     spec = json.loads((bundle / "bot.json").read_text())
-    assert spec["format"] == "murlan-bundle/2"
+    assert spec["format"] == "murlan-bundle/3"
     assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
     assert spec["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
-    assert spec["source"] == str(checkpoint)
+    assert spec["supported_rules"]["joker_pair"] == [True]
+    assert spec["policy"]["source"] == f"{checkpoint.parent.name}/checkpoint.pt"  # no path
+    assert str(checkpoint.parent) not in json.dumps(spec)
     assert spec["policy"]["algorithm"] == "ppo"
-    assert spec["actions"]["table"] == action_table() and spec["actions"]["count"] == 109
+    terms = spec["contract"]
+    assert [row["id"] for row in terms["actions"]["table"]] == list(range(109))
+    assert terms["exchange"]["ids"] == list(range(1, 9))
 
-    pieces = spec["observation"]["pieces"]
+    pieces = terms["observation"]["pieces"]
     assert [p["name"] for p in pieces] == [piece.name for piece in observation.PIECES]
+    assert all(p["order"] and p["value"] for p in pieces)
     offsets = np.cumsum([0] + [p["size"] for p in pieces])
     assert [p["offset"] for p in pieces] == offsets[:-1].tolist()
-    assert offsets[-1] == spec["observation"]["size"] == observation.SIZE == 544
+    assert offsets[-1] == terms["observation"]["size"] == observation.SIZE == 544
 
     # The hashes as bot.json documents them, so an app can recompute them.
     def sha(value):
         return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
 
     layout = [[p["name"], p["offset"], p["size"]] for p in pieces]
-    assert spec["observation"]["sha256"] == sha(layout).hexdigest()
-    assert spec["actions"]["sha256"] == sha(action_table()).hexdigest()
-    model_bytes = (bundle / "model.onnx").read_bytes()
-    assert spec["model"]["sha256"] == hashlib.sha256(model_bytes).hexdigest()
-    assert spec["model"]["bytes"] == len(model_bytes)
+    assert terms["observation"]["sha256"] == sha(layout).hexdigest()
+    assert json.dumps(layout, separators=(",", ":")) in terms["observation"]["hash_of"]
+    rows = [{k: r[k] for k in ("id", "kind", "ranks")} for r in terms["actions"]["table"]]
+    assert terms["actions"]["sha256"] == sha(rows).hexdigest() == sha(action_table()).hexdigest()
+    for model in spec["models"]:
+        model_bytes = (bundle / model["file"]).read_bytes()
+        assert model["sha256"] == hashlib.sha256(model_bytes).hexdigest()
+        assert model["bytes"] == len(model_bytes)
+    assert [m["precision"] for m in spec["models"]] == ["float32", "float16"]
     golden_bytes = (bundle / "golden.json").read_bytes()
     assert spec["golden"]["sha256"] == hashlib.sha256(golden_bytes).hexdigest()
     assert spec["golden"]["positions"] == N_POSITIONS
 
     # Input/output names, types and shapes are those the runtime sees, batch axis dynamic.
-    session = ort.InferenceSession(str(bundle / "model.onnx"))
-    seen = [(i.name, i.type, i.shape) for i in session.get_inputs() + session.get_outputs()]
-    declared = spec["model"]["inputs"] + spec["model"]["outputs"]
+    declared = terms["decision"]["inputs"] + terms["decision"]["outputs"]
     types = {"float32": "tensor(float)", "bool": "tensor(bool)"}
-    assert seen == [(d["name"], types[d["dtype"]], d["shape"]) for d in declared]
+    for model in spec["models"]:
+        session = ort.InferenceSession(str(bundle / model["file"]))
+        seen = [(i.name, i.type, i.shape) for i in session.get_inputs() + session.get_outputs()]
+        assert seen == [(d["name"], types[d["dtype"]], d["shape"]) for d in declared]
     assert [d["shape"] for d in declared] == [["batch", 544], ["batch", 109], ["batch", 109]]
+
+
+def test_the_float16_model_is_half_the_size_and_within_its_tolerance(bundle, golden):
+    spec = BundleSpec.load(bundle)
+    half = spec.model("float16")
+    assert half.bytes < 0.6 * spec.model("float32").bytes
+    assert 0 < half.tolerance <= 0.1
+    report = verify_golden(bundle)
+    assert report["models"]["model.fp16.onnx"]["scores_max_diff"] <= half.tolerance
+    data, obs, mask = golden
+    scores = BundleBot(bundle, precision="float16").scores(obs, mask)
+    assert (scores[~mask] == F32_MIN).all()  # float32 arithmetic: illegal actions stay finite
 
 
 # --------------------------------------------------------------------------- parity and golden
@@ -138,8 +165,8 @@ def test_onnx_runtime_matches_pytorch_on_golden_states(bundle, policy, golden):
     got = BundleBot(bundle).scores(obs, mask)
     assert np.abs(got - expected)[mask].max() <= 1e-5
     assert (got[~mask] == F32_MIN).all() and (expected[~mask] == F32_MIN).all()
-    recorded = np.array([p["scores"] for p in data["positions"]], np.float32)
-    assert np.abs(recorded - expected)[mask].max() <= 1e-5
+    for i, p in enumerate(data["positions"]):  # golden scores: onnxruntime's, exactly
+        assert (got[i, p["legal"]] == np.asarray(p["scores"], np.float32)).all()
     actions = np.array([p["action"] for p in data["positions"]])
     assert (np.argmax(got, 1) == actions).all() and mask[np.arange(len(obs)), actions].all()
 
@@ -154,23 +181,23 @@ def test_batch_axis_is_dynamic(bundle, golden):
 
 def test_golden_positions_replay_exactly(bundle, golden):
     data, _, _ = golden
-    assert data["format"] == "murlan-golden/1" and len(data["positions"]) == N_POSITIONS
+    assert data["format"] == "murlan-golden/2" and len(data["positions"]) == N_POSITIONS
     for record in data["matches"]:
         assert records.validate(record).valid, records.validate(record)
         assert record["rules"] == RULES
-    positions = data["positions"]
-    assert any(p["exchange"] for p in positions)  # give-back decisions are covered
-    assert len({(p["match"], p["hand"]) for p in positions}) > len(data["matches"])
+    tags = data["coverage"]["tags"]
+    for tag in ("exchange", "start_duty", "target_31", "legal_triple", "bomb_on_straight"):
+        assert tags[tag] >= 1, tag
+    assert data["coverage"]["unvaried_entries"] == []
     check = verify_golden(bundle)
-    assert check["positions"] == N_POSITIONS
-    assert check["obs_max_diff"] == 0.0 and check["mask_mismatches"] == 0
-    assert check["scores_max_diff"] <= 1e-5 and check["illegal_scores_exact"]
-    assert check["action_mismatches"] == 0
+    assert check["positions"] == N_POSITIONS and check["ok"], check
+    assert not any(check["obs"].values()) and check["legal"] == check["cards"] == 0
+    assert check["models"]["model.onnx"] == {"scores_max_diff": 0.0, "action_mismatches": 0}
 
 
 def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
-    """Same layout, different meaning (cards_left scaled by 13 instead of 14): the hashes
-    cannot see it, the golden replay does."""
+    """Same layout, different meaning (cards_left scaled by 14/13): the hashes cannot see it,
+    the golden replay does, and names the piece."""
     observe = engine.observe
 
     def drifted(state, seats=None):
@@ -179,7 +206,9 @@ def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
         return out
 
     monkeypatch.setattr(engine, "observe", drifted)
-    assert verify_golden(bundle)["obs_max_diff"] > 0.01
+    report = verify_golden(bundle)
+    assert report["obs"]["cards_left"] == N_POSITIONS and report["obs"]["my_hand"] == 0
+    assert not report["ok"]
 
 
 # --------------------------------------------------------------------------- strict loading
@@ -205,10 +234,11 @@ def _append_to_model(d):
 @pytest.mark.parametrize(
     "tamper, message",
     [
-        (_tamper_spec(["format"], "murlan-bundle/0"), "format is 'murlan-bundle/0'"),
+        (_tamper_spec(["format"], "murlan-bundle/2"), "re-export .* murlan golden"),
+        (_tamper_spec(["format"], "something"), "format is 'something'"),
         (_tamper_spec(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
-        (_tamper_spec(["observation", "sha256"], "0" * 64), "observation layout differs"),
-        (_tamper_spec(["actions", "sha256"], "0" * 64), "action table differs"),
+        (_tamper_spec(["contract", "observation", "sha256"], "0" * 64), "layout differs"),
+        (_tamper_spec(["contract", "actions", "sha256"], "0" * 64), "action table differs"),
         (_tamper_spec(["rules"], {"no_such_flag": True}), "bad rules"),
         (_append_to_model, "sha256 does not match"),
         (lambda d: (d / "model.onnx").unlink(), "model file model.onnx is missing"),
@@ -234,10 +264,19 @@ def test_golden_file_is_checked_against_bot_json(bundle, tmp_path):
         verify_golden(copy)
 
 
+def test_an_old_bundle_gets_one_line_naming_the_fix(bundle, tmp_path):
+    copy = tmp_path / "b"
+    shutil.copytree(bundle, copy)
+    _tamper_spec(["format"], "murlan-bundle/2")(copy)
+    with pytest.raises(BundleError) as err:
+        BundleBot(copy)
+    assert "\n" not in str(err.value) and "murlan export" in str(err.value)
+
+
 def test_the_bot_refuses_games_under_other_rules(bundle):
     state = engine.init(np.random.default_rng(0), 2, murlan_env.Rules())  # no joker_pair
     obs, mask = engine.observe(state), engine.legal_action_mask(state)
-    with pytest.raises(ValueError, match="other rules"):
+    with pytest.raises(ValueError, match="does not play joker_pair=false"):
         BundleBot(bundle).act(obs, mask, None)
     actions = BundleBot(bundle, strict_rules=False).act(obs, mask, None)
     assert mask[[0, 1], actions].all()
@@ -252,15 +291,15 @@ def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypa
     monkeypatch.setattr(observation, "PIECES", pieces)
     monkeypatch.setattr(observation, "SLICES", slices)
     with pytest.raises(BundleError, match=r"my_hand: bundle \(0, 60\), installed \(484, 60\)"):
-        load_spec(bundle)
+        BundleSpec.load(bundle)
 
 
 def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
     table = action_table()
     table[1], table[2] = table[2], table[1]
-    monkeypatch.setattr(bundle_bot, "action_table", lambda: table)
+    monkeypatch.setattr(bundle_spec, "action_table", lambda: table)
     with pytest.raises(BundleError, match="action table differs"):
-        load_spec(bundle)
+        BundleSpec.load(bundle)
 
 
 # --------------------------------------------------------------------------- the bot
@@ -277,7 +316,7 @@ def test_rows_without_a_legal_action_pass(bundle, golden):
     _, obs, mask = golden
     mask = mask[:4].copy()
     mask[1] = False
-    for bot in (BundleBot(bundle), BundleBot(bundle, temperature=1.0, mix=("random", 0.5))):
+    for bot in (BundleBot(bundle), BundleBot(bundle, temperature=1.0, mix=(RandomBot(), 0.5))):
         actions = bot.act(obs[:4], mask, np.random.default_rng(0))
         assert actions[1] == 0 and mask[[0, 2, 3], actions[[0, 2, 3]]].all()
 
@@ -352,11 +391,11 @@ def test_mix_hands_a_share_of_decisions_to_the_weaker_bot(bundle, golden):
         actions = bot.act(obs, mask, None)
         assert ((actions == weak) | (actions == greedy)).all()
         assert abs((actions == weak).mean() - p) < 0.04
-    assert BundleBot(bundle, mix=("greedy", 0.5)).weak.name == "greedy"
-    with pytest.raises(ValueError, match="unknown bot"):
-        BundleBot(bundle, mix=("no-such-bot", 0.5))
+    assert BundleBot(bundle, mix=(GreedyBot(), 0.5)).weak.name == "greedy"
+    with pytest.raises(TypeError, match="registry.make_bot"):
+        BundleBot(bundle, mix=("greedy", 0.5))
     with pytest.raises(ValueError, match="mix probability"):
-        BundleBot(bundle, mix=("random", 1.5))
+        BundleBot(bundle, mix=(RandomBot(), 1.5))
     with pytest.raises(ValueError, match="temperature"):
         BundleBot(bundle, temperature=-1.0)
 
@@ -439,8 +478,9 @@ def test_the_bot_runs_without_torch(bundle):
 import sys
 import numpy as np
 from murlan_env.game import engine
+from murlan_env.bots.basic import GreedyBot
 from murlan_env.bots.bundle import BundleBot
-bot = BundleBot({str(bundle)!r}, temperature=0.5, mix=("greedy", 0.2), seed=0)
+bot = BundleBot({str(bundle)!r}, temperature=0.5, mix=(GreedyBot(), 0.2), seed=0)
 state = engine.init(np.random.default_rng(0), 3, bot.rules)
 actions = bot.act(engine.observe(state), engine.legal_action_mask(state), None)
 assert engine.legal_action_mask(state)[np.arange(3), actions].all()
@@ -456,12 +496,22 @@ print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
 
 
 def test_dmc_network_exports_with_parity(tmp_path):
+    from agents.export import torch_parity
+
     net = _policy("dmc", seed=1)
-    bot = export_bundle(net, tmp_path, n_matches=2, n_positions=24, seed=5, coreml=False)
-    assert bot["policy"]["algorithm"] == "dmc" and bot["rules"]["joker_pair"] is False
+    spec = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
+    assert spec.policy["algorithm"] == "dmc" and spec.rules.joker_pair is False
+    assert [m.file for m in spec.models] == ["model.onnx"]
     check = verify_golden(tmp_path)
-    assert check["positions"] == 24 and check["obs_max_diff"] == 0.0
-    assert check["scores_max_diff"] <= 1e-5 and check["action_mismatches"] == 0
+    assert check["positions"] == 200 and check["ok"], check
+    assert torch_parity(net, tmp_path) <= 1e-5
+
+
+def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):
+    from murlan_env.bots.golden import GoldenError
+
+    with pytest.raises(GoldenError, match=r"never vary \(.*table_action\["):
+        export_bundle(_policy(), tmp_path, n_positions=40, coreml=False, float16=False)
 
 
 def test_export_refuses_a_policy_for_another_observation(tmp_path):

@@ -37,9 +37,17 @@ def test_the_package_ships_levels_over_shipped_policies():
 
 @pytest.mark.parametrize("policy", registry.shipped_policies())
 def test_each_shipped_bundle_is_under_2_mb(policy):
+    """What an app downloads (a model file and bot.json) is under 2 MB, the float16 model
+    under 1 MB; the golden vectors are test data, kept under 1.5 MB."""
+    from murlan_env.bots.spec import BundleSpec
+
     folder = registry.policies_dir() / policy
-    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
-    assert 0 < size < MAX_BUNDLE_BYTES, f"{policy}: {size} bytes"
+    spec_bytes = (folder / "bot.json").stat().st_size
+    for model in BundleSpec.load(folder).models:
+        size = (folder / model.file).stat().st_size + spec_bytes
+        limit = MAX_BUNDLE_BYTES // 2 if model.precision == "float16" else MAX_BUNDLE_BYTES
+        assert 0 < size < limit, f"{policy}/{model.file}: {size} bytes"
+    assert (folder / "golden.json").stat().st_size < 1.5 * 1024 * 1024
 
 
 @pytest.mark.parametrize("level", sorted(LEVELS))

@@ -514,12 +514,14 @@ def test_policies_that_insist_on_their_rules_are_refused_under_others():
 
     class TrainedUnderStickyPass:  # the attributes BundleBot has
         name = "policy"
-        rules = Rules(sticky_pass=True)
         strict_rules = True
+
+        def rules_conflict(self, rules):
+            return None if rules.sticky_pass else "it does not play sticky_pass=false"
 
     bot = TrainedUnderStickyPass()
     assert rules_conflict(bot, Rules(sticky_pass=True)) is None
-    assert "sticky_pass=true" in rules_conflict(bot, Rules())
+    assert "sticky_pass=false" in rules_conflict(bot, Rules())
     bot.strict_rules = False
     assert rules_conflict(bot, Rules()) is None
     assert rules_conflict(registry.make_bot("rule"), Rules(joker_pair=True)) is None

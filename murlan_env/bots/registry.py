@@ -45,6 +45,7 @@ from murlan_env.bots.basic import (
     SampledBot,
     ScoringBot,
 )
+from murlan_env.game.rules import Rules
 
 PLUGIN_GROUP = "murlan.bots"
 LEVELS_FILE = "levels.json"
@@ -146,14 +147,16 @@ def make_bot(spec: str) -> Bot:
 def _level_bot(name: str, level: dict) -> Bot:
     from murlan_env.bots.bundle import BundleBot
 
-    mix = tuple(level["mix"]) if level.get("mix") else None
+    mix = (make_bot(level["mix"][0]), float(level["mix"][1])) if level.get("mix") else None
     bundle = policies_dir() / level["policy"]
     temperature = float(level.get("temperature", 0.0))
+    supported = level.get("supported_rules")
+    options = {"temperature": temperature, "mix": mix, "supported_rules": supported}
     if not level.get("search"):
-        return BundleBot(bundle, temperature=temperature, mix=mix, name=name)
+        return BundleBot(bundle, name=name, **options)
     from murlan_env.bots.search import SearchBot
 
-    policy = BundleBot(bundle, temperature=temperature, mix=mix)
+    policy = BundleBot(bundle, **options)
     models = [make_bot(spec) for spec in level.get("models") or ()]
     guide = guided_by(policy, belief=bool(level.get("belief")), models=models)
     if level.get("candidates"):
@@ -222,6 +225,39 @@ def _search_bot(text: str, arg: str) -> Bot:
         ) from None
 
 
+# Attributes through which a bot hands decisions to other bots (search's guide and models,
+# a sampled bot's policy, a level's weaker mix).
+_INNER = ("prior", "playout", "belief", "bot", "weak")
+
+
+def rules_conflict(bot: Bot, rules: Rules) -> str | None:
+    """Why ``bot`` does not play games under ``rules`` (one line naming the bot and the
+    rules it plays), or None when it does. Sees through bots that hand decisions to others:
+    a search over a policy, a sampled policy, a level's mix."""
+    for inner in _bots_within(bot):
+        check = getattr(inner, "rules_conflict", None)
+        if getattr(inner, "strict_rules", False) and callable(check):
+            why = check(rules)
+            if why:
+                name = getattr(bot, "name", "the bot")
+                return f"{name} cannot play {rules.text() or 'the standard rules'}: {why}"
+    return None
+
+
+def _bots_within(bot, seen: set[int] | None = None):
+    """``bot`` and every bot it hands decisions to, once each."""
+    seen = set() if seen is None else seen
+    if bot is None or id(bot) in seen:
+        return
+    seen.add(id(bot))
+    yield bot
+    for attr in _INNER:
+        yield from _bots_within(getattr(bot, attr, None), seen)
+    for pair in getattr(bot, "alternatives", None) or ():
+        for inner in pair:
+            yield from _bots_within(inner, seen)
+
+
 def check_spec(spec: str) -> None:
     """Raise BotSpecError if ``spec`` names no bot (builds it once, then drops it)."""
     make_bot(spec)
@@ -238,6 +274,7 @@ __all__ = [
     "opponent_model",
     "plugin_kinds",
     "policies_dir",
+    "rules_conflict",
     "shipped_policies",
     "spec_forms",
 ]

@@ -259,9 +259,14 @@ def take_bits(hands, actions, start_duty, start_card: int) -> np.ndarray:
 
 
 def choose_cards(state: State, actions: np.ndarray) -> np.ndarray:
-    """(B, 54) bool: the concrete cards the engine plays for each game's rank-level action."""
+    """(B, 54) bool: the concrete cards the engine plays for each game's rank-level action
+    (in the exchange: the card given back, never the card just received)."""
     actions = np.asarray(actions, dtype=np.intp)
     hand = state.card_bits[np.arange(state.batch_size), state.to_act]
+    received = state.ex_last_gives.astype(np.int64)
+    giving_back = (state.phase == Phase.EXCHANGE) & (received >= 0)
+    received_bit = np.left_shift(np.uint64(1), np.maximum(received, 0).astype(np.uint64))
+    hand = np.where(giving_back, hand & ~received_bit, hand)
     bits = take_bits(hand, actions, state.start_duty, state.rules.start_card_id)
     return bits_to_cards(np.where(actions == PASS, np.uint64(0), bits))
 

@@ -30,9 +30,10 @@ import gymnasium
 import numpy as np
 
 from murlan_env.game.bitsets import inline, jit, popcount, rank_count
-from murlan_env.game.cards import CARD_RANK, N_RANKS, RANK_SIZE
+from murlan_env.game.cards import CARD_RANK, N_RANKS, RANK_SIZE, RANKS
 from murlan_env.game.combos import N_ACTIONS, PASS
 from murlan_env.game.rules import RULE_CHOICES, Rules
+from murlan_env.game.rules import flag_word as _word
 from murlan_env.game.state import N_SEATS, TARGETS, Phase, State
 
 # A seat holds at most 15 cards (a 1st player between receiving and giving back in the
@@ -50,31 +51,139 @@ RULE_FEATURES: tuple[tuple[str, object], ...] = tuple(
 
 @dataclasses.dataclass(frozen=True)
 class Piece:
-    """A named, contiguous part of the observation vector."""
+    """A named, contiguous part of the observation vector.
+
+    ``order`` says which fact each entry holds (the element order an app's encoder must
+    follow) and ``value`` the float32 value written there, exactly as ``encode`` computes it;
+    both are copied into every exported bundle's spec (``murlan_env.bots.spec``).
+    """
 
     name: str
     size: int
     meaning: str
+    order: str = ""
+    value: str = ""
 
 
+_RANK_NAMES = " ".join(RANKS)
+_THERMO_ORDER = (
+    f"rank-major: entry {THERMO}*r + k for rank r = 0..{N_RANKS - 1} ({_RANK_NAMES}) and "
+    f"thermometer bit k = 0..{THERMO - 1}"
+)
+_THERMO_VALUE = "1.0 when more than k cards of rank r, else 0.0 (BJ and RJ: bit 0 only)"
+_SLOTS = "entry s for seat slot s = 0..3"
 PIECES: tuple[Piece, ...] = (
-    Piece("my_hand", N_RANKS * THERMO, "my cards: 15 ranks x 4 thermometer bits"),
-    Piece("played", N_SEATS * N_RANKS * THERMO, "cards each seat slot played this hand: 4 x 60"),
-    Piece("unseen", N_RANKS * THERMO, "cards neither in my hand nor played (the others'): 15 x 4"),
-    Piece("cards_left", N_SEATS, f"cards each seat slot holds, / {CARDS_LEFT_SCALE}"),
-    Piece("table_action", N_ACTIONS, "one-hot action id of the play to beat (all 0: empty table)"),
-    Piece("table_seat", N_SEATS, "one-hot seat slot that made the play to beat"),
-    Piece("passed", N_SEATS, "seat slots that passed since the play to beat (sticky: this trick)"),
-    Piece("places", N_SEATS * N_SEATS, "finishing place (1st-4th, one-hot) of each seat slot"),
-    Piece("scores", N_SEATS, f"match score of each seat slot, / {SCORE_SCALE}, capped at 1"),
-    Piece("target", len(TARGETS), "one-hot current target: " + ", ".join(map(str, TARGETS))),
-    Piece("phase", 2, "one-hot: play, exchange (choosing the card to give back)"),
-    Piece("start_duty", 1, "1 when my play must contain the start card"),
-    Piece("exchange", 2 * N_RANKS, "rank I received, rank I gave in this hand's exchange"),
+    Piece(
+        "my_hand",
+        N_RANKS * THERMO,
+        "my cards: 15 ranks x 4 thermometer bits",
+        _THERMO_ORDER,
+        f"{_THERMO_VALUE}, counting the cards I hold now",
+    ),
+    Piece(
+        "played",
+        N_SEATS * N_RANKS * THERMO,
+        "cards each seat slot played this hand: 4 x 60",
+        f"slot-major, then as my_hand: entry {N_RANKS * THERMO}*s + {THERMO}*r + k for seat "
+        "slot s = 0..3, rank r and bit k",
+        f"{_THERMO_VALUE}, counting the cards slot s played since this hand's deal (the "
+        "exchange is not a play)",
+    ),
+    Piece(
+        "unseen",
+        N_RANKS * THERMO,
+        "cards neither in my hand nor played (the others'): 15 x 4",
+        _THERMO_ORDER,
+        f"{_THERMO_VALUE}, counting n = (4 of a suited rank, 1 of BJ or RJ) - the cards I "
+        "hold - the cards all four slots played this hand",
+    ),
+    Piece(
+        "cards_left",
+        N_SEATS,
+        f"cards each seat slot holds, / {CARDS_LEFT_SCALE}",
+        _SLOTS,
+        f"float32(n) * float32(1/{CARDS_LEFT_SCALE}) in float32 arithmetic (float32(1/"
+        f"{CARDS_LEFT_SCALE}) = {float(np.float32(1 / CARDS_LEFT_SCALE))!r}; not n / "
+        f"{CARDS_LEFT_SCALE}, which differs in the last bit for some n), n = the cards slot s "
+        "holds now (0-15)",
+    ),
+    Piece(
+        "table_action",
+        N_ACTIONS,
+        "one-hot action id of the play to beat (all 0: empty table)",
+        "entry a for action id a of the action table",
+        "1.0 at the action id of the play to beat; all 0.0 on an empty table (a trick's "
+        "lead, the exchange), so entry 0 (pass) is never set",
+    ),
+    Piece(
+        "table_seat",
+        N_SEATS,
+        "one-hot seat slot that made the play to beat",
+        _SLOTS,
+        "1.0 at the slot that made the play to beat; all 0.0 on an empty table",
+    ),
+    Piece(
+        "passed",
+        N_SEATS,
+        "seat slots that passed since the play to beat (sticky: this trick)",
+        _SLOTS,
+        "1.0 when slot s passed since the play to beat (sticky_pass: in this trick); all 0.0 "
+        "on an empty table",
+    ),
+    Piece(
+        "places",
+        N_SEATS * N_SEATS,
+        "finishing place (1st-4th, one-hot) of each seat slot",
+        f"slot-major: entry {N_SEATS}*s + p for seat slot s and place p = 0..3 (1st..4th)",
+        "1.0 when slot s has gone out this hand in place p; all 0.0 for a slot still holding cards",
+    ),
+    Piece(
+        "scores",
+        N_SEATS,
+        f"match score of each seat slot, / {SCORE_SCALE}, capped at 1",
+        _SLOTS,
+        f"float32(min(score, {SCORE_SCALE})) * float32(1/{SCORE_SCALE}) in float32 arithmetic "
+        f"(float32(1/{SCORE_SCALE}) = {float(np.float32(1 / SCORE_SCALE))!r}), score = slot "
+        "s's match total after the finished hands",
+    ),
+    Piece(
+        "target",
+        len(TARGETS),
+        "one-hot current target: " + ", ".join(map(str, TARGETS)),
+        "entry i for target " + ", ".join(f"{t} (i={i})" for i, t in enumerate(TARGETS)),
+        "1.0 at the match's current target (with tie_rule=leader always 21)",
+    ),
+    Piece(
+        "phase",
+        2,
+        "one-hot: play, exchange (choosing the card to give back)",
+        "entry 0: a play (or pass); entry 1: the exchange give-back",
+        "1.0 at the kind of decision asked for, 0.0 at the other",
+    ),
+    Piece(
+        "start_duty",
+        1,
+        "1 when my play must contain the start card",
+        "one entry",
+        "1.0 when this decision is hand 1's first play, which must contain the start card",
+    ),
+    Piece(
+        "exchange",
+        2 * N_RANKS,
+        "rank I received, rank I gave in this hand's exchange",
+        f"entry r: rank r I received; entry {N_RANKS} + r: rank r I gave (r as in my_hand)",
+        "1.0 at the rank of each exchange card I received or gave in this hand (the 1st "
+        "player receives the last player's highest card and gives a card back; the last "
+        "player the reverse); all 0.0 for the 2nd and 3rd players and in hands without an "
+        "exchange; the give-back's entries are set once it is made",
+    ),
     Piece(
         "rules",
         len(RULE_FEATURES),
         "variant flags: " + ", ".join(f"{flag}={value}" for flag, value in RULE_FEATURES),
+        "entry i for the i-th (flag, value): "
+        + ", ".join(f"{flag}={_word(value)}" for flag, value in RULE_FEATURES),
+        "1.0 when the game's rules give that flag that value (all 0.0: the standard rules)",
     ),
 )
 SIZE = sum(p.size for p in PIECES)
@@ -280,11 +389,16 @@ class Decoded:
 
     def rules(self, game: int = 0) -> Rules:
         """The variant flags of one game's observation."""
-        flags = {}
-        for (flag, value), on in zip(RULE_FEATURES, self.rule_flags[game], strict=True):
-            if on:
-                flags[flag] = value
-        return Rules.from_dict(flags)
+        return decode_rule_flags(self.rule_flags[game])
+
+
+def decode_rule_flags(flags: np.ndarray) -> Rules:
+    """The Rules of one observation's ``rules`` piece ((len(RULE_FEATURES),) bool)."""
+    chosen = {}
+    for (flag, value), on in zip(RULE_FEATURES, flags, strict=True):
+        if on:
+            chosen[flag] = value
+    return Rules.from_dict(chosen)
 
 
 def _counts(bits: np.ndarray) -> np.ndarray:
@@ -360,11 +474,79 @@ def table(width: int = 96) -> str:
 
 
 def layout() -> list[dict]:
-    """The layout piece by piece: name, offset, size and meaning (JSON-ready)."""
+    """The layout piece by piece: name, offset, size, meaning, element order and float32
+    value (JSON-ready)."""
     return [
-        {"name": p.name, "offset": SLICES[p.name].start, "size": p.size, "meaning": p.meaning}
+        {
+            "name": p.name,
+            "offset": SLICES[p.name].start,
+            "size": p.size,
+            "meaning": p.meaning,
+            "order": p.order,
+            "value": p.value,
+        }
         for p in PIECES
     ]
+
+
+def fixed_entries() -> dict[int, str]:
+    """Entries that are 0.0 at every decision of every game, by index, with the reason.
+
+    Golden test sets must make every other entry vary (``murlan_env.bots.golden``); these
+    cannot, whatever the positions.
+    """
+    fixed: dict[int, str] = {}
+    jokers = [r for r in range(N_RANKS) if RANK_SIZE[r] == 1]
+    for name, blocks in (("my_hand", 1), ("played", N_SEATS), ("unseen", 1)):
+        for block in range(blocks):
+            for r in jokers:
+                for k in range(1, THERMO):
+                    at = SLICES[name].start + N_RANKS * THERMO * block + THERMO * r + k
+                    fixed[at] = f"{name}: {RANKS[r]} is one card, so only its bit 0 is used"
+    fixed[SLICES["table_action"].start + PASS] = "table_action: pass is never the play to beat"
+    fixed[SLICES["table_seat"].start] = (
+        "table_seat: a trick ends before the turn comes back to the seat that made its play"
+    )
+    fixed[SLICES["passed"].start] = (
+        "passed: a pass lasts until the next play or the trick's end, both before the "
+        "passer's next turn (sticky_pass: the passer is not asked again)"
+    )
+    for p in range(N_SEATS):
+        fixed[SLICES["places"].start + p] = "places: the seat to act still holds cards"
+    for s in range(1, N_SEATS):
+        for p in (2, 3):
+            fixed[SLICES["places"].start + N_SEATS * s + p] = (
+                "places: a hand ends when its 3rd seat goes out, so no decision sees a 3rd "
+                "or 4th place"
+            )
+    return dict(sorted(fixed.items()))
+
+
+def entry_name(index: int) -> str:
+    """A readable name of one observation entry, e.g. ``"played[slot 1, rank 7, bit 0]"``."""
+    for p in PIECES:
+        sl = SLICES[p.name]
+        if sl.start <= index < sl.stop:
+            i = index - sl.start
+            if p.name in ("my_hand", "unseen"):
+                return f"{p.name}[rank {RANKS[i // THERMO]}, bit {i % THERMO}]"
+            if p.name == "played":
+                slot, rest = divmod(i, N_RANKS * THERMO)
+                return f"played[slot {slot}, rank {RANKS[rest // THERMO]}, bit {rest % THERMO}]"
+            if p.name == "places":
+                return f"places[slot {i // N_SEATS}, place {i % N_SEATS + 1}]"
+            if p.name == "exchange":
+                what = "received" if i < N_RANKS else "gave"
+                return f"exchange[{what} {RANKS[i % N_RANKS]}]"
+            if p.name == "target":
+                return f"target[{TARGETS[i]}]"
+            if p.name == "rules":
+                flag, value = RULE_FEATURES[i]
+                return f"rules[{flag}={_word(value)}]"
+            if p.name == "table_action":
+                return f"table_action[{i}]"
+            return f"{p.name}[{i}]"
+    raise IndexError(f"observation entry {index} is outside 0..{SIZE - 1}")
 
 
 def layout_hash() -> str:
@@ -379,6 +561,8 @@ __all__ = [
     "HIDDEN_PIECES",
     "HIDDEN_SIZE",
     "encode_hidden",
+    "entry_name",
+    "fixed_entries",
     "from_codes",
     "to_codes",
     "STEP",
@@ -389,6 +573,7 @@ __all__ = [
     "SIZE",
     "SLICES",
     "decode",
+    "decode_rule_flags",
     "encode",
     "layout",
     "layout_hash",

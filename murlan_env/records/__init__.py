@@ -9,7 +9,8 @@ scores, target and winners those plays imply. One job per module:
 - ``validator``: ``validate(record) -> Result`` replays a record through the same engine
   (there is one implementation of the rules) and names the first fault, e.g.
   ``"hand 1 play 4"``, with a reason in words; ``replay(record)`` returns the engine states
-  the record passes through (raises ``RecordError`` at the first fault).
+  the record passes through (raises ``RecordError`` at the first fault), ``decisions(record)``
+  the states at its decisions, labelled by hand and play.
 - ``files``: the format's name and keys, ``RecordError``, and ``load``/``loads``/``save``/
   ``dumps`` for record files.
 - ``values``: reading the record's JSON values (seats, integers, card strings).
@@ -43,10 +44,11 @@ from murlan_env.records.files import (
     save,
 )
 from murlan_env.records.generate import selfplay
-from murlan_env.records.validator import Result, replay, validate
+from murlan_env.records.validator import Decision, Result, decisions, replay, validate
 from murlan_env.records.writer import Recorder, play_text
 
 __all__ = [
+    "Decision",
     "EXCHANGE_KEYS",
     "FORMAT",
     "HAND_KEYS",
@@ -54,6 +56,7 @@ __all__ = [
     "RecordError",
     "Recorder",
     "Result",
+    "decisions",
     "dumps",
     "load",
     "loads",

@@ -59,7 +59,25 @@ def validate(record: Mapping[str, Any] | str | bytes) -> Result:
 def replay(record: Mapping[str, Any] | str | bytes) -> list[State]:
     """Engine states (batch of one) a valid record passes through: each hand's start (after
     the automatic exchange moves) and the state after every decision. Raises RecordError."""
-    return _Replayer(record).run(keep_states=True)
+    return [point.state for point in _Replayer(record).run(keep_states=True)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    """A decision of a record: the state before play number ``plays`` (0-based, passes
+    counted) of hand ``hand``, or before the give-back when ``exchange``."""
+
+    hand: int
+    plays: int
+    exchange: bool
+    state: State  # batch of one, waiting for this decision
+
+
+def decisions(record: Mapping[str, Any] | str | bytes) -> list[Decision]:
+    """Every decision a valid record reaches, in order, with the engine state at it (the
+    golden test vectors of exported bundles are such positions). Raises RecordError."""
+    points = _Replayer(record).run(keep_states=True)
+    return [p for p in points if p.state.phase[0] in (Phase.PLAY, Phase.EXCHANGE)]
 
 
 class _Replayer:
@@ -72,14 +90,14 @@ class _Replayer:
             raise RecordError("json", f"a record is a JSON object, got {type(record).__name__}")
         self.record = record
         self.rules = Rules()
-        self.states: list[State] = []
+        self.states: list[Decision] = []
         self.keep = False
 
-    def _keep(self, state: State) -> None:
+    def _keep(self, state: State, hand: int, plays: int, exchange: bool = False) -> None:
         if self.keep:
-            self.states.append(state)
+            self.states.append(Decision(hand, plays, exchange, state))
 
-    def run(self, keep_states: bool) -> list[State]:
+    def run(self, keep_states: bool) -> list[Decision]:
         self.keep = keep_states
         rec = self.record
         if rec.get("format") != FORMAT:
@@ -124,7 +142,8 @@ class _Replayer:
                 f"first_gives is null, but seat {int(state.to_act[0])} must give a card back "
                 "before the plays",
             )
-        self._keep(state)
+        if not pending:
+            self._keep(state, h, 0)
         for p, entry in enumerate(hand["plays"]):
             state = self._play(h, p, entry, state)
         check_hand_result(h, hand, state)
@@ -198,14 +217,15 @@ class _Replayer:
 
         back = ex["first_gives"]
         if state.phase[0] == Phase.EXCHANGE:  # the 1st player's choice: the next decision
-            if back is None:
+            if back is None:  # the record stops at the give-back decision
+                self._keep(state, h, 0, exchange=True)
                 return state, True
             card = one_card(back, where, "first_gives")
             try:
                 action = moves.read_give_back(state, card)
             except moves.IllegalMove as err:
                 raise RecordError(where, str(err)) from None
-            self._keep(state)
+            self._keep(state, h, 0, exchange=True)
             return engine.step(state, [action], cards=cards_to_mask([card])[None]), False
 
         # The engine gave back the 1st player's lowest card other than the one received.
@@ -258,7 +278,7 @@ class _Replayer:
         except moves.IllegalMove as err:
             raise RecordError(where, str(err)) from None
         state = engine.step(state, [action], cards=cards_to_mask(ids)[None])
-        self._keep(state)
+        self._keep(state, h, p + 1)
         return state
 
 

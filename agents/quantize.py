@@ -1,0 +1,118 @@
+"""A smaller download of a bundle's model: float16 weights, float32 arithmetic.
+
+``to_float16`` rewrites ``model.onnx`` as ``model.fp16.onnx``: every float32 weight tensor is
+stored as float16 (half the bytes) and cast back to float32 by a ``Cast`` node when the model
+runs, so the graph's inputs, outputs and arithmetic stay float32. Only the weights' rounding
+changes the scores, and illegal actions still score float32's minimum (float16 arithmetic
+would turn it into -inf). Every runtime that runs the float32 model runs this one
+(``Cast`` is in every ONNX opset and every onnxruntime build, wasm included).
+
+``float16_tolerance`` measures how far its scores fall from the golden (float32) scores; the
+bundle spec states that tolerance for the file. No torch here: only ``onnx`` and numpy.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+
+FP16_FILE = "model.fp16.onnx"
+# Tensors smaller than this stay float32 (biases and scalars: a few bytes, no gain).
+MIN_ELEMENTS = 16
+
+
+def to_float16(src: str | Path, dst: str | Path) -> None:
+    """Write ``src`` (an ONNX model with float32 weights) to ``dst`` with float16 weights."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    model = onnx.load(str(src))
+    graph = model.graph
+    casts = []
+    kept = []
+    for init in graph.initializer:
+        if init.data_type != TensorProto.FLOAT or math.prod(init.dims) < MIN_ELEMENTS:
+            kept.append(init)
+            continue
+        weights = numpy_helper.to_array(init)
+        if np.abs(weights).max(initial=0.0) > np.finfo(np.float16).max:
+            kept.append(init)  # would overflow float16: keep it exact
+            continue
+        half = numpy_helper.from_array(weights.astype(np.float16), init.name + "_fp16")
+        kept.append(half)
+        casts.append(
+            helper.make_node(
+                "Cast", [half.name], [init.name], to=TensorProto.FLOAT, name=init.name + "_cast"
+            )
+        )
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    nodes = casts + list(graph.node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(dst))
+
+
+def float16_tolerance(golden: dict, scorer) -> float:
+    """The tolerance to state for a float16 model: its largest |score - golden score| on the
+    legal actions of ``golden``'s positions, times 2, rounded up to 1 or 2.5 or 5 times a
+    power of ten (so a runtime summing in another order stays inside it)."""
+    from murlan_env.bots.golden import dense_obs
+    from murlan_env.game.combos import N_ACTIONS
+
+    positions = golden["positions"]
+    obs = np.stack([dense_obs(p) for p in positions])
+    mask = np.zeros((len(obs), N_ACTIONS), bool)
+    for i, p in enumerate(positions):
+        mask[i, p["legal"]] = True
+    scores = np.asarray(scorer(obs, mask), np.float32)
+    worst = 0.0
+    for i, p in enumerate(positions):
+        diff = np.abs(scores[i, p["legal"]] - np.asarray(p["scores"], np.float32)).max()
+        worst = max(worst, float(diff))
+    return nice_ceiling(2 * worst)
+
+
+def nice_ceiling(x: float) -> float:
+    """The smallest of 1, 2.5, 5 times a power of ten that is >= x (1e-6 at least)."""
+    x = max(x, 1e-6)
+    power = 10.0 ** math.floor(math.log10(x))
+    for step in (1.0, 2.5, 5.0, 10.0):
+        if step * power >= x * (1 - 1e-12):
+            return float(f"{step * power:.3g}")
+    return 10 * power
+
+
+__all__ = ["FP16_FILE", "add_float16", "float16_tolerance", "nice_ceiling", "to_float16"]
+
+
+def add_float16(bundle_dir: str | Path):
+    """Write ``model.fp16.onnx`` beside a bundle's float32 model and list it in bot.json with
+    its tolerance, measured on the bundle's golden vectors; returns the new spec."""
+    import dataclasses
+
+    from murlan_env.bots.bundle import onnx_session, read_golden, session_scorer
+    from murlan_env.bots.spec import BundleSpec, ModelFile, file_sha256
+
+    bundle_dir = Path(bundle_dir)
+    spec = BundleSpec.load(bundle_dir)
+    golden = read_golden(bundle_dir, spec)
+    source = spec.model("float32")
+    half = bundle_dir / FP16_FILE
+    to_float16(bundle_dir / source.file, half)
+    tolerance = float16_tolerance(golden, session_scorer(onnx_session(half)))
+    entry = ModelFile(
+        file=FP16_FILE,
+        sha256=file_sha256(half),
+        bytes=half.stat().st_size,
+        precision="float16",
+        tolerance=tolerance,
+        opset=source.opset,
+    )
+    models = tuple(m for m in spec.models if m.precision != "float16") + (entry,)
+    spec = dataclasses.replace(spec, models=models)
+    spec.write(bundle_dir)
+    return spec

@@ -1,0 +1,543 @@
+"""The bundle spec (``bot.json``): one type that writes it, reads it back and checks it.
+
+A bundle is what an app needs to play a trained policy: the model file(s), ``bot.json`` and
+``golden.json`` (test vectors, ``murlan_env.bots.golden``). ``bot.json`` is the contract an
+app developer implements from the files alone: besides the versions, hashes and file
+names that ``BundleSpec`` holds, it carries a ``contract`` section generated here from the
+tables the engine itself uses (``observation.PIECES``, ``combos.action_table``, the
+exchange and card-choice rules), so the text cannot drift from the code. ``markdown()``
+renders the same contract for the docs (``docs/bundle.md``).
+
+``BundleSpec.load`` is strict: the format, the env version and the hashes of the
+observation layout and action table must be those of the installed package (a network fed a
+vector laid out differently would play legal but meaningless moves), and every model file
+must match its sha256. An old format is refused in one line that names the fix.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from murlan_env.game import observation
+from murlan_env.game.cards import RANKS
+from murlan_env.game.combos import (
+    KIND,
+    LENGTH,
+    N_ACTIONS,
+    PASS,
+    SINGLE_OF_RANK,
+    Kind,
+    action_table,
+)
+from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError, flag_word
+
+BUNDLE_FORMAT = "murlan-bundle/3"
+GOLDEN_FORMAT = "murlan-golden/2"
+# The environment version the bundle's observations and actions follow (the AEC env's metadata).
+ENV_VERSION = "murlan_v1"
+SPEC_FILE = "bot.json"
+GOLDEN_FILE = "golden.json"
+MODEL_FILE = "model.onnx"
+COREML_FILE = "model.mlpackage"
+INPUT_NAMES = ("obs", "mask")
+OUTPUT_NAME = "scores"
+F32_MIN = float(np.finfo(np.float32).min)
+# The give-back of the exchange: the single ids of ranks 3..10 (RULES.md 5).
+GIVE_BACK_RANKS = tuple(range(RANKS.index("T") + 1))
+GIVE_BACK_IDS = tuple(int(SINGLE_OF_RANK[r]) for r in GIVE_BACK_RANKS)
+
+
+class BundleError(ValueError):
+    """A bundle that cannot be used with the installed murlan (wrong version, hash or file)."""
+
+
+# --------------------------------------------------------------------------- fingerprints
+
+
+def canonical_json(value: Any) -> str:
+    """The text the bundle hashes are taken of: JSON with sorted object keys, no spaces
+    (separators "," and ":"), ASCII only."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def layout_rows() -> list[list]:
+    """What the observation hash covers: ``[[name, offset, size], ...]`` in layout order."""
+    return [[p["name"], p["offset"], p["size"]] for p in observation.layout()]
+
+
+def layout_hash() -> str:
+    """sha256 of ``canonical_json(layout_rows())`` (= ``observation.layout_hash()``)."""
+    return hashlib.sha256(canonical_json(layout_rows()).encode()).hexdigest()
+
+
+def action_table_hash() -> str:
+    """sha256 of ``canonical_json(combos.action_table())`` (rows ``{id, kind, ranks}``)."""
+    return hashlib.sha256(canonical_json(action_table()).encode()).hexdigest()
+
+
+def file_sha256(path: str | Path) -> str:
+    """sha256 of a file's bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- the contract
+
+
+def _rank_list(ranks) -> str:
+    return " ".join(RANKS[r] for r in ranks)
+
+
+def contract() -> dict[str, Any]:
+    """What an encoder and a move chooser must do, generated from the engine's own tables."""
+    give_back = _rank_list(GIVE_BACK_RANKS)
+    return {
+        "observation": {
+            "size": observation.SIZE,
+            "dtype": "float32",
+            "sha256": layout_hash(),
+            "hash_of": (
+                "sha256 of the UTF-8 text of the JSON array [[name, offset, size], ...] of the "
+                "pieces in layout order, no spaces: " + canonical_json(layout_rows())
+            ),
+            "slots": (
+                "egocentric seat slots: slot k is seat (me + k) mod 4, where me is the seat "
+                "to act; slot 0 is the seat to act, then the next seats in turn order. Seats "
+                "that have gone out keep their slots (nothing is skipped)"
+            ),
+            "ranks": "rank index r = 0..14: " + " ".join(RANKS),
+            "pieces": observation.layout(),
+            "fixed_entries": {str(i): why for i, why in observation.fixed_entries().items()},
+        },
+        "actions": {
+            "count": N_ACTIONS,
+            "sha256": action_table_hash(),
+            "hash_of": (
+                "sha256 of the canonical JSON (sorted keys, no spaces, ASCII) of the rows "
+                '{"id", "kind", "ranks"} of the table below, e.g. the first row '
+                + canonical_json(action_table()[0])
+            ),
+            "columns": (
+                "id; kind: pass, single, pair, triple, quad (a bomb), straight; ranks: the "
+                "ranks it plays (straights in ladder order, A low or high); cards: how many"
+            ),
+            "table": [{**row, "cards": int(LENGTH[row["id"]])} for row in action_table()],
+            "legal": (
+                "a play is legal when the hand holds the cards of its ranks and it beats the "
+                "play on the table (RULES.md 3, with the variant flags of 7); on an empty "
+                "table any play but pass; pass is legal on a non-empty table only; the joker "
+                f"pair (id {N_ACTIONS - 1}) only with joker_pair. Under the start duty only "
+                "plays that contain the start card's rank are legal"
+            ),
+        },
+        "exchange": {
+            "ids": list(GIVE_BACK_IDS),
+            "ranks": give_back,
+            "meaning": (
+                "in phase exchange the previous hand's 1st player gives back one card: action "
+                f"id 1 + r gives back a card of rank r ({give_back}); no other id is legal"
+            ),
+            "legal": (
+                "id 1 + r is legal when the player holds a card of rank r other than the card "
+                "just received (another card of the received card's rank may go back)"
+            ),
+            "automatic": (
+                "the last player's highest card (its first suit in S H D C order) goes to the "
+                "1st player before the decision; a 1st player holding no card ranked "
+                f"{give_back} besides the one received gives back the lowest other card "
+                "without a decision; then the last player leads. A last player dealt both jokers "
+                "makes no exchange and the 1st player leads; with no_exchange no hand has one"
+            ),
+        },
+        "cards": {
+            "play": (
+                "an action names ranks; the cards played are, for each rank it uses, the "
+                "first cards of that rank in the suit order S H D C that the hand holds; BJ "
+                "and RJ are themselves"
+            ),
+            "start_card": (
+                "while the start duty holds (hand 1's first play, start_duty = 1), the start "
+                "card (3S, or 3C with start_card=3C) is taken first, then the rank's other "
+                "cards in suit order"
+            ),
+            "give_back": (
+                "the exchange action of rank r gives the first card of rank r in suit order "
+                "S H D C other than the card just received"
+            ),
+        },
+        "decision": {
+            "inputs": [
+                {"name": "obs", "dtype": "float32", "shape": ["batch", observation.SIZE]},
+                {"name": "mask", "dtype": "bool", "shape": ["batch", N_ACTIONS]},
+            ],
+            "outputs": [{"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch", N_ACTIONS]}],
+            "rule": (
+                "the move is the argmax of scores over the legal actions (mask true); the "
+                f"model scores illegal actions {F32_MIN!r} (float32's minimum); ties go to "
+                "the lowest action id. A row with no legal action has no move"
+            ),
+        },
+        "rules": {
+            "flags": {
+                flag: [flag_word(v) for v in values] for flag, values in RULE_CHOICES.items()
+            },
+            "meaning": "RULES.md section 7; the first value of each flag is the standard game",
+        },
+    }
+
+
+# --------------------------------------------------------------------------- the spec
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelFile:
+    """One model file of a bundle: the same network, stored at some precision."""
+
+    file: str
+    sha256: str
+    bytes: int
+    precision: str  # "float32" or "float16" (weights; inputs and outputs stay float32)
+    tolerance: float  # max |score - golden score| on legal actions this file is held to
+    opset: int
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class BundleSpec:
+    """A bundle's ``bot.json``: what was exported, under which rules, in which files."""
+
+    rules: Rules  # the rules the policy was trained under
+    supported_rules: dict[str, tuple]  # flag -> values the policy is measured to play
+    models: tuple[ModelFile, ...]  # models[0] is the reference (float32) model
+    policy: dict[str, Any] = dataclasses.field(default_factory=dict)  # network description
+    golden: dict[str, Any] | None = None  # {"file", "sha256", "positions", "seed"}
+    coreml: dict[str, Any] | None = None  # {"file" or None, "note"}
+    murlan_version: str = ""
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for flag, values in self.supported_rules.items():
+            if flag not in RULE_CHOICES:
+                raise RulesError(f"unknown rule flag {flag!r} in supported_rules")
+            bad = [v for v in values if v not in RULE_CHOICES[flag]]
+            if bad:
+                raise RulesError(f"supported_rules: {flag} takes {list(RULE_CHOICES[flag])}")
+
+    # ------------------------------------------------------------------ rules
+
+    @staticmethod
+    def only(rules: Rules) -> dict[str, tuple]:
+        """``supported_rules`` of a policy that plays exactly ``rules``."""
+        return {flag: (value,) for flag, value in rules.to_dict(all_flags=True).items()}
+
+    def rules_conflict(self, rules: Rules) -> str | None:
+        """Why this policy does not play ``rules`` (None when it does)."""
+        bad = []
+        for flag, value in rules.to_dict(all_flags=True).items():
+            allowed = self.supported_rules.get(flag, (getattr(self.rules, flag),))
+            if value not in allowed:
+                bad.append(f"{flag}={flag_word(value)}")
+        if not bad:
+            return None
+        return f"it does not play {', '.join(bad)} (it plays {self.supported_text()})"
+
+    def narrowed(self, supported: dict[str, list]) -> BundleSpec:
+        """This spec with ``supported_rules`` cut down to ``supported`` (a level's own list);
+        values the policy does not play stay out."""
+        cut = {}
+        for flag, values in self.supported_rules.items():
+            keep = supported.get(flag, values)
+            cut[flag] = tuple(v for v in values if any(type(v) is type(k) and v == k for k in keep))
+        return dataclasses.replace(self, supported_rules=cut)
+
+    def widened(self, supported: dict[str, list]) -> BundleSpec:
+        """This spec with the values of ``supported`` added to ``supported_rules``."""
+        wide = {flag: tuple(values) for flag, values in self.supported_rules.items()}
+        for flag, values in supported.items():
+            have = wide.get(flag, (getattr(self.rules, flag),))
+            extra = tuple(_flag_value(flag, v) for v in values if v not in have)
+            wide[flag] = have + extra
+        return dataclasses.replace(self, supported_rules=wide)
+
+    def supported_text(self) -> str:
+        """The supported rules in words, e.g. "sticky_pass=false|true, tie_rule=raise"."""
+        return ", ".join(
+            f"{flag}={'|'.join(flag_word(v) for v in values)}"
+            for flag, values in self.supported_rules.items()
+        )
+
+    # ------------------------------------------------------------------ JSON
+
+    def to_json(self) -> dict[str, Any]:
+        """bot.json as a JSON-ready dict: the spec's fields and the generated contract."""
+        return {
+            "format": BUNDLE_FORMAT,
+            "env_version": ENV_VERSION,
+            "murlan_version": self.murlan_version,
+            "rules": self.rules.to_dict(all_flags=True),
+            "supported_rules": {f: list(v) for f, v in self.supported_rules.items()},
+            "policy": self.policy,
+            "models": [m.to_json() for m in self.models],
+            "golden": self.golden,
+            "coreml": self.coreml,
+            "notes": list(self.notes),
+            "contract": contract(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = SPEC_FILE) -> BundleSpec:
+        """The spec in ``data`` (bot.json's content), checked against the installed package.
+
+        Raises BundleError naming what differs and the fix.
+        """
+        if not isinstance(data, dict):
+            raise BundleError(f"{where} must hold a JSON object")
+        fmt = data.get("format")
+        if fmt != BUNDLE_FORMAT:
+            if isinstance(fmt, str) and fmt.startswith("murlan-bundle/"):
+                raise BundleError(
+                    f"{where}: format {fmt}, this murlan reads {BUNDLE_FORMAT}: re-export the "
+                    "checkpoint with `murlan export`, or for a bundle whose model is still good "
+                    "run `murlan golden BUNDLE_DIR --upgrade`"
+                )
+            raise BundleError(f"{where}: format is {fmt!r}, expected {BUNDLE_FORMAT!r}")
+        if data.get("env_version") != ENV_VERSION:
+            raise BundleError(
+                f"{where}: env_version is {data.get('env_version')!r}, the installed murlan "
+                f"needs {ENV_VERSION!r}; the bundle was trained for another version of the game"
+            )
+        terms = data.get("contract") or {}
+        layout = terms.get("observation") or {}
+        if layout.get("sha256") != layout_hash():
+            raise BundleError(
+                f"{where}: observation layout differs from the installed engine's "
+                f"({_layout_difference(layout.get('pieces'))}); the model would misread every "
+                "observation: re-export it from a checkpoint trained on this layout"
+            )
+        actions = terms.get("actions") or {}
+        if actions.get("sha256") != action_table_hash():
+            raise BundleError(
+                f"{where}: action table differs from the installed one (sha256 "
+                f"{actions.get('sha256')!r} vs {action_table_hash()!r}); "
+                "the scores would name the wrong plays"
+            )
+        try:
+            rules = Rules.from_dict(data.get("rules"))
+            supported = {
+                flag: tuple(_flag_value(flag, v) for v in values)
+                for flag, values in (data.get("supported_rules") or {}).items()
+            }
+            models = tuple(ModelFile(**m) for m in data.get("models") or ())
+            spec = cls(
+                rules=rules,
+                supported_rules=supported or cls.only(rules),
+                models=models,
+                policy=data.get("policy") or {},
+                golden=data.get("golden"),
+                coreml=data.get("coreml"),
+                murlan_version=data.get("murlan_version", ""),
+                notes=tuple(data.get("notes") or ()),
+            )
+        except (RulesError, TypeError) as e:
+            raise BundleError(f"{where}: bad rules or model entry: {e}") from None
+        if not models:
+            raise BundleError(f"{where}: no model file listed; re-export it with murlan export")
+        return spec
+
+    @classmethod
+    def load(cls, bundle_dir: str | Path, *, check_files: bool = True) -> BundleSpec:
+        """bot.json of a bundle directory, checked (and its model files' sha256); raises
+        BundleError."""
+        bundle_dir = Path(bundle_dir)
+        path = bundle_dir / SPEC_FILE
+        if not path.is_file():
+            raise BundleError(
+                f"{bundle_dir} is not a bundle: no {SPEC_FILE} (write one with murlan export)"
+            )
+        try:
+            data = json.loads(path.read_text())
+        except json.JSONDecodeError as e:
+            raise BundleError(f"{path} is not valid JSON: {e}") from None
+        spec = cls.from_json(data, str(path))
+        if check_files:
+            for model in spec.models:
+                spec.check_model(bundle_dir, model)
+        return spec
+
+    def check_model(self, bundle_dir: Path, model: ModelFile) -> None:
+        """Raise BundleError when a model file is missing or not the one bot.json lists."""
+        path = Path(bundle_dir) / model.file
+        if not path.is_file():
+            raise BundleError(
+                f"{bundle_dir}: model file {model.file} is missing; copy the whole bundle "
+                "or write it again with murlan export"
+            )
+        if model.sha256 != file_sha256(path):
+            raise BundleError(
+                f"{path}: sha256 does not match bot.json (corrupt or replaced file); "
+                "copy the bundle again or write it again with murlan export"
+            )
+
+    def model(self, precision: str = "float32") -> ModelFile:
+        """The model file of a precision; raises BundleError when the bundle has none."""
+        for m in self.models:
+            if m.precision == precision:
+                return m
+        have = ", ".join(m.precision for m in self.models)
+        raise BundleError(f"the bundle has no {precision} model (it has {have})")
+
+    def write(self, bundle_dir: str | Path) -> dict[str, Any]:
+        """Write bot.json into ``bundle_dir``; returns what was written."""
+        data = self.to_json()
+        (Path(bundle_dir) / SPEC_FILE).write_text(json.dumps(data, indent=1) + "\n")
+        return data
+
+
+def _flag_value(flag: str, value: Any) -> Any:
+    if flag not in RULE_CHOICES:
+        raise RulesError(f"unknown rule flag {flag!r}")
+    for choice in RULE_CHOICES[flag]:
+        if type(choice) is type(value) and choice == value:
+            return choice
+    raise RulesError(f"{flag} takes {list(RULE_CHOICES[flag])}, got {value!r}")
+
+
+def _layout_difference(pieces: Any) -> str:
+    """Human summary of how a bundle's layout pieces differ from the installed ones."""
+    if not isinstance(pieces, list):
+        return "no layout pieces recorded"
+    ours = {p["name"]: (p["offset"], p["size"]) for p in observation.layout()}
+    try:
+        theirs = {p["name"]: (p["offset"], p["size"]) for p in pieces}
+    except (KeyError, TypeError):
+        return "unreadable layout pieces"
+    diffs = [
+        f"{n}: bundle {theirs.get(n)}, installed {ours.get(n)}"
+        for n in sorted(set(ours) | set(theirs))
+        if ours.get(n) != theirs.get(n)
+    ]
+    return "; ".join(diffs[:4]) or "same pieces, different hash"
+
+
+# --------------------------------------------------------------------------- documentation
+
+
+def markdown() -> str:
+    """The contract as Markdown (the generated part of ``docs/bundle.md``)."""
+    c = contract()
+    obs, acts, ex, cards, dec = (
+        c["observation"],
+        c["actions"],
+        c["exchange"],
+        c["cards"],
+        c["decision"],
+    )
+    out = [
+        f"Format `{BUNDLE_FORMAT}`, golden vectors `{GOLDEN_FORMAT}`, env `{ENV_VERSION}`.",
+        "",
+        "### Observation",
+        "",
+        f"{obs['size']} float32 entries. {obs['slots']}. Ranks: {obs['ranks']}.",
+        "",
+        "| piece | entries | size | element order | value |",
+        "|---|---|---|---|---|",
+    ]
+    for p in obs["pieces"]:
+        span = f"{p['offset']}-{p['offset'] + p['size'] - 1}"
+        out.append(f"| `{p['name']}` | {span} | {p['size']} | {p['order']} | {p['value']} |")
+    out += [
+        "",
+        f"Layout hash: `{obs['sha256']}`, the {obs['hash_of']}.",
+        "",
+        f"Entries that are 0.0 at every decision: {len(obs['fixed_entries'])} "
+        "(`contract.observation.fixed_entries` in bot.json lists them with the reason).",
+        "",
+        "### Actions",
+        "",
+        f"{acts['count']} actions; {acts['columns']}. Hash `{acts['sha256']}`: {acts['hash_of']}.",
+        "",
+        "| ids | kind | ranks |",
+        "|---|---|---|",
+    ]
+    out += [f"| {row} |" for row in _action_ranges()]
+    out += [
+        "",
+        f"Legal plays: {acts['legal']}.",
+        "",
+        "### The exchange",
+        "",
+        f"Action ids {ex['ids'][0]}-{ex['ids'][-1]}: {ex['meaning']}. {ex['legal']}. "
+        f"Automatic parts: {ex['automatic']}.",
+        "",
+        "### From an action to cards",
+        "",
+        f"- Plays: {cards['play']}.",
+        f"- Start card: {cards['start_card']}.",
+        f"- Give-back: {cards['give_back']}.",
+        "",
+        "### The decision",
+        "",
+        "Inputs: "
+        + ", ".join(f"`{i['name']}` {i['dtype']} {i['shape']}" for i in dec["inputs"])
+        + "; output: "
+        + ", ".join(f"`{o['name']}` {o['dtype']} {o['shape']}" for o in dec["outputs"])
+        + f". The {dec['rule'][4:]}.",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def _action_ranges() -> list[str]:
+    """Rows "ids | kind | ranks" of the action table, runs of one kind and length merged."""
+    rows, start = [], 0
+    for a in range(1, N_ACTIONS + 1):
+        same = (
+            a < N_ACTIONS
+            and KIND[a] == KIND[start]
+            and LENGTH[a] == LENGTH[start]
+            and a != N_ACTIONS - 1
+        )
+        if same and start != PASS:
+            continue
+        kind = Kind(int(KIND[start])).name.lower()
+        table = action_table()
+        first, last = table[start]["ranks"], table[a - 1]["ranks"]
+        what = kind if kind != "straight" else f"straight of {int(LENGTH[start])}"
+        ids = f"{start}" if a - 1 == start else f"{start}-{a - 1}"
+        ranks = first if a - 1 == start else f"{first} .. {last}"
+        rows.append(f"{ids} | {what} | {ranks or '-'}")
+        start = a
+    return rows
+
+
+__all__ = [
+    "BUNDLE_FORMAT",
+    "BundleError",
+    "BundleSpec",
+    "COREML_FILE",
+    "ENV_VERSION",
+    "GIVE_BACK_IDS",
+    "GOLDEN_FILE",
+    "GOLDEN_FORMAT",
+    "MODEL_FILE",
+    "ModelFile",
+    "OUTPUT_NAME",
+    "SPEC_FILE",
+    "action_table_hash",
+    "canonical_json",
+    "contract",
+    "file_sha256",
+    "layout_hash",
+    "markdown",
+    "layout_rows",
+]
