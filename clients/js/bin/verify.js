@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /**
- * murlan-verify BUNDLE_DIR [--golden FILE] [--runtime plain|onnx|all] [--precision P]
+ * murlan-verify BUNDLE_DIR [--golden FILE] [--runtime plain|onnx|all] [--precision P] [--weights DIR]
  *
  * Checks golden vectors (the bundle's golden.json, or FILE) against this client: matches per
  * observation piece, the legal mask, the golden action's cards, and per runtime the scores,
  * the argmax and the whole move. Exit status 0 when everything matches, 1 on any mismatch,
- * 2 when the bundle or the arguments cannot be used.
+ * 2 when the bundle or the arguments cannot be used. The runtime-free path reads weights.json
+ * and weights.bin from the bundle, or from DIR.
  */
 import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
@@ -13,7 +14,8 @@ import { join } from 'node:path';
 import { loadBot } from '../src/bot.js';
 import { allMatch, reportLines, verifyGolden } from '../src/verify.js';
 
-const usage = 'usage: murlan-verify BUNDLE_DIR [--golden FILE] [--runtime plain|onnx|all] [--precision float32|float16]';
+const usage =
+  'usage: murlan-verify BUNDLE_DIR [--golden FILE] [--runtime plain|onnx|all] [--precision float32|float16] [--weights DIR]';
 
 async function main() {
   let args;
@@ -24,6 +26,7 @@ async function main() {
         golden: { type: 'string' },
         runtime: { type: 'string', default: 'all' },
         precision: { type: 'string', default: 'float32' },
+        weights: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -45,7 +48,7 @@ async function main() {
   let golden;
   try {
     bots = [];
-    if (args.values.runtime !== 'onnx') bots.push(await loadBot(dir));
+    if (args.values.runtime !== 'onnx') bots.push(await loadBot(dir, { weights: args.values.weights }));
     if (args.values.runtime !== 'plain') {
       const ort = await import('onnxruntime-node').catch(() => {
         throw new Error('onnxruntime-node is not installed (npm install onnxruntime-node --onnxruntime-node-install-cuda=skip), or use --runtime plain');
