@@ -18,20 +18,24 @@ from murlan_env.bots.plain_weights import (
     MASKED_SCORE,
     PlainWeightsError,
     plain_scores,
+    weights_names,
     write_plain_weights,
 )
 from murlan_env.game import observation
 from murlan_env.game.combos import N_ACTIONS
 
 POLICIES = Path(__file__).resolve().parents[1] / "murlan_env" / "bots" / "policies"
-MODELS = sorted(POLICIES.glob("*/model.onnx"))
+# Every model file of every shipped bundle: float32 (model.onnx) and float16 (model.fp16.onnx).
+MODELS = sorted(POLICIES.glob("*/*.onnx"))
 
 
-@pytest.mark.parametrize("model", MODELS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("model", MODELS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_plain_weights_give_onnxruntime_scores(model: Path, tmp_path: Path):
     spec = write_plain_weights(model, tmp_path)
-    data = (tmp_path / spec["file"]).read_bytes()
-    assert spec == json.loads((tmp_path / "weights.json").read_text())
+    bin_name, json_name = weights_names(model)
+    data = (tmp_path / bin_name).read_bytes()
+    assert spec["file"] == bin_name and spec == json.loads((tmp_path / json_name).read_text())
+    assert spec["dtype"] == ("float16" if ".fp16." in model.name else "float32")
     assert spec["sha256"] == hashlib.sha256(data).hexdigest() and spec["bytes"] == len(data)
     shapes = [layer["weight"]["shape"] for layer in spec["layers"]]
     assert shapes[0][1] == observation.SIZE and shapes[-1][0] == N_ACTIONS
@@ -76,4 +80,4 @@ def test_a_graph_that_is_not_dense_layers_is_refused(tmp_path: Path):
     onnx.save(_graph("Sigmoid"), tmp_path / "sigmoid.onnx")
     with pytest.raises(PlainWeightsError, match="Sigmoid"):
         write_plain_weights(tmp_path / "sigmoid.onnx", tmp_path / "no")
-    assert not (tmp_path / "no" / "weights.bin").exists()
+    assert not (tmp_path / "no").exists()

@@ -48,7 +48,7 @@ async function main() {
   let golden;
   try {
     bots = [];
-    if (args.values.runtime !== 'onnx') bots.push(await loadBot(dir, { weights: args.values.weights }));
+    if (args.values.runtime !== 'onnx') bots.push(await loadBot(dir, { weights: args.values.weights, precision }));
     if (args.values.runtime !== 'plain') {
       const ort = await import('onnxruntime-node').catch(() => {
         throw new Error('onnxruntime-node is not installed (npm install onnxruntime-node --onnxruntime-node-install-cuda=skip), or use --runtime plain');

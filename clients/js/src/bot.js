@@ -66,8 +66,9 @@ export async function readContract(spec) {
  * @param {object} [opts]
  * @param {any} [opts.ort] an onnxruntime module (node or web): run a model file with it;
  *   without it the bot multiplies the weights itself (weights.json, weights.bin)
- * @param {string | URL} [opts.weights] where weights.json and weights.bin lie (default: the
- *   bundle; bot.json's `weights` entry, when there is one, stands for weights.json)
+ * @param {string | URL} [opts.weights] where the plain weights lie (weights.json and
+ *   weights.bin for model.onnx; default: the bundle, where a model entry's `weights` in
+ *   bot.json, when there is one, stands for the .json file)
  * @param {string} [opts.precision] which model file ("float32", the default, or "float16")
  * @param {object} [opts.sessionOptions] passed to `ort.InferenceSession.create`
  * @returns {Promise<MurlanBot>}
@@ -75,11 +76,10 @@ export async function readContract(spec) {
 export async function loadBot(source, { ort, weights, precision = 'float32', sessionOptions } = {}) {
   const spec = await readJson(source, 'bot.json');
   const contract = await readContract(spec);
+  const model = spec.models.find((m) => m.precision === precision);
+  if (!model) throw new Error(`bot.json: no ${precision} model (it has ${spec.models.map((m) => m.precision).join(', ')})`);
   let run;
-  let tolerance;
   if (ort) {
-    const model = spec.models.find((m) => m.precision === precision);
-    if (!model) throw new Error(`bot.json: no ${precision} model (it has ${spec.models.map((m) => m.precision).join(', ')})`);
     const bytes = await readBytes(source, model.file);
     if ((await sha256(bytes)) !== model.sha256) throw new Error(`${model.file}: sha256 does not match bot.json`);
     const session = await ort.InferenceSession.create(bytes, sessionOptions ?? {});
@@ -93,23 +93,34 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
       const out = await session.run(feeds);
       return Float32Array.from(out[outName].data);
     };
-    tolerance = model.tolerance;
   } else {
     const where = weights ?? source;
-    const weightsSpec = (!weights && spec.weights) || (await readJson(where, 'weights.json'));
+    const weightsSpec = (!weights && model.weights) || (await readJson(where, weightsName(model.file)));
     const bytes = await readBytes(where, weightsSpec.file);
     if ((await sha256(bytes)) !== weightsSpec.sha256) throw new Error(`${weightsSpec.file}: sha256 does not match its description`);
-    const model = denseModel(weightsSpec, bytes);
-    run = async (obs, mask) => denseScores(model, obs, mask);
-    tolerance = PLAIN_TOLERANCE;
+    const dense = denseModel(weightsSpec, bytes);
+    run = async (obs, mask) => denseScores(dense, obs, mask);
   }
+  const tolerance = ort ? model.tolerance : Math.max(model.tolerance, PLAIN_TOLERANCE);
   return new MurlanBot(spec, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
 }
 
 /**
- * The largest |score - golden score| on legal actions the runtime-free path is held to:
- * float32 sums in another order differ by a few units in the last place of the sums
- * (measured: under 1e-5 on the shipped bundles; see docs/js-client.md).
+ * The description of a model file's plain weights: `model.onnx` -> `weights.json`,
+ * `model.fp16.onnx` -> `weights.fp16.json` (murlan_env/bots/plain_weights.py names them so).
+ * @param {string} modelFile
+ * @returns {string}
+ */
+export function weightsName(modelFile) {
+  const stem = modelFile.replace(/\.onnx$/, '');
+  return `${stem.startsWith('model') ? `weights${stem.slice(5)}` : `${stem}.weights`}.json`;
+}
+
+/**
+ * The least |score - golden score| on legal actions the runtime-free path is held to (else
+ * its model file's tolerance, when larger): sums in another order and precision than
+ * onnxruntime's float32 ones differ by their rounding (measured: under 2e-5 on the shipped
+ * bundles; see docs/js-client.md).
  */
 export const PLAIN_TOLERANCE = 1e-4;
 

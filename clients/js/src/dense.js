@@ -1,6 +1,7 @@
 /**
  * The runtime-free path: the policy's few dense layers in plain JavaScript, from the bundle's
- * `weights.bin` as `weights.json` describes it (murlan_env/bots/plain_weights.py writes both).
+ * `weights.bin` as `weights.json` describes it (murlan_env/bots/plain_weights.py writes both;
+ * `weights.fp16.*` hold the float16 model's weights, read here as float32, as its Casts do).
  *
  * Each layer is `y = W x + b` (W row-major, out x in) with an optional ReLU; the last layer's
  * outputs are the scores, and illegal actions score float32's minimum as in model.onnx.
@@ -29,13 +30,16 @@ export function denseModel(spec, bytes) {
   if (spec.format !== WEIGHTS_FORMAT) {
     throw new Error(`weights format ${JSON.stringify(spec.format)}, this client reads ${WEIGHTS_FORMAT}`);
   }
-  if (spec.dtype !== 'float32' || spec.byte_order !== 'little') throw new Error('weights must be little-endian float32');
+  const half = spec.dtype === 'float16';
+  if ((!half && spec.dtype !== 'float32') || spec.byte_order !== 'little') {
+    throw new Error(`weights must be little-endian float32 or float16, not ${spec.byte_order} ${spec.dtype}`);
+  }
   const buf = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  if (buf.byteLength !== spec.bytes) throw new Error(`weights.bin holds ${buf.byteLength} bytes, weights.json says ${spec.bytes}`);
-  // A copy at offset 0 so the floats are aligned (and read little-endian on any machine).
+  if (buf.byteLength !== spec.bytes) throw new Error(`${spec.file} holds ${buf.byteLength} bytes, its description says ${spec.bytes}`);
+  // A float32 copy at offset 0, aligned and read little-endian on any machine.
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const floats = new Float32Array(buf.byteLength / 4);
-  for (let i = 0; i < floats.length; i++) floats[i] = view.getFloat32(4 * i, true);
+  const floats = new Float32Array(buf.byteLength / (half ? 2 : 4));
+  for (let i = 0; i < floats.length; i++) floats[i] = half ? halfToFloat(view.getUint16(2 * i, true)) : view.getFloat32(4 * i, true);
   const part = ({ offset, shape }) => floats.subarray(offset, offset + shape.reduce((a, b) => a * b, 1));
   const layers = spec.layers.map((l, i) => {
     const [nOut, nIn] = l.weight.shape;
@@ -71,4 +75,18 @@ export function denseScores(model, obs, mask) {
   const scores = new Float32Array(x.length);
   for (let a = 0; a < x.length; a++) scores[a] = mask[a] ? x[a] : model.maskedScore;
   return scores;
+}
+
+/**
+ * The value of an IEEE 754 half-precision number given by its 16 bits.
+ * @param {number} h
+ * @returns {number}
+ */
+export function halfToFloat(h) {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exponent = (h >> 10) & 0x1f;
+  const fraction = h & 0x3ff;
+  if (exponent === 0) return sign * 2 ** -14 * (fraction / 1024);
+  if (exponent === 31) return fraction ? NaN : sign * Infinity;
+  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
 }

@@ -4,11 +4,11 @@
  * @module
  */
 
-export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE } from './bot.js';
+export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE, weightsName } from './bot.js';
 export { actionTable, actionOfCounts, beats, legalMask, startCard, PASS } from './actions.js';
 export { CARD_NAMES, RANKS, SUITS, cardRank, parseCard, parseCards, formatCards, rankCounts } from './cards.js';
 export { encode, checkLayout, PIECE_SIZES, RULE_FEATURES } from './observation.js';
 export { cardsOfAction } from './moves.js';
-export { denseModel, denseScores } from './dense.js';
+export { denseModel, denseScores, halfToFloat } from './dense.js';
 export { canonicalJson, sha256 } from './files.js';
 export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './verify.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { argmaxLegal, loadBot, PLAIN_TOLERANCE } from '../src/bot.js';
-import { BUNDLES, POLICIES, vectorsOf } from './helpers.js';
+import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 
 /** A small seeded generator (mulberry32), so a failure can be replayed. */
 function random(seed) {
@@ -19,10 +19,12 @@ function random(seed) {
 }
 
 for (const name of BUNDLES) {
-  test(`${name}: plain scores equal onnxruntime's within the tolerance on random inputs`, async () => {
+  const { models } = readJsonFile(join(POLICIES, name, 'bot.json'));
+  test(`${name}: plain scores equal onnxruntime's within the tolerance on random inputs, every model file`, async () => {
+   for (const { precision } of models) {
     const dir = join(POLICIES, name);
-    const plain = await loadBot(dir, { weights: vectorsOf(name) });
-    const onnx = await loadBot(dir, { ort });
+    const plain = await loadBot(dir, { weights: vectorsOf(name), precision });
+    const onnx = await loadBot(dir, { ort, precision });
     const rand = random(12345);
     const size = plain.pieces.reduce((n, p) => n + p.size, 0);
     let maxDiff = 0;
@@ -38,6 +40,7 @@ for (const name of BUNDLES) {
       }
       assert.equal(argmaxLegal(a, mask), argmaxLegal(b, mask));
     }
-    assert.ok(maxDiff <= PLAIN_TOLERANCE, `max |diff| ${maxDiff}`);
+    assert.ok(maxDiff <= PLAIN_TOLERANCE, `${precision}: max |diff| ${maxDiff}`);
+   }
   });
 }

@@ -9,9 +9,9 @@ import { loadBot } from '../src/bot.js';
 import { allMatch, reportLines, verifyGolden } from '../src/verify.js';
 import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 
-async function checkSet(name, goldenPath, minPositions) {
+async function checkSet(name, goldenPath, minPositions, precision = 'float32') {
   const dir = join(POLICIES, name);
-  const bots = [await loadBot(dir, { weights: vectorsOf(name) }), await loadBot(dir, { ort })];
+  const bots = [await loadBot(dir, { weights: vectorsOf(name), precision }), await loadBot(dir, { ort, precision })];
   const golden = readJsonFile(goldenPath);
   assert.ok(golden.positions.length >= minPositions, `${goldenPath}: ${golden.positions.length} positions`);
   const report = await verifyGolden(bots, golden);
@@ -26,6 +26,10 @@ test('shipped bundles exist', () => {
 for (const name of BUNDLES) {
   test(`${name}: the shipped golden set`, async () => {
     await checkSet(name, join(POLICIES, name, readJsonFile(join(POLICIES, name, 'bot.json')).golden.file), 1);
+  });
+  test(`${name}: the shipped golden set with every other model file (float16), within its tolerance`, async () => {
+    const spec = readJsonFile(join(POLICIES, name, 'bot.json'));
+    for (const { precision } of spec.models.slice(1)) await checkSet(name, join(POLICIES, name, spec.golden.file), 1, precision);
   });
   test(`${name}: a fresh golden set of at least 400 positions`, async () => {
     const fresh = join(vectorsOf(name), 'fresh.json');
