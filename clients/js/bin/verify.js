@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadBot } from '../src/bot.js';
+import { sha256 } from '../src/files.js';
 import { allMatch, reportLines, verifyGolden } from '../src/verify.js';
 
 const usage =
@@ -55,8 +56,13 @@ async function main() {
       });
       bots.push(await loadBot(dir, { ort, precision }));
     }
-    const file = args.values.golden ?? join(dir, bots[0].spec.golden?.file ?? 'golden.json');
-    golden = JSON.parse(await readFile(file, 'utf8'));
+    const own = bots[0].spec.golden;
+    const file = args.values.golden ?? join(dir, own?.file ?? 'golden.json');
+    const bytes = await readFile(file);
+    if (!args.values.golden && own?.sha256 && (await sha256(bytes)) !== own.sha256) {
+      throw new Error(`${file}: sha256 does not match bot.json (a changed golden set: give it with --golden)`);
+    }
+    golden = JSON.parse(new TextDecoder().decode(bytes));
     console.log(`bundle ${dir} (${bots[0].spec.format}), golden ${file}: ${golden.positions.length} positions, seed ${golden.seed}`);
   } catch (e) {
     console.error(`murlan-verify: ${e.message}`);

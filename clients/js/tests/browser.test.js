@@ -1,6 +1,6 @@
-// A headless Chromium computes bot moves in a page (page/) with onnxruntime-web (wasm)
-// and the runtime-free path, checked there against each shipped bundle's golden set. The page
-// is served from 127.0.0.1; Chromium is driven through chromedriver's WebDriver HTTP API
+// A headless Chromium computes bot moves in a page (page/) with onnxruntime-web (wasm) and
+// the runtime-free path, for every model file (float32, float16), checked there against each
+// shipped bundle's golden set. The page is served from 127.0.0.1; Chromium is driven through chromedriver's WebDriver HTTP API
 // (CHROMIUM and CHROMEDRIVER name other binaries).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -8,7 +8,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { after, before, test } from 'node:test';
-import { BUNDLES, CLIENT, POLICIES, vectorsOf } from './helpers.js';
+import { BUNDLES, CLIENT, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
 const ROOTS = [['/policies/', POLICIES], ['/', CLIENT]];
@@ -94,7 +94,8 @@ test('a bot moves in a headless Chromium page with onnxruntime-web', { timeout: 
       args: [],
     });
     assert.equal(results.error, undefined, results.error);
-    assert.deepEqual(Object.keys(results).sort(), [...BUNDLES].sort());
+    const expected = BUNDLES.flatMap((b) => readJsonFile(join(POLICIES, b, 'bot.json')).models.map((m) => `${b} ${m.precision}`));
+    assert.deepEqual(Object.keys(results).sort(), expected.sort());
     for (const [name, r] of Object.entries(results)) {
       assert.ok(r.ok, `${name}:\n${r.lines.join('\n')}`);
       assert.ok(r.ortVersion, 'onnxruntime-web ran in the page');
