@@ -1,7 +1,7 @@
 // A headless Chromium computes bot moves in a page (page/) with onnxruntime-web (wasm) and
 // the runtime-free path, for every model file (float32, float16), checked there against each
-// shipped bundle's golden set. The page is served from 127.0.0.1; Chromium is driven through chromedriver's WebDriver HTTP API
-// (CHROMIUM and CHROMEDRIVER name other binaries).
+// shipped bundle's golden set. The page is served from 127.0.0.1; Chromium is driven through
+// chromedriver's WebDriver HTTP API (CHROMIUM and CHROMEDRIVER name other binaries).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
