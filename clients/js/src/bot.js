@@ -16,17 +16,25 @@ import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from './
 import { denseModel, denseScores } from './dense.js';
 import { canonicalJson, readBytes, readJson, sha256 } from './files.js';
 import { cardsOfAction } from './moves.js';
-import { checkLayout, encode, N_SEATS } from './observation.js';
+import { checkLayout, encode, N_SEATS, ruleFeatures } from './observation.js';
 
 /** The bundle format this client reads. */
 export const BUNDLE_FORMAT = 'murlan-bundle/3';
 export const ENV_VERSION = 'murlan_v1';
 
 /**
+ * @typedef {object} Contract what the encoder and move chooser read from bot.json
+ * @property {import('./actions.js').ActionTable} table the action table
+ * @property {Array<{name: string, offset: number, size: number}>} pieces the observation layout
+ * @property {number[]} giveBack the ranks the exchange may give back
+ * @property {Array<[string, boolean | string]>} features the rules piece's entries
+ */
+
+/**
  * bot.json's contract, checked: the action table and observation layout against their
  * hashes and against what this client knows how to encode.
  * @param {object} spec bot.json
- * @returns {Promise<{table: import('./actions.js').ActionTable, pieces: object[], giveBack: number[]}>}
+ * @returns {Promise<Contract>}
  */
 export async function readContract(spec) {
   if (spec.format !== BUNDLE_FORMAT) {
@@ -49,14 +57,15 @@ export async function readContract(spec) {
     throw new Error('bot.json: the observation layout does not match its sha256');
   }
   const table = actionTable(rows);
-  const size = checkLayout(pieces, table.size);
+  const features = ruleFeatures(spec.contract.rules.flags);
+  const size = checkLayout(pieces, table.size, features.length);
   if (size !== observation.size) throw new Error(`bot.json: observation size ${observation.size}, its pieces add up to ${size}`);
   const giveBack = exchange.ids.map((id) => {
     const rank = table.singleOfRank.indexOf(id);
     if (rank < 0) throw new Error(`bot.json: exchange id ${id} is not a single`);
     return rank;
   });
-  return { table, pieces, giveBack };
+  return { table, pieces, giveBack, features };
 }
 
 /**
@@ -138,13 +147,14 @@ export const PLAIN_TOLERANCE = 1e-4;
 export class MurlanBot {
   /**
    * @param {object} spec bot.json
-   * @param {{table: import('./actions.js').ActionTable, pieces: object[], giveBack: number[]}} contract
+   * @param {Contract} contract
    * @param {(obs: Float32Array, mask: Uint8Array) => Promise<Float32Array>} run
    * @param {string} runtime
    * @param {number} tolerance
    */
-  constructor(spec, { table, pieces, giveBack }, run, runtime, tolerance) {
+  constructor(spec, { table, pieces, giveBack, features }, run, runtime, tolerance) {
     this.spec = spec;
+    this.features = features;
     this.table = table;
     this.pieces = pieces;
     this.giveBack = giveBack;
@@ -178,6 +188,10 @@ export class MurlanBot {
   rulesConflict(rules) {
     const bad = [];
     for (const [flag, value] of Object.entries(readRules(rules))) {
+      if (!(flag in this.spec.rules)) {
+        bad.push(`${flag} (no such rule flag)`);
+        continue;
+      }
       const allowed = (this.spec.supported_rules?.[flag] ?? [this.spec.rules[flag]]).map((v) => readRules({ v }).v);
       if (!allowed.includes(value)) bad.push(`${flag}=${value} (it plays ${allowed.join('|')})`);
     }
@@ -190,7 +204,7 @@ export class MurlanBot {
    * @returns {Float32Array}
    */
   encode(position) {
-    return encode(this.pieces, this.position(position));
+    return encode(this.pieces, this.position(position), this.features);
   }
 
   /**
@@ -220,7 +234,7 @@ export class MurlanBot {
    */
   async choose(position) {
     const pos = this.position(position);
-    const obs = encode(this.pieces, pos);
+    const obs = encode(this.pieces, pos, this.features);
     const mask = this.#mask(pos);
     if (!mask.some(Boolean)) throw new Error('no legal move in this position');
     const scores = await this.run(obs, mask);

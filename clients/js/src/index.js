@@ -7,7 +7,7 @@
 export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE, weightsName } from './bot.js';
 export { actionTable, actionOfCounts, beats, legalMask, startCard, PASS } from './actions.js';
 export { CARD_NAMES, RANKS, SUITS, cardRank, parseCard, parseCards, formatCards, rankCounts } from './cards.js';
-export { encode, checkLayout, PIECE_SIZES, RULE_FEATURES } from './observation.js';
+export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './observation.js';
 export { cardsOfAction } from './moves.js';
 export { denseModel, denseScores, halfToFloat } from './dense.js';
 export { canonicalJson, sha256 } from './files.js';

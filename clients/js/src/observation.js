@@ -19,15 +19,16 @@ export const TARGETS = Object.freeze([21, 31, 41, 51]);
 export const CARDS_LEFT_STEP = Math.fround(1 / 15);
 export const SCORE_STEP = Math.fround(1 / 60);
 export const SCORE_CAP = 60;
-/** The `rules` piece: one entry per non-default value of each variant flag. */
-export const RULE_FEATURES = Object.freeze([
-  ['sticky_pass', true],
-  ['joker_pair', true],
-  ['straight_plus_one', true],
-  ['tie_rule', 'leader'],
-  ['start_card', '3C'],
-  ['no_exchange', true],
-]);
+/**
+ * The `rules` piece's entries: one (flag, value) per non-default value of each variant flag,
+ * in the order of bot.json's `contract.rules.flags` (each flag's first value is the default).
+ * @param {Object<string, Array<string>>} flags flag -> its values as words ("true", "3C")
+ * @returns {Array<[string, boolean | string]>}
+ */
+export function ruleFeatures(flags) {
+  const word = (v) => (v === 'true' ? true : v === 'false' ? false : v);
+  return Object.entries(flags).flatMap(([flag, values]) => values.slice(1).map((v) => [flag, word(v)]));
+}
 
 /** Piece sizes this encoder writes, by name. */
 export const PIECE_SIZES = Object.freeze({
@@ -44,7 +45,7 @@ export const PIECE_SIZES = Object.freeze({
   phase: 2,
   start_duty: 1,
   exchange: 2 * N_RANKS,
-  rules: RULE_FEATURES.length,
+  rules: -1, // one entry per non-default rule value (ruleFeatures)
 });
 
 /**
@@ -62,20 +63,21 @@ export const PIECE_SIZES = Object.freeze({
  * @property {boolean} startDuty my play must contain the start card
  * @property {number} received card id I received in this hand's exchange, -1 if none
  * @property {number} gave card id I gave in this hand's exchange, -1 if none
- * @property {object} rules variant flags of the game (RULES.md section 7)
+ * @property {object} rules every variant flag of the game (RULES.md section 7)
  */
 
 /**
  * Check a bundle's observation layout against the pieces this encoder writes.
  * @param {Array<{name: string, offset: number, size: number}>} pieces bot.json's pieces
  * @param {number} nActions the action table's size
+ * @param {number} nRuleFeatures the rules piece's entries (ruleFeatures)
  * @returns {number} the observation size
  */
-export function checkLayout(pieces, nActions) {
+export function checkLayout(pieces, nActions, nRuleFeatures) {
   let end = 0;
   for (const p of pieces) {
     if (!(p.name in PIECE_SIZES)) throw new Error(`observation piece ${JSON.stringify(p.name)} is unknown to this client`);
-    const size = p.name === 'table_action' ? nActions : PIECE_SIZES[p.name];
+    const size = { table_action: nActions, rules: nRuleFeatures }[p.name] ?? PIECE_SIZES[p.name];
     if (p.size !== size) throw new Error(`observation piece ${p.name} has ${p.size} entries, this client writes ${size}`);
     if (p.offset !== end) throw new Error(`observation piece ${p.name} starts at ${p.offset}, expected ${end}`);
     end += p.size;
@@ -99,9 +101,10 @@ function thermometer(out, at, count) {
  * The observation vector of a position.
  * @param {Array<{name: string, offset: number, size: number}>} pieces bot.json's pieces
  * @param {Position} pos
+ * @param {Array<[string, boolean | string]>} features the rules piece's entries (ruleFeatures)
  * @returns {Float32Array}
  */
-export function encode(pieces, pos) {
+export function encode(pieces, pos, features) {
   const at = Object.fromEntries(pieces.map((p) => [p.name, p.offset]));
   const size = pieces.reduce((n, p) => n + p.size, 0);
   const out = new Float32Array(size);
@@ -135,17 +138,9 @@ export function encode(pieces, pos) {
   out[at.start_duty] = pos.startDuty ? 1 : 0;
   if (pos.received >= 0) out[at.exchange + cardRank(pos.received)] = 1;
   if (pos.gave >= 0) out[at.exchange + N_RANKS + cardRank(pos.gave)] = 1;
-  RULE_FEATURES.forEach(([flag, value], i) => {
-    out[at.rules + i] = (pos.rules?.[flag] ?? DEFAULTS[flag]) === value ? 1 : 0;
+  features.forEach(([flag, value], i) => {
+    out[at.rules + i] = pos.rules[flag] === value ? 1 : 0;
   });
   return out;
 }
 
-const DEFAULTS = Object.freeze({
-  sticky_pass: false,
-  joker_pair: false,
-  straight_plus_one: false,
-  tie_rule: 'raise',
-  start_card: '3S',
-  no_exchange: false,
-});
