@@ -48,7 +48,7 @@ export async function readJson(source, name) {
  */
 export async function sha256(data) {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (bytes));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 

@@ -27,7 +27,9 @@ export const SCORE_CAP = 60;
  */
 export function ruleFeatures(flags) {
   const word = (v) => (v === 'true' ? true : v === 'false' ? false : v);
-  return Object.entries(flags).flatMap(([flag, values]) => values.slice(1).map((v) => [flag, word(v)]));
+  return Object.entries(flags).flatMap(([flag, values]) =>
+    values.slice(1).map((v) => /** @type {[string, boolean | string]} */ ([flag, word(v)])),
+  );
 }
 
 /** Piece sizes this encoder writes, by name. */
