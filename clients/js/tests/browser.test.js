@@ -1,0 +1,109 @@
+// A headless Chromium computes bot moves in a page (page/) with onnxruntime-web (wasm) and
+// the runtime-free path, for every model file (float32, float16), checked there against each
+// shipped bundle's golden set. The page is served from 127.0.0.1; Chromium is driven through
+// chromedriver's WebDriver HTTP API (CHROMIUM and CHROMEDRIVER name other binaries).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { after, before, test } from 'node:test';
+import { BUNDLES, CLIENT, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
+const ROOTS = [['/policies/', POLICIES], ['/', CLIENT]];
+
+/** A static server of the client folder and the shipped policies, on 127.0.0.1. */
+function serve() {
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    const [prefix, root] = ROOTS.find(([p]) => path.startsWith(p));
+    const file = normalize(join(root, path.slice(prefix.length)));
+    if (!file.startsWith(root) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+async function freePort() {
+  const s = createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+let server;
+let driver;
+let webdriver;
+
+async function wd(method, path, body) {
+  const res = await fetch(`${webdriver}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`webdriver ${method} ${path}: ${JSON.stringify(json.value)}`);
+  return json.value;
+}
+
+before(async () => {
+  for (const name of BUNDLES) vectorsOf(name);
+  server = await serve();
+  const port = await freePort();
+  driver = spawn(process.env.CHROMEDRIVER ?? 'chromedriver', [`--port=${port}`], { stdio: 'ignore' });
+  webdriver = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await wd('GET', '/status')).ready) break;
+    } catch (e) {
+      if (i > 100) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+});
+
+after(async () => {
+  driver?.kill();
+  await new Promise((r) => server?.close(r) ?? r());
+});
+
+test('a bot moves in a headless Chromium page with onnxruntime-web', { timeout: 300_000 }, async () => {
+  const { sessionId } = await wd('POST', '/session', {
+    capabilities: {
+      alwaysMatch: {
+        browserName: 'chrome',
+        'goog:chromeOptions': {
+          binary: process.env.CHROMIUM ?? '/usr/bin/chromium',
+          args: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+        },
+      },
+    },
+  });
+  try {
+    await wd('POST', `/session/${sessionId}/timeouts`, { script: 240_000, pageLoad: 60_000 });
+    const query = BUNDLES.map((b) => `bundle=${encodeURIComponent(b)}`).join('&');
+    await wd('POST', `/session/${sessionId}/url`, { url: `http://127.0.0.1:${server.address().port}/page/index.html?${query}` });
+    const results = await wd('POST', `/session/${sessionId}/execute/async`, {
+      script: 'const done = arguments[arguments.length - 1]; window.murlanResult.then(done);',
+      args: [],
+    });
+    assert.equal(results.error, undefined, results.error);
+    const expected = BUNDLES.flatMap((b) => readJsonFile(join(POLICIES, b, 'bot.json')).models.map((m) => `${b} ${m.precision}`));
+    assert.deepEqual(Object.keys(results).sort(), expected.sort());
+    for (const [name, r] of Object.entries(results)) {
+      assert.ok(r.ok, `${name}:\n${r.lines.join('\n')}`);
+      assert.ok(r.ortVersion, 'onnxruntime-web ran in the page');
+      assert.deepEqual(Object.keys(r.report.runtimes), ['onnxruntime', 'plain']);
+      assert.equal(r.move.action, r.golden.action);
+      assert.equal(r.move.play, r.golden.cards);
+    }
+  } finally {
+    await wd('DELETE', `/session/${sessionId}`);
+  }
+});

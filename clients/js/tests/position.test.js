@@ -1,0 +1,54 @@
+// Positions the bot must refuse rather than misplay: rules outside the bundle's
+// supported_rules, and malformed positions. The positions are golden ones, changed.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadBot } from '../src/bot.js';
+import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
+
+for (const name of BUNDLES) {
+  const dir = join(POLICIES, name);
+
+  test(`${name}: a position under rules the bundle does not play is refused, naming the flag`, async () => {
+    // The bundle as if its policy played only the rules it was trained under.
+    const copy = mkdtempSync(join(tmpdir(), 'murlan-rules-'));
+    try {
+      cpSync(dir, copy, { recursive: true });
+      const spec = readJsonFile(join(copy, 'bot.json'));
+      spec.supported_rules = Object.fromEntries(Object.entries(spec.rules).map(([f, v]) => [f, [v]]));
+      writeFileSync(join(copy, 'bot.json'), JSON.stringify(spec));
+      const bot = await loadBot(copy, { weights: vectorsOf(name) });
+      const { state } = readJsonFile(join(dir, spec.golden.file)).positions.find((p) => bot.rulesConflict(p.state.rules) === null);
+      let refused = 0;
+      for (const [flag, values] of Object.entries(spec.contract.rules.flags)) {
+        for (const value of values) {
+          const position = { ...state, rules: { ...state.rules, [flag]: value } };
+          if (String(value) === String(spec.rules[flag])) {
+            assert.doesNotThrow(() => bot.encode(position));
+          } else {
+            await assert.rejects(bot.choose(position), new RegExp(`does not play these rules: ${flag}=${value} `));
+            refused += 1;
+          }
+        }
+      }
+      assert.ok(refused > 0);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+
+  test(`${name}: malformed positions are refused`, async () => {
+    const bot = await loadBot(dir, { weights: vectorsOf(name) });
+    const { state } = readJsonFile(join(dir, bot.spec.golden.file)).positions[0];
+    const broken = [
+      { ...state, phase: 'over' },
+      { ...state, cards_left: state.cards_left.slice(1) },
+      { ...state, my_hand: `${state.my_hand} XX` },
+      { ...state, table_action: bot.table.size },
+      { ...state, table_action: 1, table_seat: null },
+    ];
+    for (const position of broken) await assert.rejects(bot.choose(position));
+  });
+}

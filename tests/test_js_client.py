@@ -1,0 +1,55 @@
+"""The JavaScript client (clients/js) from the project's one test command: its node suite,
+run against vectors this checkout's Python side writes afresh (tests/make-vectors.sh: the
+weights for the runtime-free path and a fresh 400-position golden set of every shipped
+bundle), so the client is held to this engine, never to stale files. ``MURLAN_VECTORS`` names
+vectors already written by this checkout (CI writes them once, before the suites).
+
+Needs Node.js 20 or later; the suite's npm packages are installed first when missing
+(``npm ci`` in clients/js). Without node the test skips with the way to install it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLIENT = Path(__file__).resolve().parents[1] / "clients" / "js"
+NODE = shutil.which("node")
+NPM = shutil.which("npm")
+ENABLE = "the JavaScript client's tests need Node.js 20+ and npm (https://nodejs.org)"
+
+
+def _node_major() -> int:
+    out = subprocess.run([NODE, "--version"], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip().lstrip("v").split(".")[0])
+
+
+pytestmark = pytest.mark.skipif(not (NODE and NPM) or _node_major() < 20, reason=ENABLE)
+
+
+def _run(cmd: list[str], env: dict[str, str], timeout: int) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        cmd, cwd=CLIENT, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def test_node_suite(tmp_path: Path):
+    env = dict(os.environ)
+    root = str(CLIENT.parents[1])
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env["PATH"]
+    if not (CLIENT / "node_modules" / "onnxruntime-node").is_dir():
+        npm = _run([NPM, "ci", "--onnxruntime-node-install-cuda=skip"], env, 600)
+        assert npm.returncode == 0, npm.stdout + npm.stderr
+    if not os.environ.get("MURLAN_VECTORS"):  # .ci/run sets it once it has written them
+        env["MURLAN_VECTORS"] = str(tmp_path)
+        vectors = _run(["bash", "tests/make-vectors.sh"], env, 1200)
+        assert vectors.returncode == 0, vectors.stdout + vectors.stderr
+    suite = _run([NODE, "--test"], env, 900)
+    assert suite.returncode == 0, suite.stdout[-20000:] + suite.stderr[-5000:]
+    assert "# fail 0" in suite.stdout and "# pass 0" not in suite.stdout
