@@ -5,6 +5,8 @@
 - ``DIR/model.onnx``: ``scores = model(obs (B, 544) float32, mask (B, 109) bool)``, batch axis
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
 - ``DIR/model.fp16.onnx``: the same network with float16 weights (``agents.quantize``);
+- ``DIR/weights.json``, ``weights.bin`` (and ``weights.fp16.*``): the same numbers as plain
+  little-endian floats for clients without an ONNX runtime (``murlan_env.bots.plain_weights``);
 - ``DIR/bot.json``: the spec (``murlan_env.bots.spec.BundleSpec``): versions, rules, model
   files with their tolerances, hashes, and the contract an app implements;
 - ``DIR/golden.json``: test vectors covering the game (``murlan_env.bots.golden``), scored by
@@ -39,6 +41,7 @@ from murlan_env.bots.bundle import (
     write_golden,
 )
 from murlan_env.bots.golden import dense_obs, make_golden
+from murlan_env.bots.plain_weights import weights_names, write_plain_weights
 from murlan_env.bots.spec import (
     COREML_FILE,
     GOLDEN_FILE,
@@ -193,8 +196,9 @@ def export_bundle(
 
     model_path = out / MODEL_FILE
     export_onnx(policy, model_path)
+    write_plain_weights(model_path, out)  # the runtime-free path of clients/js
     models = [_model_file(model_path, "float32", FLOAT32_TOLERANCE)]
-    for stale in (out / FP16_FILE, out / GOLDEN_FILE):
+    for stale in (out / FP16_FILE, out / GOLDEN_FILE, *map(out.joinpath, weights_names(FP16_FILE))):
         stale.unlink(missing_ok=True)
 
     coreml_path = out / COREML_FILE
@@ -224,6 +228,7 @@ def export_bundle(
     if float16:
         half = out / FP16_FILE
         to_float16(model_path, half)
+        write_plain_weights(half, out)
         tolerance = float16_tolerance(golden, session_scorer(onnx_session(half)))
         bundle = dataclasses.replace(
             bundle, models=(*bundle.models, _model_file(half, "float16", tolerance))

@@ -91,10 +91,12 @@ __all__ = ["FP16_FILE", "add_float16", "float16_tolerance", "nice_ceiling", "to_
 
 def add_float16(bundle_dir: str | Path):
     """Write ``model.fp16.onnx`` beside a bundle's float32 model and list it in bot.json with
-    its tolerance, measured on the bundle's golden vectors; returns the new spec."""
+    its tolerance, measured on the bundle's golden vectors, and both models' plain weights
+    (``weights*.json``/``.bin``); returns the new spec."""
     import dataclasses
 
     from murlan_env.bots.bundle import onnx_session, read_golden, session_scorer
+    from murlan_env.bots.plain_weights import write_plain_weights
     from murlan_env.bots.spec import BundleSpec, ModelFile, file_sha256
 
     bundle_dir = Path(bundle_dir)
@@ -103,6 +105,8 @@ def add_float16(bundle_dir: str | Path):
     source = spec.model("float32")
     half = bundle_dir / FP16_FILE
     to_float16(bundle_dir / source.file, half)
+    for model in (bundle_dir / source.file, half):  # the runtime-free path of clients/js
+        write_plain_weights(model, bundle_dir)
     tolerance = float16_tolerance(golden, session_scorer(onnx_session(half)))
     entry = ModelFile(
         file=FP16_FILE,
