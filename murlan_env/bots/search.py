@@ -195,7 +195,7 @@ def log_likelihoods(
         # so the model scores only the worlds where the seat had a choice.
         chose = np.flatnonzero((mask.sum(1) > 1) & (slot > 0)) if t else rows[:0]
         if len(chose):
-            obs_t, mask_t = engine.observe(state)[chose], mask[chose]
+            obs_t, mask_t = engine.observe(state.index(chose)), mask[chose]
             log_p = legal_log_probs(model.scores(obs_t, mask_t), mask_t)
             out[row_game[chose], row_world[chose], slot[chose]] += log_p[
                 np.arange(chose.size), action[chose]
