@@ -90,7 +90,7 @@ class DistillConfig(CommonConfig):
     """Uniform worlds the search's belief weighs per position (the expert level's 1024)."""
     search_models: list = dataclasses.field(default_factory=lambda: ["rule"])
     """Other bots the search may model a seat by (the expert level's ["rule"])."""
-    label_batch: int = 32
+    label_batch: int = 8
     """Positions the search labels together (one call; larger batches cost less each)."""
     label_chunk: int = 256
     """Positions labelled between saves of the labels (what a kill can lose)."""
