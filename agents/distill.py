@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -109,6 +110,10 @@ class DistillConfig(CommonConfig):
     """Share of each round's positions kept out of the fit, to measure generalisation."""
     aggregate: bool = True
     """Fit every round's labels so far (DAgger), not only this round's."""
+    labels_from: str = ""
+    """Another run's directory: each round takes that run's positions and labels of the same
+    round where it has them, instead of playing and labelling (ablations of the fit on the
+    same labels: targets, kl_coef, epochs, learning_rate)."""
 
     def __post_init__(self) -> None:
         if self.targets not in TARGETS:
@@ -398,13 +403,17 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     # 1. play
     t0 = time.perf_counter()
     pos_file = folder / "positions.npz"
+    label_file = folder / "labels.npz"
+    source = Path(cfg.labels_from) / f"round-{r}"
+    if cfg.labels_from and not pos_file.exists() and (source / "labels.npz").exists():
+        shutil.copyfile(source / "labels.npz", label_file)
+        shutil.copyfile(source / "positions.npz", pos_file)
     if not pos_file.exists():
         play_round(net, cfg, r).save(pos_file)
     positions = Positions.load(pos_file)
     seconds["play"] = time.perf_counter() - t0
     # 2. label, a chunk at a time
     t0 = time.perf_counter()
-    label_file = folder / "labels.npz"
     labels = {"action": np.zeros(len(positions), np.int16), "done": np.zeros(1, np.int64)}
     labels["values"] = np.full(positions.mask.shape, -np.inf, np.float32)
     if label_file.exists():

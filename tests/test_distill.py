@@ -174,6 +174,15 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
     for tag in ("charts/positions", "losses/cross_entropy", "eval/rule/points_per_hand"):
         assert tag in tags
 
+    # An ablation of the fit takes another run's positions and labels: nothing is played
+    # or labelled again.
+    calls.update(play=0, label=0)
+    soft = ["--config", "distill", "name=soft", f"runs_dir={tmp_path}", *TINY, "targets=soft"]
+    assert train.main([*soft, f"labels_from={tmp_path / 'whole'}"]) == 0
+    assert calls == {"play": 0, "label": 0}
+    with np.load(tmp_path / "soft" / "round-1" / "labels.npz") as a:
+        np.testing.assert_array_equal(a["values"], np.load(first / "labels.npz")["values"])
+
 
 def test_distill_config_checks_its_settings():
     with pytest.raises(train.ConfigError, match="targets"):
