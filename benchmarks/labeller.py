@@ -4,7 +4,9 @@ Expert iteration labels positions with the search (``agents.labelling.label_posi
 positions are `hard`'s decisions with a choice in one seat against three rule bots (first two
 hands of seeded boards). Each run labels the same positions once per batch size, with a fresh
 ``expert`` (so no run profits from what the one before remembered), in turn, so the machine's
-load falls alike on every row; the table gives the median over the runs, and how often each
+load falls alike on every row. Times are the process's CPU seconds (one core: the search
+runs in one thread), which a shared machine's load inflates far less than wall time; the
+table gives the median over the runs, and how often each
 batch size chose the same move as one position per call (the random streams differ, so
 this is the search's own noise, not a bug: two seeds of one batch size agree as often).
 
@@ -40,15 +42,15 @@ def main() -> None:
     for run in range(args.runs):
         for b in args.batch:
             expert = registry.make_bot("expert")
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             actions, _ = label_positions(expert, positions, np.random.default_rng(run), b)
-            seconds[b].append(time.perf_counter() - t0)
+            seconds[b].append(time.process_time() - t0)
             moves.setdefault(b, []).append(actions)
     base = args.batch[0]
-    print(f"{len(positions)} positions of `hard` against 3 rule bots, {args.runs} runs\n")
+    print(f"{len(positions)} positions of `hard` against 3 rule bots, {args.runs} runs, CPU time\n")
     print(
-        f"| batch | positions/s (median) | s/position | runs (s) | same move as batch {base} "
-        "(run 1) | same move, run 1 vs run 2 |"
+        "| batch | positions/CPU s (median) | CPU s/position | runs (CPU s) "
+        f"| same move as batch {base} (run 1) | same move, run 1 vs run 2 |"
     )
     print("|---|---|---|---|---|---|")
     for b in args.batch:
