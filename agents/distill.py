@@ -267,8 +267,9 @@ def fit(
 # --------------------------------------------------------------------------- evaluate
 
 
-def board_points(net: nn.Module, bot: str, cfg: DistillConfig) -> np.ndarray:
-    """(boards,) the policy's points per hand on each evaluation board against three ``bot``."""
+def board_points(net: nn.Module, bot: str, cfg: DistillConfig) -> tuple[np.ndarray, float]:
+    """(boards,) the policy's points per hand on each evaluation board against three ``bot``,
+    and the share of its hands it finished first."""
     result = play_duplicate(
         [PolicyBot(net, "policy"), registry.make_bot(bot)],
         cfg.eval_deals,
@@ -277,7 +278,7 @@ def board_points(net: nn.Module, bot: str, cfg: DistillConfig) -> np.ndarray:
         rules=Rules.from_dict(cfg.rules),
         max_hands=cfg.eval_hands or None,
     )
-    return result.board_points()[:, 0]
+    return result.board_points()[:, 0], result.bot_results()[0].first_rate
 
 
 def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -> dict:
@@ -285,7 +286,7 @@ def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -
     (``start``: its board points per bot), each with the half-width of its 95% interval."""
     out = {}
     for bot in cfg.eval_bots:
-        points = board_points(net, bot, cfg)
+        points, first = board_points(net, bot, cfg)
         mean, lo, hi = mean_ci(points)
         d_mean, d_lo, d_hi = mean_ci(points - np.asarray(start[bot]))
         out[bot] = {
@@ -293,6 +294,7 @@ def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -
             "ci95": (hi - lo) / 2,
             "over_start": d_mean,
             "over_start_ci95": (d_hi - d_lo) / 2,
+            "first_rate": first,
             "boards": points.tolist(),
         }
     return out
@@ -372,7 +374,7 @@ def train(cfg: DistillConfig, resume: str | None = None) -> dict:
     writer = SummaryWriter(str(root))
     start_eval = _json(root / "round-0" / "eval.json")
     if start_eval is None:  # the start policy on the evaluation boards: the pairing's base
-        start_eval = {bot: board_points(net, bot, cfg).tolist() for bot in cfg.eval_bots}
+        start_eval = {bot: board_points(net, bot, cfg)[0].tolist() for bot in cfg.eval_bots}
         _write_json(root / "round-0" / "eval.json", start_eval)
     last = {}
     try:
@@ -387,7 +389,7 @@ def train(cfg: DistillConfig, resume: str | None = None) -> dict:
             bot=bot,
             points_per_hand=v["points_per_hand"],
             ci95=v["ci95"],
-            win_rate=float("nan"),
+            win_rate=v.get("first_rate", float("nan")),
             hands=len(v["boards"]) * 4 * (cfg.eval_hands or 1),
         )
         for bot, v in last.items()
@@ -471,7 +473,7 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     for k, v in agree.items():
         writer.add_scalar(f"eval/agreement/{k}", v, r)
     for bot, v in result.items():
-        for k in ("points_per_hand", "ci95", "over_start", "over_start_ci95"):
+        for k in ("points_per_hand", "ci95", "over_start", "over_start_ci95", "first_rate"):
             writer.add_scalar(f"eval/{bot}/{k}", v[k], r)
     writer.flush()
     return result
