@@ -382,8 +382,9 @@ def train(cfg: DistillConfig, resume: str | None = None) -> dict:
             last = _round(net, cfg, r, root, counters, start_eval, writer, save)
     finally:
         writer.close()
-    if not last and counters["iteration"]:
+    if not last and counters["iteration"]:  # resumed a finished run: its last evaluation
         last = _json(root / f"round-{counters['iteration']}" / "eval.json") or {}
+        last.pop("agreement", None)
     results = {
         bot: EvalResult(
             bot=bot,

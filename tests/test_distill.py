@@ -165,6 +165,10 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
         "after_fitted",
         "after_heldout",
     }
+    # Resuming a finished run reports its last evaluation and does nothing more.
+    calls.update(play=0, label=0)
+    assert train.main(["--resume", str(tmp_path / "killed")]) == 0
+    assert calls == {"play": 0, "label": 0}
     ckpt = torch.load(tmp_path / "killed" / "checkpoint.pt", weights_only=False)
     assert ckpt["counters"]["iteration"] == 1 and ckpt["counters"]["step"] == 12
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
