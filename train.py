@@ -8,11 +8,13 @@
     python train.py --rules sticky_pass=true,joker_pair=true   # train under variant rules
     python train.py --config ppo --ray-address auto --device auto
 
-A config names its ``algorithm`` ("ppo" or "dmc"); every other key must be a field of that
-trainer's config dataclass (``agents.ppo.PPOConfig``, ``agents.dmc.DMCConfig``): unknown keys,
-values of the wrong type, unknown rule flags or bots, unreadable configs and checkpoints are
-errors (exit status 2, one line on stderr). The run directory ``runs/<name>`` holds the resolved
-config, TensorBoard logs (``tensorboard --logdir runs``) and the resumable ``checkpoint.pt``.
+A config names its ``algorithm`` ("ppo", "dmc" or "distill", expert iteration: ``python
+train.py --config distill``); every other key must be a field of that trainer's config
+dataclass (``agents.ppo.PPOConfig``, ``agents.dmc.DMCConfig``,
+``agents.distill.DistillConfig``): unknown keys, values of the wrong type, unknown rule flags
+or bots, unreadable configs and checkpoints are errors (exit status 2, one line on stderr).
+The run directory ``runs/<name>`` holds the resolved config, TensorBoard logs (``tensorboard
+--logdir runs``) and the resumable ``checkpoint.pt``.
 
 A staged preset (``stages:``) trains several runs one after another, each from the weights of
 the one before: the last is ``runs/<name>``, the others ``runs/<name>-<stage>``; overrides
@@ -50,7 +52,11 @@ def trainer_of(algorithm: str):
         from agents import dmc
 
         return dmc.DMCConfig, dmc.train
-    raise ConfigError(f"unknown algorithm {algorithm!r}: expected 'ppo' or 'dmc'")
+    if algorithm == "distill":
+        from agents import distill
+
+        return distill.DistillConfig, distill.train
+    raise ConfigError(f"unknown algorithm {algorithm!r}: expected 'ppo', 'dmc' or 'distill'")
 
 
 def load_preset(name_or_path: str) -> dict[str, Any]:
@@ -290,9 +296,17 @@ def stage_progress(cfg) -> tuple[str | None, bool]:
 def report(algorithm: str, out: dict) -> None:
     """The end-of-run summary: decisions, the final evaluation and the verdict against greedy."""
     counters = out["counters"]
+    unit, rounds = (
+        ("positions", "rounds")
+        if out.get("unit") == "positions"
+        else (
+            "decisions",
+            "iterations",
+        )
+    )
     print(
-        f"\n{algorithm} run {out['run_dir']}: {counters['step']:,} decisions, "
-        f"{counters['iteration']} iterations"
+        f"\n{algorithm} run {out['run_dir']}: {counters['step']:,} {unit}, "
+        f"{counters['iteration']} {rounds}"
     )
     for r in out["results"].values():
         print("  " + r.line())

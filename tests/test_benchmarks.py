@@ -112,3 +112,14 @@ def test_learning_curve_joins_the_stages_of_a_staged_run(tmp_path):
     assert rule["step"] == [10, 20, 30, 35, 40]  # the second stage goes on from the first
     assert rule["points"] == pytest.approx([1.2, 1.3, 1.4, 1.6, 1.7])
     assert png.stat().st_size > 0 and "vs rule: 1.700 ± 0.050 at 40" in done.stdout
+
+
+def test_labeller_benchmark_reports_each_batch_size():
+    done = run_script("labeller.py", ["--positions", "3", "--batch", "1", "3", "--runs", "2"])
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert [row.split("|")[1].strip() for row in rows[1:]] == ["1", "3"]
+    for row in rows[1:]:
+        cells = [cell.strip() for cell in row.split("|")[1:-1]]
+        assert len(cells) == 6 and float(cells[1]) > 0  # positions per second
+        assert cells[4].endswith("%") and cells[5].endswith("%")
+    assert rows[1].split("|")[5].strip() == "100%"  # batch 1 against itself

@@ -244,3 +244,27 @@ def test_rule_beats_greedy():
 def test_ranks_text_matches_actions():
     # Guard for the helpers above: the rank names round-trip through action ids.
     assert act_of("3 4 5 6 7") > 54 and RANKS[RANK["RJ"]] == "RJ"
+
+
+def test_rule_remembers_moves_without_changing_them():
+    """The rule bot's table of moves it worked out (a search asks for the same positions
+    again and again) gives the moves a fresh bot works out, whatever the batch."""
+    from murlan_env.game import engine
+
+    rng = np.random.default_rng(0)
+    state = engine.init(rng, 64)
+    obs, masks = [], []
+    for _ in range(30):  # positions from 64 games played on by random moves
+        mask = engine.legal_action_mask(state)
+        obs.append(engine.observe(state))
+        masks.append(mask)
+        state = engine.step(state, engine.random_legal_actions(mask, rng))
+    obs, masks = np.concatenate(obs), np.concatenate(masks)
+    waiting = masks.any(1)
+    obs, masks = obs[waiting], masks[waiting]
+    remembering = RuleBot()
+    together = remembering.act(obs, masks, rng)
+    assert len(remembering._decided) > 0
+    np.testing.assert_array_equal(remembering.act(obs[::-1], masks[::-1], rng), together[::-1])
+    fresh = [RuleBot().act(obs[i : i + 1], masks[i : i + 1], rng)[0] for i in range(0, len(obs), 7)]
+    np.testing.assert_array_equal(fresh, together[::7])

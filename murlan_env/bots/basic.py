@@ -35,6 +35,9 @@ from murlan_env.game import observation
 from murlan_env.game.combos import COST, KEY, KIND, LENGTH, PASS, Kind, beats_table
 from murlan_env.game.engine import random_legal_actions
 
+# Positions whose rule-bot move is remembered, at most (about 500 bytes each).
+_DECIDED_LIMIT = 100_000
+
 
 @runtime_checkable
 class Bot(Protocol):
@@ -269,6 +272,8 @@ class RuleBot:
         self.save_high = save_high
         self.last_weak = last_weak
         self.lead_long = lead_long
+        # (position facts) -> move, filled by ``act``; the knobs above are fixed from here on.
+        self._decided: dict[tuple, int] = {}
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         batch = len(obs)
@@ -287,22 +292,41 @@ class RuleBot:
             rules = seen.rules(int(np.flatnonzero(same)[0]))
             beatable[same] = beatable_actions(unseen[same], beats_table(rules))
             joker_pair[same] = rules.joker_pair
+        opp = np.where(left[:, 1:] > 0, left[:, 1:], 99).min(1)  # (B,) fewest cards held
+        leading = table == PASS
         for g in range(batch):
             legal = np.flatnonzero(mask[g])
             if len(legal) == 1:
                 out[g] = legal[0]
                 continue
+            # The move is a function of these facts alone: searches ask for the same
+            # position in many worlds and rollouts, so it is worked out once.
+            key = (
+                hand[g].tobytes(),
+                mask[g].tobytes(),
+                beatable[g].tobytes(),
+                int(opp[g]),
+                bool(exchanging[g]),
+                bool(leading[g]),
+                bool(joker_pair[g]),
+            )
+            known = self._decided.get(key)
+            if known is not None:
+                out[g] = known
+                continue
             counts = tuple(hand[g].tolist())
             jp = bool(joker_pair[g])
-            opp = [n for n in left[g, 1:].tolist() if n > 0]
-            danger = min(opp) if opp else 99
+            danger = int(opp[g])
             threatened = beatable[g].tolist()  # Python bools index faster than an array
             if exchanging[g]:
                 out[g] = self._give_back(counts, legal, threatened, jp)
-            elif table[g] == PASS:
+            elif leading[g]:
                 out[g] = self._lead(counts, legal, mask[g], threatened, danger, jp)
             else:
                 out[g] = self._follow(counts, legal, threatened, danger, jp)
+            if len(self._decided) >= _DECIDED_LIMIT:
+                self._decided.clear()
+            self._decided[key] = int(out[g])
         return out
 
     # -- decisions for one game ------------------------------------------------------------

@@ -129,46 +129,78 @@ def state_from_observation(obs: np.ndarray, held: np.ndarray) -> State:
 
 
 def log_likelihood(obs: np.ndarray, log: np.ndarray, held: np.ndarray, model: ScoringBot):
-    """(W, 4) float64 log-probability of each slot's moves so far this hand, in W worlds.
+    """(W, 4) float64 log-probability of each slot's moves so far this hand, in W worlds:
+    ``log_likelihoods`` for one observation (OBS_SIZE,), its log and its worlds (W, 4, 15)."""
+    return log_likelihoods(obs[None], [log], np.asarray(held)[None], model)[0]
 
-    ``obs`` is one observation (OBS_SIZE,), ``log`` its hand's (n, 2) ``[slot, action]`` rows
-    (``murlan_env.bots.history``) and ``held`` (W, 4, 15) held cards per slot in each world (slot 0
-    the observer's). Each world's hands at the hand's start (held now plus played) are played
-    through the log on the engine, and every move of slots 1-3 is scored by softmax(model's
-    scores) over its legal moves; slot 0's column stays 0 (the observer's own moves say nothing
-    about the others' cards). The hand's opening move is not scored: a start-card duty may
-    have bound it, and the observation does not say whether one did.
+
+def log_likelihoods(
+    obs: np.ndarray, logs: Sequence[np.ndarray], held: np.ndarray, model: ScoringBot
+) -> np.ndarray:
+    """(B, W, 4) float64 log-probability of each slot's moves so far this hand, in W worlds
+    of each of B games.
+
+    ``obs`` is (B, OBS_SIZE), ``logs`` each game's hand so far as (n, 2) ``[slot, action]``
+    rows (``murlan_env.bots.history``) and ``held`` (B, W, 4, 15) held cards per slot in each
+    world (slot 0 the observer's). Each world's hands at the hand's start (held now plus
+    played) are played through its game's log on the engine, the worlds of every game
+    stepping together, and every move of slots 1-3 is scored by softmax(model's scores) over
+    its legal moves, in one call of the model per step for every game and world; slot 0's
+    column stays 0 (the observer's own moves say nothing about the others' cards). The hand's
+    opening move is not scored: a start-card duty may have bound it, and the observation does
+    not say whether one did.
     """
-    seen = observation.decode(obs[None])
-    n_worlds = held.shape[0]
-    out = np.zeros((n_worlds, N_SEATS))
-    log = np.asarray(log, np.int64).reshape(-1, 2)
-    if len(log) < 2:
+    seen = observation.decode(obs)
+    held = np.asarray(held)
+    n_games, n_worlds = held.shape[:2]
+    out = np.zeros((n_games, n_worlds, N_SEATS))
+    logs = [np.asarray(log, np.int64).reshape(-1, 2) for log in logs]
+    length = np.array([len(log) for log in logs], np.int64)
+    games = np.flatnonzero(length >= 2)  # a hand of one move has nothing to score
+    if not games.size:
         return out
-    cards = _cards_from_counts((np.asarray(held) + seen.played[0][None]).astype(np.int8))
+    if len(np.unique(seen.rule_flags[games], axis=0)) > 1:
+        raise ValueError("the observations must share their rules")
+    start = (held[games] + seen.played[games][:, None]).astype(np.int8)
+    cards = _cards_from_counts(start.reshape(-1, N_SEATS, N_RANKS))
+    row_game = np.repeat(games, n_worlds)  # (R,) the game of each row, worlds in order
+    row_world = np.tile(np.arange(n_worlds), games.size)
     state = make_state(
-        seen.rules(0),
-        n_worlds,
+        seen.rules(int(games[0])),
+        row_game.size,
         cards=cards,
         deal=cards,
         phase=Phase.PLAY,
-        to_act=int(log[0, 0]),
-        scores=seen.scores[0],
-        target=seen.target[0],
+        to_act=np.array([logs[g][0, 0] for g in row_game], np.int8),
+        scores=seen.scores[row_game],
+        target=seen.target[row_game],
         hand_no=1,
         dealer=N_SEATS - 1,
     )
-    for t, (slot, action) in enumerate(log):
+    moves = np.zeros((n_games, int(length.max()), 2), np.int64)
+    for g in games:
+        moves[g, : length[g]] = logs[g]
+    for t in range(int(length.max())):
+        if t:  # games whose log is played through leave the batch
+            keep = length[row_game] > t
+            if not keep.all():
+                row_game, row_world, state = row_game[keep], row_world[keep], state.index(keep)
+        slot, action = moves[row_game, t, 0], moves[row_game, t, 1]
         mask = engine.legal_action_mask(state)
-        if (state.to_act != slot).any() or not mask[:, action].all():
-            raise ValueError(f"move {t} of the hand's log does not fit the observation")
+        rows = np.arange(row_game.size)
+        if (state.to_act != slot).any() or not mask[rows, action].all():
+            bad = int(row_game[(state.to_act != slot) | ~mask[rows, action]][0])
+            raise ValueError(f"move {t} of game {bad}'s log does not fit the observation")
         # A world where the move was forced (its only legal move) has its log-probability 0,
         # so the model scores only the worlds where the seat had a choice.
-        chose = np.flatnonzero(mask.sum(1) > 1) if t and slot else ()
+        chose = np.flatnonzero((mask.sum(1) > 1) & (slot > 0)) if t else rows[:0]
         if len(chose):
-            obs_t, mask_t = engine.observe(state)[chose], mask[chose]
-            out[chose, slot] += legal_log_probs(model.scores(obs_t, mask_t), mask_t)[:, action]
-        state = engine.step(state, np.full(n_worlds, action, np.int16), donate=True)
+            obs_t, mask_t = engine.observe(state.index(chose)), mask[chose]
+            log_p = legal_log_probs(model.scores(obs_t, mask_t), mask_t)
+            out[row_game[chose], row_world[chose], slot[chose]] += log_p[
+                np.arange(chose.size), action[chose]
+            ]
+        state = engine.step(state, action.astype(np.int16), donate=True)
     return out
 
 
@@ -232,10 +264,12 @@ def believed_worlds(
     weights = np.zeros(pool.shape[:2])
     which = np.zeros((obs.shape[0], N_SEATS), np.int64)
     few = candidates if alternative_candidates is None else min(alternative_candidates, candidates)
+    # Every game's worlds are scored together: one call of each model per step of the logs.
+    firsts = log_likelihoods(obs, logs, pool, models[0])  # (B, K, 4)
+    others = [log_likelihoods(obs, logs, pool[:, :few], m) for m in models[1:]]
     for g in range(obs.shape[0]):
-        first = log_likelihood(obs[g], logs[g], pool[g], models[0])  # (K, 4)
-        others = [log_likelihood(obs[g], logs[g], pool[g, :few], m) for m in models[1:]]
-        log_liks = np.stack([first[:few], *others])
+        first = firsts[g]
+        log_liks = np.stack([first[:few], *(o[g] for o in others)])
         which[g] = best_models(log_liks)
         if not which[g].any():
             weights[g] = tempered_weights(first.sum(1), min_ess)
@@ -444,8 +478,26 @@ class SearchBot:
     ) -> np.ndarray:
         """(B,) actions; ``history``: each game's hand so far as ``[slot, action]`` rows
         (``murlan_env.bots.history.HandLogs.turned``), read when the bot has a belief."""
+        return self.search(obs, mask, rng, history)[0]
+
+    def search(
+        self,
+        obs: np.ndarray,
+        mask: np.ndarray,
+        rng: np.random.Generator,
+        history: list[np.ndarray] | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(B,) the actions ``act`` plays and (B, A) float64 the mean hand points behind them:
+        each legal move's value over its worlds where the bot searched (a choice outside the
+        exchange), NaN in the rows it did not search, -inf for illegal moves there.
+
+        A labeller asks for many positions at once: the positions' worlds are weighed and
+        played out together (one model call per step for all of them), which costs less per
+        position than one call each; a single position is a batch of one.
+        """
         mask = np.asarray(mask, bool)
         n_legal = mask.sum(1)
+        values = np.full(mask.shape, np.nan)
         # Default: the first legal action; this is the whole answer for forced moves
         # and for the exchange give-back (single ids in rank order: the lowest card).
         actions = np.argmax(mask, axis=1).astype(np.int64)
@@ -454,7 +506,7 @@ class SearchBot:
         exchanging = observation.decode(obs).exchanging
         decide = np.flatnonzero((n_legal > 1) & ~exchanging)
         if decide.size == 0:
-            return actions
+            return actions, values
         logs = None if history is None else [history[i] for i in decide]
         mean = self._mean_points(obs[decide], mask[decide], rng, logs)
         # Ties go to the move the rule of thumb likes best (cheapest, pass last).
@@ -465,7 +517,8 @@ class SearchBot:
             prior_value = mean[np.arange(decide.size), actions[decide]]
             best = np.where(mean.max(1) > prior_value + self.margin, best, actions[decide])
         actions[decide] = best
-        return actions
+        values[decide] = mean
+        return actions, values
 
     def scores(
         self,
@@ -566,6 +619,7 @@ __all__ = [
     "best_models",
     "draw_worlds",
     "log_likelihood",
+    "log_likelihoods",
     "rollout_actions",
     "rollout_hand",
     "sample_hidden_hands",
