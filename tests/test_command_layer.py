@@ -17,11 +17,7 @@ LIBRARY = sorted((ROOT / "murlan_env").rglob("*.py"))
 
 # Where the library may still do it, and why. Each entry must still be true (see
 # test_every_exemption_is_still_needed), so a stale one fails instead of lingering.
-ARGPARSE_EXEMPT = {
-    # export_arguments (the options of murlan export) moves out with the bundle spec work of
-    # issue 33; drop this entry when it does.
-    "murlan_env/bots/bundle.py",
-}
+ARGPARSE_EXEMPT: set[str] = set()  # none: every command's options live in murlan_cli
 PRINT_EXEMPT = {
     # PettingZoo's render_mode="human" contract: env.render() prints the table.
     "murlan_env/envs/render.py",
