@@ -143,11 +143,11 @@ def policy_from_bundle(path: str | Path) -> ActorCritic:
     import onnx
     from onnx import numpy_helper
 
-    from murlan_env.bots.bundle import load_spec
+    from murlan_env.bots.spec import BundleSpec
 
-    spec = load_spec(path)
-    net = ActorCritic(make_spec("ppo", spec["policy"]["hidden"]))
-    model = onnx.load(str(Path(path) / spec["model"]["file"]))
+    spec = BundleSpec.load(path)
+    net = ActorCritic(make_spec("ppo", spec.policy["hidden"]))
+    model = onnx.load(str(Path(path) / spec.model("float32").file))
     weights = {
         t.name: torch.from_numpy(numpy_helper.to_array(t).copy())
         for t in model.graph.initializer

@@ -41,7 +41,7 @@ from murlan_env.bots.bundle import (
     write_golden,
 )
 from murlan_env.bots.golden import dense_obs, make_golden
-from murlan_env.bots.plain_weights import weights_names, write_plain_weights
+from murlan_env.bots.plain_weights import PlainWeightsError, weights_names, write_plain_weights
 from murlan_env.bots.spec import (
     COREML_FILE,
     GOLDEN_FILE,
@@ -196,9 +196,10 @@ def export_bundle(
 
     model_path = out / MODEL_FILE
     export_onnx(policy, model_path)
-    write_plain_weights(model_path, out)  # the runtime-free path of clients/js
+    plain = _write_plain_weights(model_path, out)
     models = [_model_file(model_path, "float32", FLOAT32_TOLERANCE)]
-    for stale in (out / FP16_FILE, out / GOLDEN_FILE, *map(out.joinpath, weights_names(FP16_FILE))):
+    fp16_weights = map(out.joinpath, weights_names(FP16_FILE))
+    for stale in (out / FP16_FILE, out / GOLDEN_FILE, *fp16_weights):
         stale.unlink(missing_ok=True)
 
     coreml_path = out / COREML_FILE
@@ -228,12 +229,26 @@ def export_bundle(
     if float16:
         half = out / FP16_FILE
         to_float16(model_path, half)
-        write_plain_weights(half, out)
+        if plain:
+            _write_plain_weights(half, out)
         tolerance = float16_tolerance(golden, session_scorer(onnx_session(half)))
         bundle = dataclasses.replace(
             bundle, models=(*bundle.models, _model_file(half, "float16", tolerance))
         )
     return write_golden(out, bundle, golden)
+
+
+def _write_plain_weights(model_path: Path, out: Path) -> bool:
+    """The model's plain weights beside it (the runtime-free path of clients/js), when its
+    graph is a chain of dense layers (a PPO policy; DMC's scores action by action and is not);
+    whether they were written. Stale ones of an earlier export go either way."""
+    for name in weights_names(model_path):
+        (out / name).unlink(missing_ok=True)
+    try:
+        write_plain_weights(model_path, out)
+    except PlainWeightsError:
+        return False
+    return True
 
 
 def _model_file(path: Path, precision: str, tolerance: float) -> ModelFile:

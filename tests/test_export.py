@@ -91,8 +91,17 @@ def _torch_scores(policy, obs, mask) -> np.ndarray:
 
 def test_bundle_files(bundle):
     names = sorted(p.name for p in bundle.iterdir())
-    # --no-coreml: no mlpackage
-    assert names == ["bot.json", "golden.json", "model.fp16.onnx", "model.onnx"]
+    # --no-coreml: no mlpackage; the plain weights of both models for the runtime-free client
+    assert names == [
+        "bot.json",
+        "golden.json",
+        "model.fp16.onnx",
+        "model.onnx",
+        "weights.bin",
+        "weights.fp16.bin",
+        "weights.fp16.json",
+        "weights.json",
+    ]
 
 
 def test_bot_json_describes_the_installed_package(bundle, checkpoint):
@@ -505,6 +514,8 @@ def test_dmc_network_exports_with_parity(tmp_path):
     check = verify_golden(tmp_path)
     assert check["positions"] == 200 and check["ok"], check
     assert torch_parity(net, tmp_path) <= 1e-5
+    # DMC scores each action through its own layers: no plain dense chain to write.
+    assert not list(tmp_path.glob("weights*"))
 
 
 def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):

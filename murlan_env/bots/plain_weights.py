@@ -66,7 +66,7 @@ def dense_layers(model_path: str | Path) -> tuple[list[dict[str, Any]], str, str
     current = obs_name
     layers: list[dict[str, Any]] = []
     for i, node in enumerate(nodes):
-        if node.input[0] != current and node.op_type != "Where":
+        if not node.input or (node.input[0] != current and node.op_type != "Where"):
             raise PlainWeightsError(f"node {node.name} ({node.op_type}) is not in the chain")
         if node.op_type == "Gemm":
             attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
@@ -74,6 +74,8 @@ def dense_layers(model_path: str | Path) -> tuple[list[dict[str, Any]], str, str
                 raise PlainWeightsError(f"{node.name}: Gemm must have transA=0, transB=1")
             if attrs.get("alpha", 1.0) != 1.0 or attrs.get("beta", 1.0) != 1.0:
                 raise PlainWeightsError(f"{node.name}: Gemm must have alpha=beta=1")
+            if len(node.input) != 3 or not all(name in init for name in node.input[1:]):
+                raise PlainWeightsError(f"{node.name}: Gemm needs a stored weight and bias")
             weight, bias = init[node.input[1]], init[node.input[2]]
             if weight.ndim != 2 or bias.shape != (weight.shape[0],):
                 raise PlainWeightsError(f"{node.name}: weight {weight.shape}, bias {bias.shape}")
@@ -83,6 +85,8 @@ def dense_layers(model_path: str | Path) -> tuple[list[dict[str, Any]], str, str
                 raise PlainWeightsError(f"{node.name}: Relu must follow a Gemm")
             layers[-1]["activation"] = "relu"
         elif node.op_type == "Where":
+            if len(node.input) != 3 or node.input[2] not in init:
+                raise PlainWeightsError(f"{node.name}: Where must fill from a stored constant")
             cond, value, fill = node.input
             if i != len(nodes) - 1 or cond != mask_name or value != current:
                 raise PlainWeightsError(f"{node.name}: Where must mask the last layer's output")
