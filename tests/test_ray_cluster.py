@@ -5,6 +5,7 @@ one rollout actor per node, as the worked example of docs/train.md does."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -28,7 +29,9 @@ def test_train_py_on_a_local_multi_process_ray_cluster(tmp_path):
     pytest.importorskip("ray", reason="needs the ray extra: pip install -e '.[ray]'")
     ray_cli = shutil.which("ray") or str(Path(sys.executable).parent / "ray")
     # Ray's socket paths must stay short (AF_UNIX limit): its own temp dir, not pytest's.
-    env = {**os.environ, "RAY_AUTH_MODE": "token"}
+    # Token authentication, with a token of this test's own (Ray 2.5x+ refuses token mode
+    # without one: ~/.ray/auth_token, RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN).
+    env = {**os.environ, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
     address = f"127.0.0.1:{_free_port()}"
     common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats"]
     port = address.split(":")[1]
