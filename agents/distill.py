@@ -96,6 +96,10 @@ class DistillConfig(CommonConfig):
     """Positions the search labels together (one call; larger batches cost less each)."""
     label_chunk: int = 256
     """Positions labelled between saves of the labels (what a kill can lose)."""
+    label_workers: int = 1
+    """Processes that label chunks side by side, a core each (1: this process). Each chunk
+    draws from a generator seeded by its place, so any number of workers gives the same
+    labels."""
     targets: str = "hard"
     """"hard": fit the search's move; "soft": fit softmax(values / soft_temperature) of the
     search's mean hand points per legal move."""
@@ -122,8 +126,11 @@ class DistillConfig(CommonConfig):
             raise ConfigError(f"targets must be one of {list(TARGETS)}, got {self.targets!r}")
         if not 0 <= self.self_play_share <= 1 or not 0 <= self.holdout < 1:
             raise ConfigError("self_play_share must be in [0, 1] and holdout in [0, 1)")
-        if min(self.rounds, self.positions, self.label_batch, self.label_chunk) < 1:
-            raise ConfigError("rounds, positions, label_batch and label_chunk must be positive")
+        counts = (self.rounds, self.positions, self.label_batch, self.label_chunk)
+        if min(*counts, self.label_workers) < 1:
+            raise ConfigError(
+                "rounds, positions, label_batch, label_chunk and label_workers must be positive"
+            )
 
 
 # --------------------------------------------------------------------------- the start
@@ -202,6 +209,53 @@ def play_round(net: nn.Module, cfg: DistillConfig, round_no: int) -> Positions:
             got = Positions.concat(found)
             parts.append(got.take(np.sort(gen.permutation(len(got))[:wanted])))
     return Positions.concat(parts)
+
+
+# --------------------------------------------------------------------------- label
+
+
+def label_chunks(net: nn.Module, cfg: DistillConfig, round_no: int, positions, chunks, bar):
+    """The search's (actions, values) for each chunk of rows of ``positions``, in order:
+    in this process, or in ``cfg.label_workers`` processes, a chunk at a time each; chunk
+    ``rows`` draws from ``default_rng([seed, round, 2, rows[0]])`` wherever it runs."""
+    if cfg.label_workers == 1 or len(chunks) <= 1:
+        search = expert_search(net, cfg)
+        for rows in chunks:
+            rng = np.random.default_rng([cfg.seed, round_no, 2, int(rows[0])])
+            yield label_positions(search, positions.take(rows), rng, cfg.label_batch, bar.update)
+        return
+    import multiprocessing as mp
+
+    jobs = [(round_no, int(rows[0]), positions.take(rows)) for rows in chunks]
+    state = (net.spec, cpu_weights(net), dataclasses.asdict(cfg))
+    workers = min(cfg.label_workers, len(chunks))
+    with mp.get_context("spawn").Pool(workers, _start_labeller, (state,)) as pool:
+        for actions, values in pool.imap(_label_job, jobs):
+            bar.update(len(actions))
+            yield actions, values
+
+
+_LABELLER: tuple[DistillConfig, SearchBot] | None = None  # one per labelling process
+
+
+def _start_labeller(state) -> None:
+    """A labelling process's set-up: the policy's weights and the search on top of it."""
+    global _LABELLER
+    spec, weights, config = state
+    cfg = DistillConfig(**config)
+    torch.set_num_threads(cfg.torch_threads)
+    net = ActorCritic(spec)
+    net.load_state_dict(weights)
+    net.eval()
+    _LABELLER = (cfg, expert_search(net, cfg))
+
+
+def _label_job(job) -> tuple[np.ndarray, np.ndarray]:
+    """One chunk, labelled in a labelling process."""
+    round_no, first, positions = job
+    cfg, search = _LABELLER
+    rng = np.random.default_rng([cfg.seed, round_no, 2, first])
+    return label_positions(search, positions, rng, cfg.label_batch)
 
 
 # --------------------------------------------------------------------------- fit
@@ -425,15 +479,14 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
         with np.load(label_file) as saved:
             labels = {k: saved[k].copy() for k in saved.files}
     done = int(labels["done"][0])
-    search = expert_search(net, cfg)
     bar = _Bar(cfg.progress, len(positions), f"round {r}: label", done)
     labelled_now = 0
-    for chunk_start in range(done, len(positions), cfg.label_chunk):
-        rows = np.arange(chunk_start, min(len(positions), chunk_start + cfg.label_chunk))
-        rng = np.random.default_rng([cfg.seed, r, 2, chunk_start])
-        actions, values = label_positions(
-            search, positions.take(rows), rng, cfg.label_batch, bar.update
-        )
+    chunks = [
+        np.arange(start, min(len(positions), start + cfg.label_chunk))
+        for start in range(done, len(positions), cfg.label_chunk)
+    ]
+    results = label_chunks(net, cfg, r, positions, chunks, bar)
+    for rows, (actions, values) in zip(chunks, results, strict=True):
         labels["action"][rows], labels["values"][rows] = actions, values
         labels["done"][0] = rows[-1] + 1
         save_arrays(label_file, labels)
@@ -442,7 +495,7 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     seconds["label"] = time.perf_counter() - t0
     # 3. fit (on this round's and, with aggregate, the earlier rounds' labels)
     t0 = time.perf_counter()
-    held = _holdout(len(positions), cfg, r)
+    held = held_out(len(positions), cfg, r)
     if counters["fitted"] < r:
         data = _fit_data(cfg, root, r)
         gen = np.random.default_rng([cfg.seed, r, 3])
@@ -482,7 +535,7 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     return result
 
 
-def _holdout(n: int, cfg: DistillConfig, r: int) -> np.ndarray:
+def held_out(n: int, cfg: DistillConfig, r: int) -> np.ndarray:
     """(n,) bool the round's held-out positions (a fixed draw per round)."""
     gen = np.random.default_rng([cfg.seed, r, 4])
     return gen.permutation(n) < round(n * cfg.holdout)
@@ -496,7 +549,7 @@ def _fit_data(cfg: DistillConfig, root: Path, r: int) -> dict[str, np.ndarray]:
         positions = Positions.load(root / f"round-{k}" / "positions.npz")
         with np.load(root / f"round-{k}" / "labels.npz") as labels:
             actions, values = labels["action"].astype(np.int64), labels["values"]
-        keep = ~_holdout(len(positions), cfg, k)
+        keep = ~held_out(len(positions), cfg, k)
         parts["obs"].append(positions.obs[keep])
         parts["mask"].append(positions.mask[keep])
         parts["target"].append(targets_of(actions[keep], values[keep], positions.mask[keep], cfg))
@@ -534,6 +587,8 @@ __all__ = [
     "evaluate_round",
     "expert_search",
     "fit",
+    "held_out",
+    "label_chunks",
     "play_round",
     "policy_from_bundle",
     "targets_of",

@@ -188,6 +188,34 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
         np.testing.assert_array_equal(a["values"], np.load(first / "labels.npz")["values"])
 
 
+def test_labelling_processes_give_the_labels_of_one(positions):
+    """Chunks labelled in two worker processes get the moves and values one process gives:
+    each chunk's generator is seeded by its place, not by where it runs."""
+    net = distill.policy_from_bundle(distill.bundle_dir("ppo-finetune"))
+    net.eval()
+    small = {"search_rollouts": 8, "belief_candidates": 16, "label_batch": 2}
+    rows = np.arange(min(len(positions), 9))
+    chunks = [rows[k : k + 4] for k in range(0, rows.size, 4)]  # sizes 4, 4, 1
+
+    class Count:
+        n = 0
+
+        def update(self, k):
+            self.n += k
+
+    labels = {}
+    for workers in (1, 2):
+        cfg = distill.DistillConfig(label_workers=workers, **small)
+        bar = Count()
+        labels[workers] = list(distill.label_chunks(net, cfg, 1, positions, chunks, bar))
+        assert bar.n == rows.size
+    for (a1, v1), (a2, v2) in zip(labels[1], labels[2], strict=True):
+        np.testing.assert_array_equal(a1, a2)
+        np.testing.assert_array_equal(v1, v2)
+
+
 def test_distill_config_checks_its_settings():
     with pytest.raises(train.ConfigError, match="targets"):
         train.build_config({"algorithm": "distill", "targets": "fuzzy"})
+    with pytest.raises(train.ConfigError, match="label_workers"):
+        train.build_config({"algorithm": "distill", "label_workers": 0})
