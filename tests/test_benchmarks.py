@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,3 +124,42 @@ def test_labeller_benchmark_reports_each_batch_size():
         assert len(cells) == 6 and float(cells[1]) > 0  # positions per second
         assert cells[4].endswith("%") and cells[5].endswith("%")
     assert rows[1].split("|")[5].strip() == "100%"  # batch 1 against itself
+
+
+def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
+    """A tiny distill run, its overrides labelled again by a second search, and the
+    curve fitted to nested subsets of its labels, with and without the consensus."""
+    import train
+
+    tiny = ["rounds=1", "positions=16", "label_batch=4", "label_chunk=4", "search_rollouts=8"]
+    tiny += ["belief_candidates=16", "eval_deals=2", "epochs=1", "eval_bots=[rule]"]
+    run = tmp_path / "run"
+    args = ["--config", "distill", "name=run", f"runs_dir={tmp_path}", "progress=false", *tiny]
+    assert train.main(args) == 0
+
+    done = run_script("label_noise.py", [str(run), "--seed", "7"])
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]
+    counts = [int(row.split("|")[2]) for row in rows]
+    with np.load(run / "round-1" / "labels.npz") as labels:
+        overridden = int(
+            (labels["action"] != np.load(run / "round-1" / "positions.npz")["action"]).sum()
+        )
+    assert sum(counts) == overridden  # each override lands in one group
+    relabels = run / "round-1" / "relabels-seed7.npz"
+    assert relabels.exists()
+    same = run_script("label_noise.py", [str(run), "--seed", "7"])  # read back, not labelled again
+    assert [line for line in same.stdout.splitlines() if line.startswith("| ")][1:] == rows
+
+    for extra in ([], ["--consensus", str(relabels)]):
+        done = run_script("distill_curve.py", [str(run), "--sizes", "4", "12", *extra])
+        rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]
+        assert [row.split("|")[1].strip() for row in rows] == ["0", "4", "12"]
+        for row in rows:
+            assert row.split("|")[3].strip().endswith("%")  # held-out agreement
+    bad = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "label_noise.py"), str(run), "--seed", "1"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bad.returncode == 2 and "--seed must differ" in bad.stderr
