@@ -131,8 +131,14 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     curve fitted to nested subsets of its labels, with and without the consensus."""
     import train
 
-    tiny = ["rounds=1", "positions=16", "label_batch=4", "label_chunk=4", "search_rollouts=8"]
-    tiny += ["belief_candidates=16", "eval_deals=2", "epochs=1", "eval_bots=[rule]"]
+    tiny = ["rounds=1", "positions=16", "label_batch=4", "label_chunk=4", "label_workers=1"]
+    tiny += [
+        "search_rollouts=8",
+        "belief_candidates=16",
+        "eval_deals=2",
+        "epochs=1",
+        "eval_bots=[rule]",
+    ]
     run = tmp_path / "run"
     args = ["--config", "distill", "name=run", f"runs_dir={tmp_path}", "progress=false", *tiny]
     assert train.main(args) == 0

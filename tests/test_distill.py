@@ -27,6 +27,7 @@ TINY = [
     "positions=12",
     "label_batch=4",
     "label_chunk=4",
+    "label_workers=1",
     "search_rollouts=8",
     "belief_candidates=16",
     "eval_deals=2",
