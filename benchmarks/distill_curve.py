@@ -12,7 +12,7 @@ boards, paired board by board with the start policy; the row ``0`` is the start 
 Fits use the run's config (targets, epochs, learning rate, KL weight) unless overridden.
 
     python benchmarks/distill_curve.py runs/curve --sizes 1000 3000 8000
-    python benchmarks/distill_curve.py runs/curve --boards 512 targets=soft kl_coef=0.3
+    python benchmarks/distill_curve.py runs/curve targets=soft kl_coef=0.3 --sizes 6000
 """
 
 from __future__ import annotations
@@ -56,7 +56,8 @@ def labelled(run: Path, round_no: int) -> tuple[Positions, np.ndarray, np.ndarra
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="Trailing key=value pairs override the run's fit settings.",
+        epilog="key=value pairs after RUN override the run's fit settings (targets, epochs, "
+        "learning_rate, kl_coef, ...).",
     )
     parser.add_argument("run", type=Path, help="a run of train.py --config distill")
     parser.add_argument("overrides", nargs="*", help="key=value fit settings")
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         help="a second search's labels (label_noise.py's relabels-seed*.npz): fit the search's "
         "override of the policy's move only where the second search makes it too (hard targets)",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
 
     config = json.loads((args.run / "config.json").read_text())
     try:
