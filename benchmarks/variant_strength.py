@@ -43,14 +43,15 @@ def variants() -> list[Rules]:
 
 def pick_variants(names: str | None) -> list[Rules]:
     """The variants named in ``names`` (comma-separated, as printed: ``standard``,
-    ``sticky_pass=true``, ...), in table order; all of them when None."""
+    ``sticky_pass=true``, ...), in table order; all of them when None. ValueError names
+    an unknown one."""
     every = {rules.text() or "standard": rules for rules in variants()}
     if names is None:
         return list(every.values())
     wanted = [x.strip() for x in names.split(",") if x.strip()]
     unknown = [x for x in wanted if x not in every]
     if unknown:
-        raise SystemExit(f"unknown variant {unknown[0]!r}; choose from {', '.join(every)}")
+        raise ValueError(f"unknown variant {unknown[0]!r}; choose from {', '.join(every)}")
     return [rules for name, rules in every.items() if name in wanted]
 
 
@@ -82,7 +83,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = parser.parse_args(argv)
     levels = [x.strip() for x in args.levels.split(",") if x.strip()]
-    rows = pick_variants(args.variants)
+    try:
+        rows = pick_variants(args.variants)
+    except ValueError as e:
+        parser.error(str(e))
     if rows[0] != Rules() and any(level not in FULL_STRENGTH for level in levels):
         parser.error("the weaker levels are judged against their standard-rules row: keep it")
     print(
