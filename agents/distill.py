@@ -541,14 +541,23 @@ def held_out(n: int, cfg: DistillConfig, r: int) -> np.ndarray:
     return gen.permutation(n) < round(n * cfg.holdout)
 
 
+def labelled_round(root: Path, r: int) -> tuple[Positions, np.ndarray, np.ndarray, int]:
+    """Round ``r`` of the run in ``root``: its positions labelled so far (all of them once
+    the round's labelling is done), the search's moves (int64) and values there, and the
+    round's number of positions."""
+    positions = Positions.load(root / f"round-{r}" / "positions.npz")
+    with np.load(root / f"round-{r}" / "labels.npz") as labels:
+        done = int(labels["done"][0])
+        actions, values = labels["action"][:done].astype(np.int64), labels["values"][:done]
+    return positions.take(np.arange(done)), actions, values, len(positions)
+
+
 def _fit_data(cfg: DistillConfig, root: Path, r: int) -> dict[str, np.ndarray]:
     """The fitted positions and their targets: this round's, and the earlier rounds' with
     ``aggregate``; held-out positions never."""
     parts = {"obs": [], "mask": [], "target": []}
     for k in range(1 if cfg.aggregate else r, r + 1):
-        positions = Positions.load(root / f"round-{k}" / "positions.npz")
-        with np.load(root / f"round-{k}" / "labels.npz") as labels:
-            actions, values = labels["action"].astype(np.int64), labels["values"]
+        positions, actions, values, _ = labelled_round(root, k)
         keep = ~held_out(len(positions), cfg, k)
         parts["obs"].append(positions.obs[keep])
         parts["mask"].append(positions.mask[keep])
@@ -589,6 +598,7 @@ __all__ = [
     "fit",
     "held_out",
     "label_chunks",
+    "labelled_round",
     "play_round",
     "policy_from_bundle",
     "targets_of",

@@ -18,6 +18,7 @@ Fits use the run's config (targets, epochs, learning rate, KL weight) unless ove
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
@@ -34,23 +35,11 @@ from agents.distill import (  # noqa: E402
     bundle_dir,
     fit,
     held_out,
+    labelled_round,
     policy_from_bundle,
     targets_of,
 )
-from agents.labelling import Positions  # noqa: E402
-from agents.training import cpu_weights  # noqa: E402
 from murlan_env.eval.duplicate import mean_ci  # noqa: E402
-
-
-def labelled(run: Path, round_no: int) -> tuple[Positions, np.ndarray, np.ndarray, int]:
-    """The round's positions labelled so far, the search's moves and values there, and the
-    round's number of positions."""
-    folder = run / f"round-{round_no}"
-    positions = Positions.load(folder / "positions.npz")
-    with np.load(folder / "labels.npz") as labels:
-        done = int(labels["done"][0])
-        actions, values = labels["action"][:done].astype(np.int64), labels["values"][:done]
-    return positions.take(np.arange(done)), actions, values, len(positions)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -81,13 +70,12 @@ def main(argv: list[str] | None = None) -> None:
         _, cfg = train.build_config(config)
     except train.ConfigError as e:
         parser.error(str(e))
-    positions, actions, values, total = labelled(args.run, args.round)
+    positions, actions, values, total = labelled_round(args.run, args.round)
     held = held_out(total, cfg, args.round)[: len(positions)]
     fitted = np.random.default_rng(args.seed).permutation(np.flatnonzero(~held))
     sizes = sorted(s for s in (args.sizes or [len(fitted)]) if s <= len(fitted))
     start = policy_from_bundle(bundle_dir(cfg.start))
     start.eval()
-    start_weights = cpu_weights(start)
     base, _ = board_points(start, "rule", cfg)
     fit_actions = actions.copy()
     if args.consensus:
@@ -117,8 +105,7 @@ def main(argv: list[str] | None = None) -> None:
     for size in [0, *sizes]:
         t0 = time.perf_counter()
         rows = np.sort(fitted[:size])
-        net = policy_from_bundle(bundle_dir(cfg.start))
-        net.load_state_dict(start_weights)
+        net = copy.deepcopy(start)
         if size:
             data = {"obs": positions.obs[rows], "mask": positions.mask[rows]}
             data["target"] = targets[rows]

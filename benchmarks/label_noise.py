@@ -27,21 +27,13 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # train.py
 
 import train  # noqa: E402
-from agents.distill import bundle_dir, label_chunks, policy_from_bundle  # noqa: E402
-from agents.labelling import Positions, save_arrays  # noqa: E402
-
-
-def overrides(run: Path, round_no: int) -> tuple[Positions, np.ndarray, np.ndarray]:
-    """The round's labelled positions, the search's moves and values there."""
-    folder = run / f"round-{round_no}"
-    positions = Positions.load(folder / "positions.npz")
-    with np.load(folder / "labels.npz") as labels:
-        done = int(labels["done"][0])
-        return (
-            positions.take(np.arange(done)),
-            labels["action"][:done].astype(np.int64),
-            labels["values"][:done],
-        )
+from agents.distill import (  # noqa: E402
+    bundle_dir,
+    label_chunks,
+    labelled_round,
+    policy_from_bundle,
+)
+from agents.labelling import save_arrays  # noqa: E402
 
 
 def gap(values: np.ndarray, chosen: np.ndarray, played: np.ndarray) -> np.ndarray:
@@ -59,14 +51,15 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     config = json.loads((args.run / "config.json").read_text())
+    run_seed = config["seed"]
     config.update(seed=args.seed, label_workers=args.workers, progress=False)
     try:
         _, cfg = train.build_config(config)
     except train.ConfigError as e:
         parser.error(str(e))
-    if cfg.seed == json.loads((args.run / "config.json").read_text())["seed"]:
+    if cfg.seed == run_seed:
         parser.error("--seed must differ from the run's seed: the same seed labels alike")
-    positions, first, first_values = overrides(args.run, args.round)
+    positions, first, first_values, _ = labelled_round(args.run, args.round)
     played = positions.action.astype(np.int64)
     rows = np.flatnonzero(first != played)
     out = args.run / f"round-{args.round}" / f"relabels-seed{args.seed}.npz"
