@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -246,9 +248,9 @@ def test_ranks_text_matches_actions():
     assert act_of("3 4 5 6 7") > 54 and RANKS[RANK["RJ"]] == "RJ"
 
 
-def test_rule_remembers_moves_without_changing_them():
-    """The rule bot's table of moves it worked out (a search asks for the same positions
-    again and again) gives the moves a fresh bot works out, whatever the batch."""
+def test_rule_moves_do_not_depend_on_the_batch():
+    """The compiled decisions reuse scratch space from game to game: a batch, the same batch
+    reversed and games one at a time get the same moves."""
     from murlan_env.game import engine
 
     rng = np.random.default_rng(0)
@@ -262,9 +264,65 @@ def test_rule_remembers_moves_without_changing_them():
     obs, masks = np.concatenate(obs), np.concatenate(masks)
     waiting = masks.any(1)
     obs, masks = obs[waiting], masks[waiting]
-    remembering = RuleBot()
-    together = remembering.act(obs, masks, rng)
-    assert len(remembering._decided) > 0
-    np.testing.assert_array_equal(remembering.act(obs[::-1], masks[::-1], rng), together[::-1])
+    together = RuleBot().act(obs, masks, rng)
+    np.testing.assert_array_equal(RuleBot().act(obs[::-1], masks[::-1], rng), together[::-1])
     fresh = [RuleBot().act(obs[i : i + 1], masks[i : i + 1], rng)[0] for i in range(0, len(obs), 7)]
     np.testing.assert_array_equal(fresh, together[::7])
+
+
+# The rule bot was pure Python until it was compiled (murlan_env.bots.strategy.rule_moves);
+# tests/data/rule_moves.npz holds the Python bot's moves (commit 019ed51) at the positions
+# below, for each variant and each set of knobs, so the compiled bot is held to every one.
+_FIXTURE_VARIANTS = [
+    {},
+    {"joker_pair": True},
+    {"straight_plus_one": True},
+    {"sticky_pass": True, "start_card": "3C"},
+    {"no_exchange": True},
+]
+_FIXTURE_KNOBS = [
+    {},
+    {"lead_long": True, "save_high": 11},
+    {"danger": 2, "last_weak": 0, "finish": 2.5},
+]
+
+
+def _fixture_positions(rules, seed: int, n: int = 1600):
+    """``n`` positions with a choice from 12 seeded matches played on by greedy and random
+    moves (half each), several hands deep (exchanges included)."""
+    from murlan_env.game import engine
+
+    rng = np.random.default_rng(seed)
+    state = engine.init(rng, 12, rules)
+    greedy = GreedyBot()
+    obs_parts, mask_parts, got = [], [], 0
+    while got < n:
+        mask = engine.legal_action_mask(state)
+        obs = engine.observe(state)
+        live = mask.any(1)
+        choice = live & (mask.sum(1) > 1)
+        obs_parts.append(obs[choice])
+        mask_parts.append(mask[choice])
+        got += int(choice.sum())
+        actions = np.where(live, np.argmax(mask, 1), 0)
+        g = np.flatnonzero(live)
+        if g.size:
+            by_greedy = greedy.act(obs[g], mask[g], rng)
+            by_chance = engine.random_legal_actions(mask[g], rng)
+            actions[g] = np.where(rng.random(g.size) < 0.5, by_greedy, by_chance)
+        state = engine.step(state, actions, rng=rng)
+    return np.concatenate(obs_parts)[:n], np.concatenate(mask_parts)[:n]
+
+
+@pytest.mark.parametrize("variant", range(len(_FIXTURE_VARIANTS)))
+def test_rule_makes_the_moves_the_python_rule_bot_made(variant):
+    from murlan_env.game.observation import decode
+
+    expected = np.load(Path(__file__).parent / "data" / "rule_moves.npz")
+    obs, masks = _fixture_positions(Rules(**_FIXTURE_VARIANTS[variant]), 100 + variant)
+    seen = decode(obs)
+    assert seen.exchanging.any() or _FIXTURE_VARIANTS[variant].get("no_exchange")
+    assert (seen.table == PASS).any() and (seen.table != PASS).any()
+    for k, knobs in enumerate(_FIXTURE_KNOBS):
+        moves = RuleBot(**knobs).act(obs, masks, np.random.default_rng(0))
+        np.testing.assert_array_equal(moves, expected[f"variant{variant}_knobs{k}"])

@@ -19,24 +19,19 @@ Games between bots (duplicate deals, whole matches, legality checks) are played 
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from murlan_env.bots.strategy import (
     CONTROL_CREDIT,
-    COST_ROWS,
     IS_QUAD,
     beatable_actions,
-    hand_value,
-    minus,
+    rule_moves,
 )
 from murlan_env.game import observation
-from murlan_env.game.combos import COST, KEY, KIND, LENGTH, PASS, Kind, beats_table
+from murlan_env.game.combos import COST, PASS, beats_table
 from murlan_env.game.engine import random_legal_actions
-
-# Positions whose rule-bot move is remembered, at most (about 500 bytes each).
-_DECIDED_LIMIT = 100_000
 
 
 @runtime_checkable
@@ -162,11 +157,6 @@ class RandomBot:
         return random_legal_actions(mask, rng)
 
 
-# Lowest rank each action uses (15 for pass), for "lead your lowest" rules.
-_LOW_RANK = np.where(COST.any(1), np.argmax(COST > 0, axis=1), 15)
-# Actions by ascending comparison key within each (kind, length): lowest id first already.
-
-
 class GreedyBot:
     """The cheapest play: a simple, fully vectorised baseline.
 
@@ -214,19 +204,10 @@ class GreedyBot:
         return out.astype(np.int16)
 
 
-class _FollowOption(NamedTuple):
-    """A play ``RuleBot`` weighs when it follows: the value of the hand it leaves (lower is
-    better, ``RuleBot._value``), whether it is a bomb, and the action id."""
-
-    value_after: float
-    bomb: bool
-    action: int
-
-
 class RuleBot:
     """The strongest rule-based bot here: it plans its hand and counts cards.
 
-    Per game (pure Python over small cached plans, see ``murlan_env.bots.strategy``):
+    Per game (compiled: ``murlan_env.bots.strategy.rule_moves``, over its hand plans):
 
     - The hand is planned as bombs, straights and rank groups with the fewest combinations;
       its value counts the combinations opponents could beat and credits *controls* (those
@@ -272,16 +253,14 @@ class RuleBot:
         self.save_high = save_high
         self.last_weak = last_weak
         self.lead_long = lead_long
-        # (position facts) -> move, filled by ``act``; the knobs above are fixed from here on.
-        self._decided: dict[tuple, int] = {}
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         batch = len(obs)
         out = np.zeros(batch, np.int16)
         if batch == 0:
             return out
+        mask = np.ascontiguousarray(mask, bool)
         seen = observation.decode(obs)
-        hand, unseen, table, exchanging = seen.my_hand, seen.unseen, seen.table, seen.exchanging
         left = seen.cards_left.astype(np.int64)
         # Games of one call normally share their rules; group by the flags in case they don't.
         flags = seen.rule_flags
@@ -290,118 +269,29 @@ class RuleBot:
         for row in np.unique(flags, axis=0):
             same = (flags == row).all(1)
             rules = seen.rules(int(np.flatnonzero(same)[0]))
-            beatable[same] = beatable_actions(unseen[same], beats_table(rules))
+            beatable[same] = beatable_actions(seen.unseen[same], beats_table(rules))
             joker_pair[same] = rules.joker_pair
-        opp = np.where(left[:, 1:] > 0, left[:, 1:], 99).min(1)  # (B,) fewest cards held
-        leading = table == PASS
-        for g in range(batch):
-            legal = np.flatnonzero(mask[g])
-            if len(legal) == 1:
-                out[g] = legal[0]
-                continue
-            # The move is a function of these facts alone: searches ask for the same
-            # position in many worlds and rollouts, so it is worked out once.
-            key = (
-                hand[g].tobytes(),
-                mask[g].tobytes(),
-                beatable[g].tobytes(),
-                int(opp[g]),
-                bool(exchanging[g]),
-                bool(leading[g]),
-                bool(joker_pair[g]),
-            )
-            known = self._decided.get(key)
-            if known is not None:
-                out[g] = known
-                continue
-            counts = tuple(hand[g].tolist())
-            jp = bool(joker_pair[g])
-            danger = int(opp[g])
-            threatened = beatable[g].tolist()  # Python bools index faster than an array
-            if exchanging[g]:
-                out[g] = self._give_back(counts, legal, threatened, jp)
-            elif leading[g]:
-                out[g] = self._lead(counts, legal, mask[g], threatened, danger, jp)
-            else:
-                out[g] = self._follow(counts, legal, threatened, danger, jp)
-            if len(self._decided) >= _DECIDED_LIMIT:
-                self._decided.clear()
-            self._decided[key] = int(out[g])
-        return out
-
-    # -- decisions for one game ------------------------------------------------------------
-
-    def _value(self, counts, beatable, joker_pair):
-        return hand_value(counts, beatable, joker_pair, self.credit)
-
-    def _give_back(self, counts, legal, beatable, joker_pair) -> int:
-        scored = [(self._value(minus(counts, a), beatable, joker_pair)[0], a) for a in legal]
-        return min(scored)[1]
-
-    def _lead(self, counts, legal, mask_row, beatable, danger, joker_pair) -> int:
-        value, plan = self._value(counts, beatable, joker_pair)
-        for a in legal:
-            if COST_ROWS[a] == counts:
-                return int(a)  # out in one play
-        weak = [a for a in plan if beatable[a] and mask_row[a] and not IS_QUAD[a]]
-        strong = [a for a in plan if not beatable[a] and mask_row[a] and not IS_QUAD[a]]
-        bombs = [a for a in plan if IS_QUAD[a] and mask_row[a]]
-        if strong and len(weak) <= self.last_weak:
-            return int(min(strong, key=lambda a: (-LENGTH[a], KEY[a])))
-        if weak:
-            return int(min(weak, key=lambda a: self._lead_order(a, danger)))
-        if strong:
-            return int(strong[0])
-        if bombs:
-            return int(min(bombs))
-        # The opening duty can rule out every plan combination (e.g. a bomb of 3s): take the
-        # legal lead that leaves the best hand.
-        return int(
-            min(legal, key=lambda a: (self._value(minus(counts, a), beatable, joker_pair)[0], a))
+        danger = np.where(left[:, 1:] > 0, left[:, 1:], 99).min(1)  # (B,) fewest cards held
+        knobs = (
+            int(self.danger),
+            float(self.finish),
+            float(self.credit),
+            int(self.save_high),
+            int(self.last_weak),
+            bool(self.lead_long),
         )
-
-    def _lead_order(self, action: int, danger: int):
-        # An opponent with `danger` cards or fewer may go out on a lead of that size or less:
-        # lead other shapes first; if only such leads remain, lead high to block.
-        risky = danger <= self.danger and LENGTH[action] <= danger and KIND[action] != Kind.STRAIGHT
-        if risky:
-            return (1, -_LOW_RANK[action], 0)
-        if self.lead_long:
-            return (0, -LENGTH[action], _LOW_RANK[action])
-        return (0, _LOW_RANK[action], -LENGTH[action])
-
-    def _follow(self, counts, legal, beatable, danger, joker_pair) -> int:
-        now, _ = self._value(counts, beatable, joker_pair)
-        options = []
-        for a in legal:
-            if a == PASS:
-                continue
-            if COST_ROWS[a] == counts:
-                return int(a)  # out in one play
-            after, _ = self._value(minus(counts, a), beatable, joker_pair)
-            options.append(_FollowOption(after, bool(IS_QUAD[a]), int(a)))
-        if not options:
-            return PASS
-        # Progress: a play that leaves a better hand (weak combinations shed cheaply).
-        progress = [o for o in options if not o.bomb and o.value_after <= now - 1.0 + 1e-9]
-        if progress:
-            a = min(progress, key=lambda o: (KEY[o.action], o.value_after)).action
-            early = now >= 3 and danger > self.danger
-            if not (early and _LOW_RANK[a] >= self.save_high):
-                return a
-        blocking = danger <= self.danger
-        non_bombs = [o for o in options if not o.bomb]
-        if non_bombs:
-            best = min(non_bombs, key=lambda o: (o.value_after, KEY[o.action]))
-            # Taking the lead pays when the rest then goes out or an opponent must be stopped.
-            if blocking or best.value_after <= self.finish:
-                return best.action
-        bombs = [o for o in options if o.bomb]
-        if bombs:
-            best = min(bombs, key=lambda o: (o.value_after, o.action))
-            if (blocking and danger <= 1) or best.value_after <= self.finish:
-                return best.action
-        return PASS
+        rule_moves(
+            np.ascontiguousarray(seen.my_hand),
+            mask,
+            beatable,
+            danger,
+            np.ascontiguousarray(seen.exchanging, bool),
+            np.ascontiguousarray(seen.table == PASS),
+            joker_pair,
+            knobs,
+            out,
+        )
+        return out
 
 
 __all__ = [

@@ -1,4 +1,5 @@
-"""Hand planning for the rule-based bots: split a hand into combinations and judge it.
+"""Hand planning for the rule-based bots: split a hand into combinations, judge it, and
+choose the rule bot's move.
 
 A *plan* is a way to play a hand out as a list of action ids (see ``combos``): bombs kept
 whole, a choice of straights, then every remaining rank as one single, pair or triple (in
@@ -6,16 +7,18 @@ Murlan nothing attaches to a triple, so grouping a rank never costs a turn). ``p
 the candidate plans of a hand; ``hand_value`` scores a hand against the cards still unseen,
 lower is better: the number of combinations that opponents can beat, less a credit for the
 combinations they cannot ("controls", which win a trick and give the lead back).
+``rule_moves`` is ``RuleBot``'s decision for a batch of games (``murlan_env.bots.basic``
+describes the policy), built on the two.
 
-Everything here works on one hand at a time, with small caches, so that bots can afford a
-look-ahead "what is my hand worth after this play" for each candidate action.
+All of it is compiled (numba) and works on count arrays: a search asks the rule bot for
+hundreds of thousands of moves per labelled position (it models the seats that play like
+it), each of which looks ahead at "what is my hand worth after this play" for every legal
+action, so the planner runs a few million times per second of labelling.
 """
 
 from __future__ import annotations
 
-import bisect
 import functools
-import operator
 
 import numpy as np
 
@@ -27,92 +30,193 @@ from murlan_env.game.bitsets import (
     lowest_bit_index,
     spread_words,
 )
-from murlan_env.game.combos import COST, JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind
+from murlan_env.game.combos import COST, JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
 
 # Credit for each control in a plan: a control is free to play and can win back the lead.
 CONTROL_CREDIT = 1.5
 # At most this many plans per hand are kept (fewest combinations first).
 MAX_PLANS = 8
+# Longest plan: one combination per card at most (a hand never holds more than 18 cards).
+MAX_PLAN_LEN = 24
 
 _BJ, _RJ = 13, 14
-# n-of-a-kind action id by (count, rank): 1-15 singles, 16-28 pairs, 29-41 triples, 42-54 quads.
-_GROUP = {1: 1, 2: 16, 3: 29, 4: 42}
-# Straights as (action id, bitmask of ranks), in action-id order.
-_STRAIGHTS: tuple[tuple[int, int], ...] = tuple(
-    (a, sum(1 << int(r) for r in np.flatnonzero(COST[a])))
-    for a in range(N_ACTIONS)
-    if KIND[a] == Kind.STRAIGHT
-)
-_STRAIGHT_RANKS = {a: tuple(int(r) for r in np.flatnonzero(COST[a])) for a, _ in _STRAIGHTS}
+# n-of-a-kind action id by count, plus the rank: 1-15 singles, 16-28 pairs, 29-41 triples,
+# 42-54 quads.
+_GROUP = np.array([0, 1, 16, 29, 42], np.int64)
+# The straights, in action-id order, and the ranks (3..2) each one takes.
+_STRAIGHT_ACTION = np.flatnonzero(KIND == Kind.STRAIGHT).astype(np.int64)
+_STRAIGHT_COST = COST[_STRAIGHT_ACTION, :13].astype(np.int64)
 IS_QUAD = KIND == Kind.QUAD
-# (A, 15) int cost rows as Python tuples, for fast per-game arithmetic.
-COST_ROWS: tuple[tuple[int, ...], ...] = tuple(tuple(int(x) for x in row) for row in COST)
+_COST = COST.astype(np.int64)
+_KEY = KEY.astype(np.int64)
+_LENGTH = LENGTH.astype(np.int64)
+# Lowest rank each action uses (15 for pass), for "lead your lowest" rules.
+LOW_RANK = np.where(COST.any(1), np.argmax(COST > 0, axis=1), 15).astype(np.int64)
+# Sets of straights open in the search below at once, at most: siblings wait on a stack.
+_STACK = 1024
 
 
 def group_action(rank: int, count: int) -> int:
     """Action id of ``count`` cards of ``rank`` (1-4; jokers only as singles)."""
-    return _GROUP[count] + rank
+    return int(_GROUP[count] + rank)
 
 
-@functools.lru_cache(maxsize=1 << 13)
-def _straights_within(present: int) -> tuple[int, ...]:
-    """Indices into ``_STRAIGHTS`` of the straights whose ranks are all in the bitmask
-    ``present`` (one entry per subset of the 13 ranks)."""
-    return tuple(i for i, (_, bits) in enumerate(_STRAIGHTS) if bits & present == bits)
+@jit
+def _keep(plan, size, singles, plans, lengths, k_len, k_singles, n):
+    """Insert ``plan[:size]`` among the ``n`` kept plans, ordered by (length, singles), after
+    those with an equal key (a stable sort), dropping the last beyond ``MAX_PLANS``; returns
+    how many are kept."""
+    at = n
+    while at > 0 and (k_len[at - 1], k_singles[at - 1]) > (size, singles):
+        at -= 1
+    if at >= MAX_PLANS:
+        return n
+    last = min(n, MAX_PLANS - 1)
+    for i in range(last, at, -1):
+        plans[i] = plans[i - 1]
+        lengths[i] = lengths[i - 1]
+        k_len[i] = k_len[i - 1]
+        k_singles[i] = k_singles[i - 1]
+    plans[at, :size] = plan[:size]
+    lengths[at] = size
+    k_len[at] = size
+    k_singles[at] = singles
+    return min(n + 1, MAX_PLANS)
 
 
-@functools.lru_cache(maxsize=1 << 17)
-def _straight_sets(counts: tuple[int, ...], start: int) -> tuple[tuple[tuple, tuple], ...]:
-    """Every multiset of straights (ids >= ``start``, non-decreasing) that ``counts`` can pay.
+@jit
+def _top_plans(counts, joker_pair, plans, lengths):
+    """The hand ``counts`` (15,) planned: writes the ``MAX_PLANS`` plans with the fewest
+    combinations (then the fewest singles, then in the order found) into ``plans``
+    (MAX_PLANS, MAX_PLAN_LEN) and their lengths into ``lengths``; returns how many.
 
-    Returns pairs (straight ids, counts left). ``counts`` covers ranks 3..2 (13 entries).
+    Every multiset of straights the hand can pay for is tried, depth first with straights in
+    non-decreasing id order (each set once); the ranks left become groups; jokers go as
+    singles or, with ``joker_pair``, also as the joker pair.
     """
-    present = 0
-    for r, c in enumerate(counts):
-        if c:
-            present |= 1 << r
-    out: list[tuple[tuple[int, ...], tuple[int, ...]]] = [((), counts)]
-    fitting = _straights_within(present)
-    for i in fitting[bisect.bisect_left(fitting, start) :]:
-        action = _STRAIGHTS[i][0]
-        left = list(counts)
-        for r in _STRAIGHT_RANKS[action]:
-            left[r] -= 1
-        for chosen, rest in _straight_sets(tuple(left), i):
-            out.append(((action, *chosen), rest))
-    return tuple(out)
+    base = np.empty(13, np.int64)
+    n_base = 0
+    rest = np.empty(13, np.int64)
+    for r in range(13):
+        rest[r] = counts[r]
+        if counts[r] == 4:
+            base[n_base] = _GROUP[4] + r
+            n_base += 1
+            rest[r] = 0
+    has_bj, has_rj = counts[_BJ] > 0, counts[_RJ] > 0
+    k_len = np.empty(MAX_PLANS, np.int64)
+    k_singles = np.empty(MAX_PLANS, np.int64)
+    n = 0
+    n_straights = _STRAIGHT_ACTION.shape[0]
+    st_start = np.empty(_STACK, np.int64)
+    st_chosen = np.empty((_STACK, MAX_PLAN_LEN), np.int64)
+    st_n = np.empty(_STACK, np.int64)
+    st_left = np.empty((_STACK, 13), np.int64)
+    st_start[0], st_n[0] = 0, 0
+    st_left[0] = rest
+    top = 1
+    plan = np.empty(MAX_PLAN_LEN, np.int64)
+    while top:
+        top -= 1
+        start, k = st_start[top], st_n[top]
+        left = st_left[top].copy()
+        chosen = st_chosen[top, :k].copy()
+        size = 0
+        for i in range(n_base):
+            plan[size] = base[i]
+            size += 1
+        for i in range(k):
+            plan[size] = chosen[i]
+            size += 1
+        singles = 0
+        for r in range(13):
+            if left[r]:
+                plan[size] = _GROUP[left[r]] + r
+                size += 1
+                singles += left[r] == 1
+        with_singles, joker_singles = size, 0
+        for has, rank in ((has_bj, _BJ), (has_rj, _RJ)):
+            if has:
+                plan[with_singles] = _GROUP[1] + rank
+                with_singles += 1
+                joker_singles += 1
+        n = _keep(plan, with_singles, singles + joker_singles, plans, lengths, k_len, k_singles, n)
+        if joker_pair and has_bj and has_rj:
+            plan[size] = JOKER_PAIR
+            n = _keep(plan, size + 1, singles, plans, lengths, k_len, k_singles, n)
+        # The straights this set may still add, pushed last-first so the first comes out next.
+        for i in range(n_straights - 1, start - 1, -1):
+            fits = True
+            for r in range(13):
+                if _STRAIGHT_COST[i, r] > left[r]:
+                    fits = False
+                    break
+            if fits:
+                if top >= _STACK:
+                    raise RuntimeError("too many straight sets open in the plan search")
+                st_start[top] = i
+                st_n[top] = k + 1
+                st_chosen[top, :k] = chosen
+                st_chosen[top, k] = _STRAIGHT_ACTION[i]
+                st_left[top] = left - _STRAIGHT_COST[i]
+                top += 1
+    return n
 
 
-@functools.lru_cache(maxsize=1 << 17)
-def plans(counts: tuple[int, ...], joker_pair: bool = False) -> tuple[tuple[int, ...], ...]:
+@jit
+def _hand_value(counts, beatable, joker_pair, credit, plans, lengths):
+    """(value, index into ``plans`` of the best plan, or -1 for the empty hand): see
+    ``hand_value``; ``plans`` and ``lengths`` are scratch space that keeps the plans."""
+    empty = True
+    for r in range(counts.shape[0]):
+        if counts[r]:
+            empty = False
+    if empty:
+        return -np.inf, -1
+    n = _top_plans(counts, joker_pair, plans, lengths)
+    best, best_at = np.inf, 0
+    for p in range(n):
+        value = 0.0
+        for j in range(lengths[p]):
+            value += 1.0 if beatable[plans[p, j]] else 1.0 - credit
+        if value < best:
+            best, best_at = value, p
+    return best, best_at
+
+
+def plans(counts, joker_pair: bool = False) -> tuple[tuple[int, ...], ...]:
     """Candidate plans of a hand given as cards per rank (15 ints), fewest combinations first.
 
     Ranks held four times stay bombs; with ``joker_pair`` both jokers may go as the joker pair
     or as two singles. At most ``MAX_PLANS`` plans are returned; the empty hand has one
     empty plan.
     """
-    base: list[int] = []
-    rest = list(counts[:13])
-    for r in range(13):
-        if rest[r] == 4:
-            base.append(group_action(r, 4))
-            rest[r] = 0
-    single_jokers = tuple(group_action(r, 1) for r in (_BJ, _RJ) if counts[r])
-    # (jokers, how many of them are singles)
-    joker_options = [(single_jokers, len(single_jokers))]
-    if joker_pair and counts[_BJ] and counts[_RJ]:
-        joker_options.append(((JOKER_PAIR,), 0))
-    # Each plan with its sort key: fewest combinations first; then fewer singles (they are
-    # the hardest to get rid of late). Straights and bombs are never singles.
-    keyed: list[tuple[tuple[int, int], tuple[int, ...]]] = []
-    for straights, left in _straight_sets(tuple(rest), 0):
-        groups = tuple(group_action(r, c) for r, c in enumerate(left) if c)
-        singles = left.count(1)
-        for jokers, joker_singles in joker_options:
-            plan = (*base, *straights, *groups, *jokers)
-            keyed.append(((len(plan), singles + joker_singles), plan))
-    keyed.sort(key=operator.itemgetter(0))  # stable: ties keep the order found
-    return tuple(plan for _, plan in keyed[:MAX_PLANS])
+    out = np.empty((MAX_PLANS, MAX_PLAN_LEN), np.int64)
+    lengths = np.empty(MAX_PLANS, np.int64)
+    n = _top_plans(np.asarray(counts, np.int64), bool(joker_pair), out, lengths)
+    return tuple(tuple(int(a) for a in out[p, : lengths[p]]) for p in range(n))
+
+
+def hand_value(
+    counts, beatable: np.ndarray, joker_pair: bool = False, credit: float = CONTROL_CREDIT
+) -> tuple[float, tuple[int, ...]]:
+    """(value, best plan) of a hand (15 counts): combinations minus ``credit`` per control.
+
+    ``beatable`` (A,) bools (a row of ``beatable_actions``) marks the combinations an
+    opponent could beat. Lower values are better; an empty hand is worth -inf. Of plans of
+    equal value, the first of ``plans`` wins.
+    """
+    out = np.empty((MAX_PLANS, MAX_PLAN_LEN), np.int64)
+    lengths = np.empty(MAX_PLANS, np.int64)
+    value, at = _hand_value(
+        np.asarray(counts, np.int64),
+        np.asarray(beatable, bool),
+        bool(joker_pair),
+        float(credit),
+        out,
+        lengths,
+    )
+    return float(value), (() if at < 0 else tuple(int(a) for a in out[at, : lengths[at]]))
 
 
 def beatable_actions(unseen: np.ndarray, beats: np.ndarray) -> np.ndarray:
@@ -159,29 +263,167 @@ def _beatable_sets(unseen, threats, out):
         spread_words(o0, o1, out[b])
 
 
-def hand_value(
-    counts: tuple[int, ...],
-    beatable: np.ndarray,
-    joker_pair: bool = False,
-    credit: float = CONTROL_CREDIT,
-) -> tuple[float, tuple[int, ...]]:
-    """(value, best plan) of a hand: combinations minus ``credit`` per control.
-
-    ``beatable`` (A,) bools (a row of ``beatable_actions``, as a list for speed) marks the
-    combinations an opponent could beat. Lower values are better; an empty hand is worth -inf.
-    """
-    if not any(counts):
-        return float("-inf"), ()
-    best, best_plan = float("inf"), ()
-    for plan in plans(counts, joker_pair):
-        value = 0.0
-        for a in plan:
-            value += 1.0 if beatable[a] else 1.0 - credit
-        if value < best:
-            best, best_plan = value, plan
-    return best, best_plan
+# --------------------------------------------------------------------------- the rule bot's moves
 
 
-def minus(counts: tuple[int, ...], action: int) -> tuple[int, ...]:
-    """The hand ``counts`` after paying for ``action``."""
-    return tuple(map(operator.sub, counts, COST_ROWS[action]))
+@jit
+def _pays_exactly(action, counts):
+    for r in range(counts.shape[0]):
+        if _COST[action, r] != counts[r]:
+            return False
+    return True
+
+
+@jit
+def _lead_key(action, danger, block_at, lead_long):
+    """(class, first, second), smaller first: an opponent with ``danger`` cards or fewer
+    may go out on a lead of that size or less: lead other shapes first; if only such leads
+    remain, lead high to block."""
+    if danger <= block_at and _LENGTH[action] <= danger and KIND[action] != Kind.STRAIGHT:
+        return 1, -LOW_RANK[action], 0
+    if lead_long:
+        return 0, -_LENGTH[action], LOW_RANK[action]
+    return 0, LOW_RANK[action], -_LENGTH[action]
+
+
+@jit
+def _strong_key(action):
+    """Controls lead longest first, then lowest."""
+    return -_LENGTH[action], _KEY[action]
+
+
+@jit
+def _lead(counts, legal, n_legal, mask_row, beatable, danger, joker_pair, knobs, plans, lengths):
+    block_at, _, credit, _, last_weak, lead_long = knobs
+    for i in range(n_legal):
+        if _pays_exactly(legal[i], counts):
+            return legal[i]  # out in one play
+    _, at = _hand_value(counts, beatable, joker_pair, credit, plans, lengths)
+    plan = plans[at, : lengths[at]].copy()
+    n_weak, n_strong = 0, 0
+    best_strong, first_strong, best_weak, lowest_bomb = -1, -1, -1, -1
+    for a in plan:
+        if not mask_row[a]:
+            continue
+        if IS_QUAD[a]:
+            if lowest_bomb < 0 or a < lowest_bomb:
+                lowest_bomb = a
+        elif beatable[a]:
+            n_weak += 1
+            if best_weak < 0 or _lead_key(a, danger, block_at, lead_long) < _lead_key(
+                best_weak, danger, block_at, lead_long
+            ):
+                best_weak = a
+        else:
+            n_strong += 1
+            if first_strong < 0:
+                first_strong = a
+            if best_strong < 0 or _strong_key(a) < _strong_key(best_strong):
+                best_strong = a
+    if n_strong and n_weak <= last_weak:
+        return best_strong
+    if n_weak:
+        return best_weak
+    if n_strong:
+        return first_strong
+    if lowest_bomb >= 0:
+        return lowest_bomb
+    # The opening duty can rule out every plan combination (e.g. a bomb of 3s): take the
+    # legal lead that leaves the best hand (the lowest id of equal ones).
+    return _least_after(counts, legal, n_legal, beatable, joker_pair, credit, plans, lengths)
+
+
+@jit
+def _least_after(counts, legal, n_legal, beatable, joker_pair, credit, plans, lengths):
+    """The legal action leaving the best hand, the lowest id of equal ones."""
+    best, best_value = legal[0], np.inf
+    for i in range(n_legal):
+        after = counts - _COST[legal[i]]
+        value, _ = _hand_value(after, beatable, joker_pair, credit, plans, lengths)
+        if value < best_value:
+            best, best_value = legal[i], value
+    return best
+
+
+@jit
+def _follow(counts, legal, n_legal, beatable, danger, joker_pair, knobs, plans, lengths):
+    block_at, finish, credit, save_high, _, _ = knobs
+    now, _ = _hand_value(counts, beatable, joker_pair, credit, plans, lengths)
+    progress, progress_after = -1, 0.0
+    best, best_after = -1, 0.0  # the non-bomb leaving the best hand, cheapest of equal ones
+    bomb, bomb_after = -1, 0.0
+    for i in range(n_legal):
+        a = legal[i]
+        if a == PASS:
+            continue
+        if _pays_exactly(a, counts):
+            return a  # out in one play
+        after, _ = _hand_value(counts - _COST[a], beatable, joker_pair, credit, plans, lengths)
+        if IS_QUAD[a]:
+            if bomb < 0 or (after, a) < (bomb_after, bomb):
+                bomb, bomb_after = a, after
+            continue
+        # Progress: a play that leaves a better hand (weak combinations shed cheaply).
+        if after <= now - 1.0 + 1e-9:
+            if progress < 0 or (_KEY[a], after) < (_KEY[progress], progress_after):
+                progress, progress_after = a, after
+        if best < 0 or (after, _KEY[a]) < (best_after, _KEY[best]):
+            best, best_after = a, after
+    if progress >= 0:
+        early = now >= 3 and danger > block_at
+        if not (early and LOW_RANK[progress] >= save_high):
+            return progress
+    # Taking the lead pays when the rest then goes out or an opponent must be stopped.
+    blocking = danger <= block_at
+    if best >= 0:
+        if blocking or best_after <= finish:
+            return best
+    if bomb >= 0:
+        if (blocking and danger <= 1) or bomb_after <= finish:
+            return bomb
+    return PASS
+
+
+@jit
+def rule_moves(hand, mask, beatable, danger, exchanging, leading, joker_pair, knobs, out):
+    """``RuleBot``'s move per game into ``out`` (B,): ``hand`` (B, 15) its cards per rank,
+    ``mask`` and ``beatable`` (B, A), ``danger`` (B,) the fewest cards an opponent holds,
+    ``exchanging``, ``leading`` and ``joker_pair`` (B,) flags, ``knobs`` the bot's
+    (danger, finish, credit, save_high, last_weak, lead_long) as floats."""
+    plans = np.empty((MAX_PLANS, MAX_PLAN_LEN), np.int64)
+    lengths = np.empty(MAX_PLANS, np.int64)
+    legal = np.empty(mask.shape[1], np.int64)
+    counts = np.empty(hand.shape[1], np.int64)
+    credit = knobs[2]
+    for g in range(hand.shape[0]):
+        n_legal = 0
+        for a in range(mask.shape[1]):
+            if mask[g, a]:
+                legal[n_legal] = a
+                n_legal += 1
+        if n_legal <= 1:
+            out[g] = legal[0] if n_legal else PASS
+            continue
+        for r in range(hand.shape[1]):
+            counts[r] = hand[g, r]
+        if exchanging[g]:  # give back the card whose loss hurts the plan least
+            out[g] = _least_after(
+                counts, legal, n_legal, beatable[g], joker_pair[g], credit, plans, lengths
+            )
+        elif leading[g]:
+            out[g] = _lead(
+                counts,
+                legal,
+                n_legal,
+                mask[g],
+                beatable[g],
+                danger[g],
+                joker_pair[g],
+                knobs,
+                plans,
+                lengths,
+            )
+        else:
+            out[g] = _follow(
+                counts, legal, n_legal, beatable[g], danger[g], joker_pair[g], knobs, plans, lengths
+            )
