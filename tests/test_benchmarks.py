@@ -126,6 +126,17 @@ def test_labeller_benchmark_reports_each_batch_size():
     assert rows[1].split("|")[5].strip() == "100%"  # batch 1 against itself
 
 
+def test_bot_speed_reports_every_bot_and_the_duplicate_boards():
+    args = ["--positions", "64", "--batch", "16", "--boards", "1", "--runs", "1"]
+    done = run_script("bot_speed.py", args)
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]
+    assert [row.split("`")[1] for row in rows] == ["random", "greedy", "rule", "hard"]
+    for row in rows:
+        rate = row.split("|")[2].split()[0].replace(",", "")
+        assert float(rate) > 0
+    assert rows[-1].split("|")[2].strip().endswith("hands/s")
+
+
 def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     """A tiny distill run, its overrides labelled again by a second search, and the
     curve fitted to nested subsets of its labels, with and without the consensus."""
