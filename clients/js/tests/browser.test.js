@@ -8,12 +8,13 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { after, before, test } from 'node:test';
-import { BUNDLES, CLIENT, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
+import { BUNDLES, CLIENT, POLICIES, VECTORS, readJsonFile, vectorsOf } from './helpers.js';
 
 const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.json': 'application/json', '.wasm': 'application/wasm' };
-const ROOTS = [['/policies/', POLICIES], ['/', CLIENT]];
+// The page reads the vectors at /tests/vectors/, wherever MURLAN_VECTORS put them.
+const ROOTS = [['/policies/', POLICIES], ['/tests/vectors/', VECTORS], ['/', CLIENT]];
 
-/** A static server of the client folder and the shipped policies, on 127.0.0.1. */
+/** A static server of the client folder, the shipped policies and the vectors, on 127.0.0.1. */
 function serve() {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
