@@ -2,8 +2,8 @@
 
 The rule bot decides for every seat a search models as rule-like (``expert``'s labels) and
 for the three opponents of every strength table, so its speed sets how long those take.
-Rows: decisions per CPU second of each bot on the same positions (seeded matches played on
-by greedy and random moves, several hands deep, every variant flag off), called in batches;
+Rows: decisions per CPU second of each bot on the same positions (a random player's against
+three greedy bots, first three hands of seeded boards, standard rules), called in batches;
 then whole duplicate boards of ``hard`` in one seat against three rule bots (hands per CPU
 second, the policy's forward passes included). CPU seconds of this one process, medians of
 ``--runs`` runs in turn, so a shared machine's load counts as little as it can.
@@ -19,33 +19,24 @@ import time
 
 import numpy as np
 
+from agents.labelling import play_positions
 from murlan_env.bots import registry
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
-from murlan_env.game import engine
 
 
 def positions(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` (obs, mask) rows with a choice, from 64 seeded matches of greedy and random moves."""
-    rng = np.random.default_rng(seed)
-    state = engine.init(rng, 64)
-    greedy = registry.make_bot("greedy")
-    obs_parts, mask_parts, got = [], [], 0
-    while got < n:
-        mask = engine.legal_action_mask(state)
-        obs = engine.observe(state)
-        live = mask.any(1)
-        choice = live & (mask.sum(1) > 1)
-        obs_parts.append(obs[choice])
-        mask_parts.append(mask[choice])
-        got += int(choice.sum())
-        actions = np.where(live, np.argmax(mask, 1), 0)
-        g = np.flatnonzero(live)
-        if g.size:
-            by_greedy = greedy.act(obs[g], mask[g], rng)
-            by_chance = engine.random_legal_actions(mask[g], rng)
-            actions[g] = np.where(rng.random(g.size) < 0.5, by_greedy, by_chance)
-        state = engine.step(state, actions, rng=rng)
-    return np.concatenate(obs_parts)[:n], np.concatenate(mask_parts)[:n]
+    """``n`` (obs, mask) rows with a choice: a random player's, in one seat against three
+    greedy bots on seeded boards, first three hands (exchanges included)."""
+    found = play_positions(
+        registry.make_bot("random"),
+        registry.make_bot("greedy"),
+        -(-n // 40),
+        seed=seed,
+        max_hands=3,
+    )
+    if len(found) < n:
+        raise RuntimeError(f"{len(found)} positions from the boards, {n} asked for")
+    return found.obs[:n], found.mask[:n]
 
 
 def play_boards(boards: int, seed: int) -> None:

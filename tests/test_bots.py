@@ -132,6 +132,19 @@ def test_every_plan_pays_exactly_the_hand_fewest_combinations_first(joker_pair):
     assert with_straights > 20  # the hands exercise the straight search
 
 
+def test_hand_value_counts_beatable_combinations_and_credits_controls():
+    from murlan_env.bots.strategy import CONTROL_CREDIT, hand_value
+
+    counts = tuple(counts_of("3 4 5 6 7 K"))
+    straight, king = act_of("3 4 5 6 7"), act_of("K")
+    beatable = np.ones(COST.shape[0], bool)
+    assert hand_value(counts, beatable) == (2.0, (straight, king))
+    beatable[king] = False  # the king is a control: nothing unseen beats it
+    value, plan = hand_value(counts, beatable)
+    assert value == 2.0 - CONTROL_CREDIT and plan == (straight, king)
+    assert hand_value((0,) * 15, beatable) == (float("-inf"), ())
+
+
 def test_rule_goes_out_when_one_play_empties_the_hand():
     assert decide(RuleBot(), hand="8 8", table="5 5") == act_of("8 8")
     assert decide(RuleBot(), hand="Q Q Q Q", table="RJ") == act_of("Q Q Q Q")
