@@ -10,10 +10,10 @@ combinations they cannot ("controls", which win a trick and give the lead back).
 ``rule_moves`` is ``RuleBot``'s decision for a batch of games (``murlan_env.bots.basic``
 describes the policy), built on the two.
 
-All of it is compiled (numba) and works on count arrays: a search asks the rule bot for
-hundreds of thousands of moves per labelled position (it models the seats that play like
-it), each of which looks ahead at "what is my hand worth after this play" for every legal
-action, so the planner runs a few million times per second of labelling.
+All of it is compiled (numba) and works on count arrays: a search asks the rule bot for a
+move at every step of its rollouts for the seats that play like it, and each move looks
+ahead at "what is my hand worth after this play" for every legal action, so the planner runs
+several times per decision (``benchmarks/bot_speed.py`` times the bot).
 """
 
 from __future__ import annotations
