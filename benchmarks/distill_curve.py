@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -41,12 +42,15 @@ from agents.distill import (  # noqa: E402
 )
 from murlan_env.eval.duplicate import mean_ci  # noqa: E402
 
+# A key=value fit setting on the command line.
+OVERRIDE = re.compile(r"^[A-Za-z_]\w*=")
+
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
-        epilog="key=value pairs after RUN override the run's fit settings (targets, epochs, "
-        "learning_rate, kl_coef, ...).",
+        epilog="key=value pairs anywhere after RUN override the run's fit settings (targets, "
+        "epochs, learning_rate, kl_coef, ...).",
     )
     parser.add_argument("run", type=Path, help="a run of train.py --config distill")
     parser.add_argument("overrides", nargs="*", help="key=value fit settings")
@@ -60,7 +64,11 @@ def main(argv: list[str] | None = None) -> None:
         help="a second search's labels (label_noise.py's relabels-seed*.npz): fit the search's "
         "override of the policy's move only where the second search makes it too (hard targets)",
     )
-    args = parser.parse_intermixed_args(argv)
+    # key=value pairs may follow the options too, even --sizes' list, which would take them.
+    argv = sys.argv[1:] if argv is None else list(argv)
+    settings = [a for a in argv if OVERRIDE.match(a)]
+    args = parser.parse_intermixed_args([a for a in argv if not OVERRIDE.match(a)])
+    args.overrides += settings
 
     config = json.loads((args.run / "config.json").read_text())
     try:

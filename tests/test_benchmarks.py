@@ -167,8 +167,10 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     same = run_script("label_noise.py", [str(run), "--seed", "7"])  # read back, not labelled again
     assert [line for line in same.stdout.splitlines() if line.startswith("| ")][1:] == rows
 
-    for extra in ([], ["--consensus", str(relabels)]):
+    # A fit setting after --sizes' list is a setting, not a size.
+    for extra in (["epochs=2"], ["--consensus", str(relabels)]):
         done = run_script("distill_curve.py", [str(run), "--sizes", "4", "12", *extra])
+        assert ("epochs=2" in done.stdout) == (extra == ["epochs=2"])
         rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]
         assert [row.split("|")[1].strip() for row in rows] == ["0", "4", "12"]
         for row in rows:
