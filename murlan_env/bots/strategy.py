@@ -52,8 +52,10 @@ _KEY = KEY.astype(np.int64)
 _LENGTH = LENGTH.astype(np.int64)
 # Lowest rank each action uses (15 for pass), for "lead your lowest" rules.
 LOW_RANK = np.where(COST.any(1), np.argmax(COST > 0, axis=1), 15).astype(np.int64)
-# Sets of straights open in the search below at once, at most: siblings wait on a stack.
-_STACK = 1024
+# Sets of straights open in the search below at once, at most: siblings wait on a stack (a
+# hand pays for at most 3 straights, so at most 1 + 3 x 53 sets wait), and straights per set.
+_STACK = 256
+_MAX_STRAIGHTS = 8
 
 
 def group_action(rank: int, count: int) -> int:
@@ -109,7 +111,7 @@ def _top_plans(counts, joker_pair, plans, lengths):
     n = 0
     n_straights = _STRAIGHT_ACTION.shape[0]
     st_start = np.empty(_STACK, np.int64)
-    st_chosen = np.empty((_STACK, MAX_PLAN_LEN), np.int64)
+    st_chosen = np.empty((_STACK, _MAX_STRAIGHTS), np.int64)
     st_n = np.empty(_STACK, np.int64)
     st_left = np.empty((_STACK, 13), np.int64)
     st_start[0], st_n[0] = 0, 0
@@ -152,7 +154,7 @@ def _top_plans(counts, joker_pair, plans, lengths):
                     fits = False
                     break
             if fits:
-                if top >= _STACK:
+                if top >= _STACK or k >= _MAX_STRAIGHTS:
                     raise RuntimeError("too many straight sets open in the plan search")
                 st_start[top] = i
                 st_n[top] = k + 1
