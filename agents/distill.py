@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
+from tqdm import tqdm
 
 from agents.config import CommonConfig, ConfigError
 from agents.labelling import Positions, label_positions, play_positions, save_arrays
@@ -359,25 +360,6 @@ def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -
 # --------------------------------------------------------------------------- the loop
 
 
-class _Bar:
-    """A tqdm bar when progress is on, else nothing."""
-
-    def __init__(self, on: bool, total: int, desc: str, initial: int = 0) -> None:
-        self.bar = None
-        if on:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, initial=initial, desc=desc, dynamic_ncols=True)
-
-    def update(self, n: int) -> None:
-        if self.bar is not None:
-            self.bar.update(n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 def train(cfg: DistillConfig, resume: str | None = None) -> dict:
     """Run (or resume) expert iteration; returns the last evaluation (``EvalResult`` per
     bot), counters and the run directory (as ``train.py``'s report reads them)."""
@@ -479,7 +461,13 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
         with np.load(label_file) as saved:
             labels = {k: saved[k].copy() for k in saved.files}
     done = int(labels["done"][0])
-    bar = _Bar(cfg.progress, len(positions), f"round {r}: label", done)
+    bar = tqdm(
+        total=len(positions),
+        initial=done,
+        desc=f"round {r}: label",
+        dynamic_ncols=True,
+        disable=not cfg.progress,
+    )
     labelled_now = 0
     chunks = [
         np.arange(start, min(len(positions), start + cfg.label_chunk))
