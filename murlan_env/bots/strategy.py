@@ -301,7 +301,7 @@ def _lead(counts, legal, n_legal, mask_row, beatable, danger, joker_pair, knobs,
         if _pays_exactly(legal[i], counts):
             return legal[i]  # out in one play
     _, at = _hand_value(counts, beatable, joker_pair, credit, plans, lengths)
-    plan = plans[at, : lengths[at]].copy()
+    plan = plans[at, : lengths[at]]  # read before anything plans again
     n_weak, n_strong = 0, 0
     best_strong, first_strong, best_weak, lowest_bomb = -1, -1, -1, -1
     for a in plan:
@@ -391,7 +391,8 @@ def rule_moves(hand, mask, beatable, danger, exchanging, leading, joker_pair, kn
     """``RuleBot``'s move per game into ``out`` (B,): ``hand`` (B, 15) its cards per rank,
     ``mask`` and ``beatable`` (B, A), ``danger`` (B,) the fewest cards an opponent holds,
     ``exchanging``, ``leading`` and ``joker_pair`` (B,) flags, ``knobs`` the bot's
-    (danger, finish, credit, save_high, last_weak, lead_long) as floats."""
+    (danger, finish, credit, save_high, last_weak, lead_long) as (int, float, float, int,
+    int, bool)."""
     plans = np.empty((MAX_PLANS, MAX_PLAN_LEN), np.int64)
     lengths = np.empty(MAX_PLANS, np.int64)
     legal = np.empty(mask.shape[1], np.int64)
