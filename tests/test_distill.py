@@ -14,12 +14,8 @@ from agents.labelling import Positions, label_positions, play_positions
 from agents.policy_bot import TorchPolicyBot
 from murlan_env.bots import registry
 from murlan_env.bots.basic import MoveScores, RuleBot
-from murlan_env.bots.search import (
-    SearchBot,
-    log_likelihood,
-    log_likelihoods,
-    sample_hidden_hands,
-)
+from murlan_env.bots.search import SearchBot
+from murlan_env.bots.worlds import log_likelihood, log_likelihoods, sample_hidden_hands
 
 # A run small enough for a test: a few positions, a small search, two evaluation boards.
 TINY = [

@@ -11,12 +11,11 @@ from conftest import held_by_slot
 from murlan_env.bots.basic import GreedyBot, MoveScores, RuleBot, legal_log_probs
 from murlan_env.bots.history import HandLogs
 from murlan_env.bots.registry import guided_by, make_bot
-from murlan_env.bots.search import (
-    SearchBot,
+from murlan_env.bots.search import SearchBot, rollout_hand
+from murlan_env.bots.worlds import (
     believed_worlds,
     best_models,
     log_likelihood,
-    rollout_hand,
     sample_hidden_hands,
     state_from_observation,
     tempered_weights,
