@@ -1,8 +1,11 @@
 """Positions labelled per second by the ``expert`` search, one position per call and batched.
 
 Expert iteration labels positions with the search (``agents.labelling.label_positions``). The
-positions are `hard`'s decisions with a choice in one seat against three rule bots (first two
-hands of seeded boards). Each run labels the same positions once per batch size, with a fresh
+positions are drawn at random from `hard`'s decisions with a choice in one seat against three
+rule bots (first two hands of ``--boards`` seeded boards), as a distillation round's are. (The
+first decisions recorded are the boards' opening moves, whose short history costs the belief
+almost nothing: until 2026-12 this script timed those and reported a third of a real
+position's cost.) Each run labels the same positions once per batch size, with a fresh
 ``expert`` (so no run profits from what the one before remembered), in turn, so the machine's
 load falls alike on every row. Times are the process's CPU seconds (one core: the search
 runs in one thread), which a shared machine's load inflates far less than wall time; the
@@ -30,13 +33,15 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=48, help="positions labelled per run")
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 32], help="batch sizes")
     parser.add_argument("--runs", type=int, default=3, help="runs (the median is reported)")
-    parser.add_argument("--seed", type=int, default=11, help="seed of the boards")
+    parser.add_argument("--boards", type=int, default=32, help="boards played for positions")
+    parser.add_argument("--seed", type=int, default=11, help="seed of the boards and sample")
     args = parser.parse_args()
 
     positions = play_positions(
-        registry.make_bot("hard"), registry.make_bot("rule"), 8, seed=args.seed
+        registry.make_bot("hard"), registry.make_bot("rule"), args.boards, seed=args.seed
     )
-    positions = positions.take(np.arange(min(args.positions, len(positions))))
+    sample = np.random.default_rng(args.seed).permutation(len(positions))[: args.positions]
+    positions = positions.take(np.sort(sample))
     seconds = {b: [] for b in args.batch}
     moves = {}
     for run in range(args.runs):
@@ -47,7 +52,10 @@ def main() -> None:
             seconds[b].append(time.process_time() - t0)
             moves.setdefault(b, []).append(actions)
     base = args.batch[0]
-    print(f"{len(positions)} positions of `hard` against 3 rule bots, {args.runs} runs, CPU time\n")
+    print(
+        f"{len(positions)} positions of `hard` against 3 rule bots (hand so far: "
+        f"{positions.log_length.mean():.1f} moves on average), {args.runs} runs, CPU time\n"
+    )
     print(
         "| batch | positions/CPU s (median) | CPU s/position | runs (CPU s) "
         f"| same move as batch {base} (run 1) | same move, run 1 vs run 2 |"

@@ -116,8 +116,10 @@ def test_learning_curve_joins_the_stages_of_a_staged_run(tmp_path):
 
 
 def test_labeller_benchmark_reports_each_batch_size():
-    done = run_script("labeller.py", ["--positions", "3", "--batch", "1", "3", "--runs", "2"])
+    args = ["--positions", "3", "--boards", "2", "--batch", "1", "3", "--runs", "2"]
+    done = run_script("labeller.py", args)
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
+    assert "3 positions of `hard`" in done.stdout
     assert [row.split("|")[1].strip() for row in rows[1:]] == ["1", "3"]
     for row in rows[1:]:
         cells = [cell.strip() for cell in row.split("|")[1:-1]]
