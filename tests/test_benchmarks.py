@@ -169,6 +169,14 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     same = run_script("label_noise.py", [str(run), "--seed", "7"])  # read back, not labelled again
     assert [line for line in same.stdout.splitlines() if line.startswith("| ")][1:] == rows
 
+    # The overrides and a sample of the keeps labelled again by two smaller searches.
+    done = run_script("label_quality.py", [str(run), "--budgets", "4", "4:8", "--keeps", "3"])
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]
+    assert [[c.strip() for c in row.split("|")[1:3]] for row in rows] == [["4", "16"], ["4", "8"]]
+    assert f"one-off overrides {overridden - counts[0]} " in done.stdout
+    kept = 16 - overridden
+    assert f"keeps: {min(3, kept)} sampled of {kept})" in done.stdout
+
     # A fit setting after --sizes' list is a setting, not a size.
     for extra in (["epochs=2"], ["--consensus", str(relabels)]):
         done = run_script("distill_curve.py", [str(run), "--sizes", "4", "12", *extra])
