@@ -101,8 +101,8 @@ def main(argv: list[str] | None = None) -> None:
     net = policy_from_bundle(bundle_dir(config["start"]))
     net.eval()
     print(
-        f"{args.run} round {args.round} (labelled with {config['search_rollouts']} rollouts, "
-        f"twice): {len(positions)} positions; "
+        f"{args.run} round {args.round} (labelled twice with {config['search_rollouts']} "
+        f"rollouts over {config['belief_candidates']} worlds): {len(positions)} positions; "
         + ", ".join(f"{k} {v.size} ({weight[k]:.1%})" for k, v in rows.items())
         + f" (keeps: {rows['keeps'].size} sampled of {n_kept})\n"
     )
@@ -112,11 +112,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     print("|---|---|---|---|---|---|---|")
     for rollouts, candidates in args.budgets:
-        config["search_rollouts"] = rollouts
+        settings = dict(config, search_rollouts=rollouts)  # the run's, but for the budget
         if candidates is not None:
-            config["belief_candidates"] = candidates
+            settings["belief_candidates"] = candidates
         try:
-            _, cfg = train.build_config(dict(config))
+            _, cfg = train.build_config(settings)
         except train.ConfigError as e:
             parser.error(str(e))
         search = expert_search(net, cfg)
