@@ -367,25 +367,105 @@ def _seats(state: State, seats) -> np.ndarray:
 # --------------------------------------------------------------------------- decoding
 
 
-@dataclasses.dataclass(frozen=True)
 class Decoded:
-    """The facts of (B, SIZE) observations, by seat slot (0 = the observer)."""
+    """The facts of (B, SIZE) observations, by seat slot (0 = the observer).
 
-    my_hand: np.ndarray  # (B, 15) int8 my cards per rank
-    played: np.ndarray  # (B, 4, 15) int8 cards each slot played this hand
-    unseen: np.ndarray  # (B, 15) int8 cards held by the others, per rank
-    cards_left: np.ndarray  # (B, 4) int8 cards each slot holds
-    table: np.ndarray  # (B,) int16 action id of the play to beat, PASS when empty
-    table_slot: np.ndarray  # (B,) int8 slot that made it, -1 when empty
-    passed: np.ndarray  # (B, 4) bool
-    place: np.ndarray  # (B, 4) int8 finishing place, -1 while playing
-    scores: np.ndarray  # (B, 4) int16 (capped at SCORE_SCALE)
-    target: np.ndarray  # (B,) int16
-    exchanging: np.ndarray  # (B,) bool: choosing the card to give back
-    start_duty: np.ndarray  # (B,) bool
-    received: np.ndarray  # (B,) int8 rank received in this hand's exchange, -1 if none
-    gave: np.ndarray  # (B,) int8 rank given in this hand's exchange, -1 if none
-    rule_flags: np.ndarray  # (B, len(RULE_FEATURES)) bool
+    Each fact is decoded when it is first read and kept: a bot that reads its hand and the
+    table (the rule bot, in every step of a search's rollouts) does not pay for the cards
+    every seat played, the scores or the places.
+    """
+
+    def __init__(self, obs: np.ndarray) -> None:
+        self._obs = obs
+
+    def _piece(self, name: str) -> np.ndarray:
+        return self._obs[:, SLICES[name]]
+
+    @property
+    def batch_size(self) -> int:
+        return self._obs.shape[0]
+
+    @functools.cached_property
+    def my_hand(self) -> np.ndarray:
+        """(B, 15) int8 my cards per rank."""
+        return _counts(self._piece("my_hand"))
+
+    @functools.cached_property
+    def played(self) -> np.ndarray:
+        """(B, 4, 15) int8 cards each slot played this hand."""
+        return _counts(self._piece("played").reshape(self.batch_size, N_SEATS, N_RANKS * THERMO))
+
+    @functools.cached_property
+    def unseen(self) -> np.ndarray:
+        """(B, 15) int8 cards held by the others, per rank."""
+        return _counts(self._piece("unseen"))
+
+    @functools.cached_property
+    def cards_left(self) -> np.ndarray:
+        """(B, 4) int8 cards each slot holds."""
+        return np.rint(self._piece("cards_left") * CARDS_LEFT_SCALE).astype(np.int8)
+
+    @functools.cached_property
+    def table(self) -> np.ndarray:
+        """(B,) int16 action id of the play to beat, PASS when empty."""
+        table = _one_hot_index(self._piece("table_action") > 0.5)
+        return np.where(table < 0, PASS, table).astype(np.int16)
+
+    @functools.cached_property
+    def table_slot(self) -> np.ndarray:
+        """(B,) int8 slot that made the play to beat, -1 when empty."""
+        return _one_hot_index(self._piece("table_seat") > 0.5).astype(np.int8)
+
+    @functools.cached_property
+    def passed(self) -> np.ndarray:
+        """(B, 4) bool each slot passed on the play to beat."""
+        return self._piece("passed") > 0.5
+
+    @functools.cached_property
+    def place(self) -> np.ndarray:
+        """(B, 4) int8 finishing place, -1 while playing."""
+        places = self._piece("places").reshape(self.batch_size, N_SEATS, N_SEATS) > 0.5
+        return _one_hot_index(places).astype(np.int8)
+
+    @functools.cached_property
+    def scores(self) -> np.ndarray:
+        """(B, 4) int16 match scores (capped at SCORE_SCALE)."""
+        return np.rint(self._piece("scores") * SCORE_SCALE).astype(np.int16)
+
+    @functools.cached_property
+    def target(self) -> np.ndarray:
+        """(B,) int16 the match's target score."""
+        target = self._piece("target")
+        return np.where(target.any(1), _TARGETS[target.argmax(1)], 0).astype(np.int16)
+
+    @functools.cached_property
+    def exchanging(self) -> np.ndarray:
+        """(B,) bool: choosing the card to give back."""
+        return self._piece("phase")[:, 1] > 0.5
+
+    @functools.cached_property
+    def start_duty(self) -> np.ndarray:
+        """(B,) bool: the opening play must hold the start card."""
+        return self._piece("start_duty")[:, 0] > 0.5
+
+    @functools.cached_property
+    def received(self) -> np.ndarray:
+        """(B,) int8 rank received in this hand's exchange, -1 if none."""
+        return _one_hot_index(self._exchange[:, 0]).astype(np.int8)
+
+    @functools.cached_property
+    def gave(self) -> np.ndarray:
+        """(B,) int8 rank given in this hand's exchange, -1 if none."""
+        return _one_hot_index(self._exchange[:, 1]).astype(np.int8)
+
+    @functools.cached_property
+    def rule_flags(self) -> np.ndarray:
+        """(B, len(RULE_FEATURES)) bool the variant flags."""
+        return self._piece("rules") > 0.5
+
+    @property
+    def _exchange(self) -> np.ndarray:
+        return self._piece("exchange").reshape(self.batch_size, 2, N_RANKS) > 0.5
 
     def rules(self, game: int = 0) -> Rules:
         """The variant flags of one game's observation."""
@@ -412,38 +492,14 @@ def _one_hot_index(x: np.ndarray) -> np.ndarray:
 
 
 def decode(obs: np.ndarray) -> Decoded:
-    """The facts of observations (B, SIZE) (see ``Decoded``); the inverse of ``encode``."""
+    """The facts of observations (B, SIZE) (see ``Decoded``); the inverse of ``encode``.
+
+    Each fact is read from ``obs`` when it is first asked for, so ``obs`` must not change
+    while the result is in use."""
     obs = np.asarray(obs, dtype=np.float32)
     if obs.ndim != 2 or obs.shape[1] != SIZE:
         raise ValueError(f"expected observations of shape (B, {SIZE}), got {obs.shape}")
-    batch = obs.shape[0]
-
-    def piece(name):
-        return obs[:, SLICES[name]]
-
-    table = _one_hot_index(piece("table_action") > 0.5)
-    exchange = piece("exchange").reshape(batch, 2, N_RANKS) > 0.5
-    return Decoded(
-        my_hand=_counts(piece("my_hand")),
-        played=_counts(piece("played").reshape(batch, N_SEATS, N_RANKS * THERMO)),
-        unseen=_counts(piece("unseen")),
-        cards_left=np.rint(piece("cards_left") * CARDS_LEFT_SCALE).astype(np.int8),
-        table=np.where(table < 0, PASS, table).astype(np.int16),
-        table_slot=_one_hot_index(piece("table_seat") > 0.5).astype(np.int8),
-        passed=piece("passed") > 0.5,
-        place=_one_hot_index(piece("places").reshape(batch, N_SEATS, N_SEATS) > 0.5).astype(
-            np.int8
-        ),
-        scores=np.rint(piece("scores") * SCORE_SCALE).astype(np.int16),
-        target=np.where(piece("target").any(1), _TARGETS[piece("target").argmax(1)], 0).astype(
-            np.int16
-        ),
-        exchanging=piece("phase")[:, 1] > 0.5,
-        start_duty=piece("start_duty")[:, 0] > 0.5,
-        received=_one_hot_index(exchange[:, 0]).astype(np.int8),
-        gave=_one_hot_index(exchange[:, 1]).astype(np.int8),
-        rule_flags=piece("rules") > 0.5,
-    )
+    return Decoded(obs)
 
 
 # --------------------------------------------------------------------------- describing
