@@ -266,7 +266,9 @@ class RuleBot:
         flags = seen.rule_flags
         beatable = np.zeros(mask.shape, bool)
         joker_pair = np.zeros(batch, bool)
-        for row in np.unique(flags, axis=0):
+        # np.unique sorts the rows: a third of this method's time in a search's rollouts.
+        groups = flags[:1] if (flags == flags[0]).all() else np.unique(flags, axis=0)
+        for row in groups:
             same = (flags == row).all(1)
             rules = seen.rules(int(np.flatnonzero(same)[0]))
             beatable[same] = beatable_actions(seen.unseen[same], beats_table(rules))
