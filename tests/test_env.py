@@ -12,7 +12,7 @@ import murlan_env
 import murlan_env.envs.aec as env_module
 from murlan_env import records
 from murlan_env.envs.aec import AGENTS, raw_env
-from murlan_env.game import engine, episode, observation
+from murlan_env.game import engine, episode, observation, observation_layout
 from murlan_env.game.cards import CARD_NAMES, format_cards
 from murlan_env.game.combos import COST, PASS, SINGLE_OF_RANK
 from murlan_env.game.engine import Phase
@@ -72,7 +72,7 @@ def test_metadata_spaces_and_agents():
 
 
 def test_docstring_carries_the_generated_observation_table():
-    assert textwrap.indent(observation.table(), "    ") in env_module.__doc__
+    assert textwrap.indent(observation_layout.table(), "    ") in env_module.__doc__
     for piece in observation.PIECES:
         assert f"\n    {piece.name} " in env_module.__doc__
         assert SLICES[piece.name].stop - SLICES[piece.name].start == piece.size
@@ -339,7 +339,7 @@ def test_hand_rewards_are_points_minus_one_and_a_half():
 def test_observations_stay_in_the_unit_box_through_whole_matches():
     """Scores capped at 60 and cards_left / 15 keep every entry in [0, 1], leader rule too."""
     for rules in (Rules(), Rules(tie_rule="leader")):
-        assert (observation.observation_space()["observation"].high == 1).all()
+        assert (observation_layout.observation_space()["observation"].high == 1).all()
         rng = np.random.default_rng(5)
         state = engine.init(rng, 32, rules)
         while not state.done.all():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env.game import engine, observation
+from murlan_env.game import engine, observation, observation_layout
 from murlan_env.game.cards import CARD_RANK
 from murlan_env.game.combos import PASS
 from murlan_env.game.observation import PIECES, RULE_FEATURES, SIZE, SLICES
@@ -20,7 +20,7 @@ def test_pieces_tile_the_vector():
         assert SLICES[piece.name] == slice(offset, offset + piece.size)
         offset += piece.size
     assert offset == SIZE
-    assert [row["name"] for row in observation.layout()] == [p.name for p in PIECES]
+    assert [row["name"] for row in observation_layout.layout()] == [p.name for p in PIECES]
 
 
 def test_rule_features_follow_the_rules_flags():
@@ -95,7 +95,7 @@ def test_decode_rejects_vectors_of_another_size():
 
 
 def test_the_documentation_table_names_every_piece():
-    text = observation.table()
+    text = observation_layout.table()
     for piece in PIECES:
         assert f"\n{piece.name} " in text
 

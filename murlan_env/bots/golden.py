@@ -20,7 +20,7 @@ of combination first (so triples, quads, long straights and bombs come up), unde
 bundle's supported rule variants, then a greedy cover of every observation entry and of the
 situations in ``TAGS``, then positions with a real choice. A set in which an entry never
 varies is refused (``GoldenError`` names the entries), except the entries no decision can
-set (``observation.fixed_entries``) and those of rules the bundle does not play.
+set (``observation_layout.fixed_entries``) and those of rules the bundle does not play.
 
 Replay goes through ``murlan_env.records.decisions``, the validator's own replay.
 """
@@ -43,7 +43,7 @@ from murlan_env.bots.golden_positions import (
     state_facts,
 )
 from murlan_env.bots.spec import GOLDEN_FORMAT, BundleSpec
-from murlan_env.game import engine, observation
+from murlan_env.game import engine, observation, observation_layout
 from murlan_env.game.cards import format_cards
 from murlan_env.game.combos import JOKER_PAIR
 from murlan_env.game.rules import Rules
@@ -104,7 +104,7 @@ def required_entries(spec: BundleSpec) -> np.ndarray:
         return spec.supported_rules.get(flag, (getattr(spec.rules, flag),))
 
     need = np.ones(observation.SIZE, bool)
-    need[list(observation.fixed_entries())] = False
+    need[list(observation_layout.fixed_entries())] = False
     rules_at = observation.SLICES["rules"].start
     for i, (flag, value) in enumerate(observation.RULE_FEATURES):
         allowed = allowed_values(flag)
@@ -289,7 +289,7 @@ def unvaried_entries(positions: Iterable[dict], spec: BundleSpec) -> list[str]:
     obs = np.stack([dense_obs(p) for p in positions])
     varies = (obs != obs[:1]).any(0)
     missing = required_entries(spec) & ~varies
-    return [observation.entry_name(int(i)) for i in np.flatnonzero(missing)]
+    return [observation_layout.entry_name(int(i)) for i in np.flatnonzero(missing)]
 
 
 def coverage(positions: list[dict], spec: BundleSpec) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.game import observation
+from murlan_env.game import observation, observation_layout
 from murlan_env.game.cards import RANKS
 from murlan_env.game.combos import (
     KIND,
@@ -69,11 +69,11 @@ def canonical_json(value: Any) -> str:
 
 def layout_rows() -> list[list]:
     """What the observation hash covers: ``[[name, offset, size], ...]`` in layout order."""
-    return [[p["name"], p["offset"], p["size"]] for p in observation.layout()]
+    return [[p["name"], p["offset"], p["size"]] for p in observation_layout.layout()]
 
 
 def layout_hash() -> str:
-    """sha256 of ``canonical_json(layout_rows())`` (= ``observation.layout_hash()``)."""
+    """sha256 of ``canonical_json(layout_rows())`` (= ``observation_layout.layout_hash()``)."""
     return hashlib.sha256(canonical_json(layout_rows()).encode()).hexdigest()
 
 
@@ -116,8 +116,8 @@ def contract() -> dict[str, Any]:
                 "that have gone out keep their slots (nothing is skipped)"
             ),
             "ranks": "rank index r = 0..14: " + " ".join(RANKS),
-            "pieces": observation.layout(),
-            "fixed_entries": {str(i): why for i, why in observation.fixed_entries().items()},
+            "pieces": observation_layout.layout(),
+            "fixed_entries": {str(i): why for i, why in observation_layout.fixed_entries().items()},
         },
         "actions": {
             "count": N_ACTIONS,
@@ -418,7 +418,7 @@ def _layout_difference(pieces: Any) -> str:
     """Human summary of how a bundle's layout pieces differ from the installed ones."""
     if not isinstance(pieces, list):
         return "no layout pieces recorded"
-    ours = {p["name"]: (p["offset"], p["size"]) for p in observation.layout()}
+    ours = {p["name"]: (p["offset"], p["size"]) for p in observation_layout.layout()}
     try:
         theirs = {p["name"]: (p["offset"], p["size"]) for p in pieces}
     except (KeyError, TypeError):

@@ -27,7 +27,7 @@ Observation
 The observation is ``murlan_env.game.observation.encode`` from the observing seat's point of view
 (egocentric: seat slot 0 is the observer, then the next seats in turn order); it holds only
 what that seat may know. Every entry lies in [0, 1].
-The layout (``observation.PIECES``; ``observation.table()`` regenerates this table):
+The layout (``observation.PIECES``; ``observation_layout.table()`` regenerates this table):
 
     piece        entries  size  meaning
     -----------------------------------
@@ -128,7 +128,7 @@ from murlan_env.envs.driver import (
     start_state,
 )
 from murlan_env.envs.render import RENDER_MODES, check_render_mode, present, render_text
-from murlan_env.game import engine, observation
+from murlan_env.game import engine, observation_layout
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.episode import HAND, MATCH, check_modes
 from murlan_env.game.state import N_SEATS
@@ -164,7 +164,7 @@ class MurlanAECEnv(AECEnv):
         self.episode_mode = episode
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
-        self._obs_space = observation.observation_space()
+        self._obs_space = observation_layout.observation_space()
         self._act_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.observation_spaces = {a: self._obs_space for a in self.possible_agents}
         self.action_spaces = {a: self._act_space for a in self.possible_agents}

@@ -92,7 +92,7 @@ from murlan_env.envs.driver import (
     start_state,
 )
 from murlan_env.envs.render import RENDER_MODES, check_render_mode, present, render_text
-from murlan_env.game import engine, observation
+from murlan_env.game import engine, observation_layout
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.episode import HAND, MATCH, advance, check_modes
 from murlan_env.game.state import N_SEATS, State
@@ -146,7 +146,7 @@ class MurlanGymEnv(gymnasium.Env):
         self.illegal = illegal
         self.illegal_reward = float(illegal_reward)
         self.render_mode = render_mode
-        self.observation_space = observation.observation_space()
+        self.observation_space = observation_layout.observation_space()
         self.action_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.seat = 0 if seat is None else seat
         self._driver: GameDriver | None = None
@@ -254,7 +254,7 @@ class MurlanVectorEnv(gymnasium.vector.VectorEnv):
         self.reward_mode = reward
         self.episode_mode = episode
         self.rng = np.random.default_rng(seed)
-        self.single_observation_space = observation.observation_space()
+        self.single_observation_space = observation_layout.observation_space()
         self.single_action_space = gymnasium.spaces.Discrete(N_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)

@@ -2,9 +2,10 @@
 
 The layout is declared once, as named pieces (``PIECES``); the size, the slices, the
 environments' spaces, the documentation table, the exported bundle's layout and its hash all
-come from it. ``encode`` writes observations from engine states (a compiled function of one
-game, run for every game of a batch); ``decode`` reads the facts back from vectors, and is
-the only way bots and the search bot read an observation.
+come from it (``murlan_env.game.observation_layout`` reads them off). ``encode`` writes
+observations from engine states (a compiled function of one game, run for every game of a
+batch); ``decode`` reads the facts back from vectors, and is the only way bots and the search
+bot read an observation.
 
 Observations are egocentric: seat slot 0 is the observing seat, then the next seats in turn
 order, so one network serves every seat. They hold only what that seat may know: its own
@@ -22,11 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
-import textwrap
 
-import gymnasium
 import numpy as np
 
 from murlan_env.game.bitsets import inline, jit, popcount, rank_count
@@ -502,123 +499,12 @@ def decode(obs: np.ndarray) -> Decoded:
     return Decoded(obs)
 
 
-# --------------------------------------------------------------------------- describing
-
-
-def observation_space() -> gymnasium.spaces.Dict:
-    """The envs' Dict space: the observation vector and the legal-action mask."""
-    return gymnasium.spaces.Dict(
-        {
-            "observation": gymnasium.spaces.Box(0.0, 1.0, (SIZE,), np.float32),
-            "action_mask": gymnasium.spaces.Box(0, 1, (N_ACTIONS,), np.int8),
-        }
-    )
-
-
-def table(width: int = 96) -> str:
-    """The layout as a fixed-width table (piece, entries, size, meaning), for documentation."""
-    head = f"{'piece':<13}{'entries':<9}{'size':>4}  meaning"
-    rows = [head, "-" * len(head)]
-    for p in PIECES:
-        sl = SLICES[p.name]
-        span = f"{sl.start}" if p.size == 1 else f"{sl.start}-{sl.stop - 1}"
-        lead = f"{p.name:<13}{span:<9}{p.size:>4}  "
-        wrapped = textwrap.wrap(p.meaning, width - len(lead)) or [""]
-        rows.append(lead + wrapped[0])
-        rows.extend(" " * len(lead) + more for more in wrapped[1:])
-    return "\n".join(rows)
-
-
-def layout() -> list[dict]:
-    """The layout piece by piece: name, offset, size, meaning, element order and float32
-    value (JSON-ready)."""
-    return [
-        {
-            "name": p.name,
-            "offset": SLICES[p.name].start,
-            "size": p.size,
-            "meaning": p.meaning,
-            "order": p.order,
-            "value": p.value,
-        }
-        for p in PIECES
-    ]
-
-
-def fixed_entries() -> dict[int, str]:
-    """Entries that are 0.0 at every decision of every game, by index, with the reason.
-
-    Golden test sets must make every other entry vary (``murlan_env.bots.golden``); these
-    cannot, whatever the positions.
-    """
-    fixed: dict[int, str] = {}
-    jokers = [r for r in range(N_RANKS) if RANK_SIZE[r] == 1]
-    for name, blocks in (("my_hand", 1), ("played", N_SEATS), ("unseen", 1)):
-        for block in range(blocks):
-            for r in jokers:
-                for k in range(1, THERMO):
-                    at = SLICES[name].start + N_RANKS * THERMO * block + THERMO * r + k
-                    fixed[at] = f"{name}: {RANKS[r]} is one card, so only its bit 0 is used"
-    fixed[SLICES["table_action"].start + PASS] = "table_action: pass is never the play to beat"
-    fixed[SLICES["table_seat"].start] = (
-        "table_seat: a trick ends before the turn comes back to the seat that made its play"
-    )
-    fixed[SLICES["passed"].start] = (
-        "passed: a pass lasts until the next play or the trick's end, both before the "
-        "passer's next turn (sticky_pass: the passer is not asked again)"
-    )
-    for p in range(N_SEATS):
-        fixed[SLICES["places"].start + p] = "places: the seat to act still holds cards"
-    for s in range(1, N_SEATS):
-        for p in (2, 3):
-            fixed[SLICES["places"].start + N_SEATS * s + p] = (
-                "places: a hand ends when its 3rd seat goes out, so no decision sees a 3rd "
-                "or 4th place"
-            )
-    return dict(sorted(fixed.items()))
-
-
-def entry_name(index: int) -> str:
-    """A readable name of one observation entry, e.g. ``"played[slot 1, rank 7, bit 0]"``."""
-    for p in PIECES:
-        sl = SLICES[p.name]
-        if sl.start <= index < sl.stop:
-            i = index - sl.start
-            if p.name in ("my_hand", "unseen"):
-                return f"{p.name}[rank {RANKS[i // THERMO]}, bit {i % THERMO}]"
-            if p.name == "played":
-                slot, rest = divmod(i, N_RANKS * THERMO)
-                return f"played[slot {slot}, rank {RANKS[rest // THERMO]}, bit {rest % THERMO}]"
-            if p.name == "places":
-                return f"places[slot {i // N_SEATS}, place {i % N_SEATS + 1}]"
-            if p.name == "exchange":
-                what = "received" if i < N_RANKS else "gave"
-                return f"exchange[{what} {RANKS[i % N_RANKS]}]"
-            if p.name == "target":
-                return f"target[{TARGETS[i]}]"
-            if p.name == "rules":
-                flag, value = RULE_FEATURES[i]
-                return f"rules[{flag}={_word(value)}]"
-            if p.name == "table_action":
-                return f"table_action[{i}]"
-            return f"{p.name}[{i}]"
-    raise IndexError(f"observation entry {index} is outside 0..{SIZE - 1}")
-
-
-def layout_hash() -> str:
-    """sha256 of the pieces' names, offsets and sizes (the meanings are documentation)."""
-    text = json.dumps([[p["name"], p["offset"], p["size"]] for p in layout()])
-    return hashlib.sha256(text.replace(" ", "").encode()).hexdigest()
-
-
 __all__ = [
     "CARDS_LEFT_SCALE",
     "Decoded",
     "HIDDEN_PIECES",
     "HIDDEN_SIZE",
     "encode_hidden",
-    "entry_name",
-    "fixed_entries",
     "from_codes",
     "to_codes",
     "STEP",
@@ -631,9 +517,5 @@ __all__ = [
     "decode",
     "decode_rule_flags",
     "encode",
-    "layout",
-    "layout_hash",
-    "observation_space",
     "rule_flags",
-    "table",
 ]
