@@ -13,7 +13,10 @@ block after ``<!-- docs-test: slow (REASON) -->`` runs, but its page's test is m
 training run of a few seconds with its interpreter start-ups. The reason is required, and
 Python blocks cannot be skipped. The fences are found with
 markdown-it-py (a dependency of rich), the parser MkDocs' own ecosystem agrees with, so a
-block in a list item or a block quote is found as the site shows it.
+block in a list item or a block quote is found as the site shows it. A page whose Python
+imports a package of an optional extra that the test extra does not bring (sb3-contrib for
+the environments page) skips where that extra is not installed, naming the command that
+installs it; CI installs every extra.
 
 The hooks that build pages from elsewhere (docs/hooks.py) are checked here as well: the rule
 book's inclusion fails clearly when the book is missing, and the command-line reference finds
@@ -27,12 +30,14 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 from markdown_it import MarkdownIt
+from packaging.requirements import Requirement
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -41,6 +46,24 @@ SAMPLED = [ROOT / "README.md", *PAGES]
 MARKER = re.compile(r"^<!-- docs-test: (?P<kind>skip|slow) \((?P<reason>[^)]+)\) -->$")
 # Reachable from the scratch folder as from the repository root.
 LINKED = ("train.py", "configs", "examples", "benchmarks")
+
+
+def optional_modules() -> dict[str, str]:
+    """Module name -> extra, for the packages of pyproject.toml's optional extras that the
+    test extra does not install (a distribution's module named as its distribution is)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = {
+        extra: [Requirement(r) for r in requirements]
+        for extra, requirements in project["optional-dependencies"].items()
+    }
+    brought = {"test"}.union(*(r.extras for r in extras["test"] if r.name == "murlan"))
+    return {
+        r.name.replace("-", "_"): extra
+        for extra, requirements in extras.items()
+        if extra not in brought
+        for r in requirements
+        if r.name != "murlan"
+    }
 
 
 @dataclass(frozen=True)
@@ -104,7 +127,13 @@ def test_code_samples_run(path, scratch):
         if sample.marker == "skip":
             continue
         if sample.lang == "python":
-            exec(compile(sample.code, where, "exec"), namespace)
+            try:
+                exec(compile(sample.code, where, "exec"), namespace)
+            except ModuleNotFoundError as error:
+                extra = optional_modules().get(error.name)
+                if extra is None:
+                    raise
+                pytest.skip(f"{where} imports {error.name}: pip install -e '.[{extra}]'")
         elif sample.lang == "bash":
             done = subprocess.run(
                 ["bash", "-euo", "pipefail", "-c", sample.code],
@@ -244,3 +273,9 @@ def test_links_outside_the_site_lead_somewhere(path):
         if anchor:
             headings = re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), re.M)
             assert anchor in {heading_anchor(h) for h in headings}, (page_id(path), link)
+
+
+def test_optional_modules_are_the_extras_the_test_extra_does_not_bring():
+    optional = optional_modules()
+    assert optional["sb3_contrib"] == "examples" and optional["ray"] == "ray"
+    assert "fastapi" not in optional and "pytest" not in optional  # serve and test come along

@@ -1,12 +1,13 @@
 // A headless Chromium computes bot moves in a page (page/) with onnxruntime-web (wasm) and
 // the runtime-free path, for every model file (float32, float16), checked there against each
 // shipped bundle's golden set. The page is served from 127.0.0.1; Chromium is driven through
-// chromedriver's WebDriver HTTP API (CHROMIUM and CHROMEDRIVER name other binaries).
+// chromedriver's WebDriver HTTP API (CHROMIUM and CHROMEDRIVER name other binaries). Without
+// them the test skips, naming the command that installs them (as tests/test_web_browser.py).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { extname, join, normalize } from 'node:path';
+import { delimiter, extname, join, normalize } from 'node:path';
 import { after, before, test } from 'node:test';
 import { BUNDLES, CLIENT, POLICIES, VECTORS, readJsonFile, vectorsOf } from './helpers.js';
 
@@ -38,6 +39,20 @@ async function freePort() {
   return port;
 }
 
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const CHROMEDRIVER = process.env.CHROMEDRIVER ?? 'chromedriver';
+
+/** Whether a command is a file, or a file on PATH. */
+function found(command) {
+  if (command.includes('/')) return existsSync(command);
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, command)));
+}
+
+const MISSING = [CHROMIUM, CHROMEDRIVER].filter((c) => !found(c));
+const SKIP = MISSING.length
+  ? `needs Chromium and chromedriver (not found: ${MISSING.join(', ')}): apt-get install chromium chromium-driver`
+  : false;
+
 let server;
 let driver;
 let webdriver;
@@ -54,10 +69,11 @@ async function wd(method, path, body) {
 }
 
 before(async () => {
+  if (SKIP) return;
   for (const name of BUNDLES) vectorsOf(name);
   server = await serve();
   const port = await freePort();
-  driver = spawn(process.env.CHROMEDRIVER ?? 'chromedriver', [`--port=${port}`], { stdio: 'ignore' });
+  driver = spawn(CHROMEDRIVER, [`--port=${port}`], { stdio: 'ignore' });
   webdriver = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
@@ -74,13 +90,13 @@ after(async () => {
   await new Promise((r) => server?.close(r) ?? r());
 });
 
-test('a bot moves in a headless Chromium page with onnxruntime-web', { timeout: 300_000 }, async () => {
+test('a bot moves in a headless Chromium page with onnxruntime-web', { timeout: 300_000, skip: SKIP }, async () => {
   const { sessionId } = await wd('POST', '/session', {
     capabilities: {
       alwaysMatch: {
         browserName: 'chrome',
         'goog:chromeOptions': {
-          binary: process.env.CHROMIUM ?? '/usr/bin/chromium',
+          binary: CHROMIUM,
           args: ['--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
         },
       },
