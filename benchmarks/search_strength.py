@@ -11,7 +11,11 @@ With ``--belief`` the searches also weigh their worlds by how well they explain 
 moves so far this hand under the policy (``SearchBot``'s ``belief``); ``--models rule`` adds
 the rule bot as another model of the others, chosen seat by seat when it explains a seat's moves
 better (``SearchBot``'s ``alternatives``); ``--belief --models rule`` is the ``expert``
-level's search.
+level's search. ``--candidates K`` gives the belief K uniform worlds to weigh (the default,
+the expert level's, 1,024); ``--opponents rule`` plays only the table against the rule bots.
+
+    python benchmarks/search_strength.py --policy hard --budgets 500 --belief --models rule \
+        --candidates 256 --opponents rule --boards 80 --seed 2
 """
 
 from __future__ import annotations
@@ -49,7 +53,24 @@ def main(argv: list[str] | None = None) -> int:
         metavar="BOT",
         help="with --belief: other bots the others may play like (e.g. rule)",
     )
+    parser.add_argument(
+        "--candidates",
+        type=int,
+        default=None,
+        help="with --belief: uniform worlds the belief weighs (default: SearchBot's, 1,024)",
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=None,
+        metavar="BOT",
+        help="the tables: three copies of each (default: the policy, then rule)",
+    )
     args = parser.parse_args(argv)
+    if args.candidates is not None and not args.belief:
+        parser.error("--candidates needs --belief: they are the belief's worlds")
+    if args.candidates is not None and args.candidates < 1:
+        parser.error(f"--candidates must be positive, got {args.candidates}")
     if args.models and not args.belief:
         parser.error("--models needs --belief: the belief chooses each seat's model")
     policy = args.policy
@@ -58,24 +79,28 @@ def main(argv: list[str] | None = None) -> int:
     if args.belief:
         models = [registry.make_bot(spec) for spec in args.models]
         guide = registry.guided_by(bare, belief=True, models=models)
+        if args.candidates is not None:
+            guide["belief_candidates"] = args.candidates
         tag = "+belief" + "".join(f"+{spec}" for spec in args.models)
+        tag += "" if args.candidates is None else f"/{args.candidates}"
         rows += [(f"search:{n}:{policy}{tag}", SearchBot(n, **guide)) for n in args.budgets]
     else:
         rows += [
             (f"search:{n}:{policy}", registry.make_bot(f"search:{n}:{policy}"))
             for n in args.budgets
         ]
-    header = f"{'bot':<30}{'vs 3 x ' + policy:>20}{'vs 3 x rule':>20}{'s/decision':>12}"
-    print(header)
+    opponents = args.opponents or [policy, "rule"]
+    header = f"{'bot':<30}" + "".join(f"{'vs 3 x ' + o:>20}" for o in opponents)
+    print(f"{header}{'s/decision':>12}")
     for name, bot in rows:
         timed = Timed(bot)
         cells = []
-        for opponent in (policy, "rule"):
+        for opponent in opponents:
             r = table_results(timed, [opponent], args.boards, args.seed, max_hands=args.max_hands)
             low, high = r.points_ci95
             cells.append(f"{r.points_per_hand:.3f} ± {(high - low) / 2:.3f}")
         per = timed.seconds / max(timed.decisions, 1)
-        print(f"{name:<30}{cells[0]:>20}{cells[1]:>20}{per:>12.4f}", flush=True)
+        print(f"{name:<30}" + "".join(f"{c:>20}" for c in cells) + f"{per:>12.4f}", flush=True)
     return 0
 
 

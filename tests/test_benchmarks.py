@@ -128,6 +128,28 @@ def test_labeller_benchmark_reports_each_batch_size():
     assert rows[1].split("|")[5].strip() == "100%"  # batch 1 against itself
 
 
+def test_search_strength_plays_the_belief_search_at_a_budget_and_worlds_against_the_tables_asked():
+    args = ["--budgets", "8", "--belief", "--models", "rule", "--candidates", "16"]
+    args += ["--opponents", "rule", "--boards", "1", "--max-hands", "1"]
+    lines = run_script("search_strength.py", args).stdout.splitlines()
+    assert lines[0].split() == ["bot", "vs", "3", "x", "rule", "s/decision"]
+    names = [line.split()[0] for line in lines[1:]]
+    assert names == ["hard", "search:8:hard+belief+rule/16"]
+    for line in lines[1:]:
+        points, _, half, seconds = line.split()[1:]
+        assert 0 <= float(points) <= 3 and float(seconds) >= 0
+
+
+def test_search_strength_refuses_candidates_without_a_belief():
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "search_strength.py"), "--candidates", "16"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and "--candidates needs --belief" in done.stderr
+
+
 def test_bot_speed_reports_every_bot_and_the_duplicate_boards():
     args = ["--positions", "64", "--batch", "16", "--boards", "1", "--runs", "1"]
     done = run_script("bot_speed.py", args)
