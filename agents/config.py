@@ -66,7 +66,8 @@ def checked_value(key: str, value: Any, default: Any) -> Any:
     return value
 
 
-def _choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
+def check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
+    """ConfigError unless ``value`` is one of ``allowed`` (the error names ``key``)."""
     if value not in allowed:
         raise ConfigError(f"{key} must be one of {list(allowed)}, got {value!r}")
 
@@ -172,10 +173,10 @@ class CommonConfig:
             Rules.from_dict(self.rules)  # unknown variant flags fail here, before any work
         except RulesError as e:
             raise ConfigError(f"config key 'rules': {e}") from None
-        _choice("reward", self.reward, REWARD_MODES)
-        _choice("workers", self.workers, WORKER_KINDS)
-        _choice("inference", self.inference, INFERENCE_MODES)
-        _choice("precision", self.precision, PRECISIONS)
+        check_choice("reward", self.reward, REWARD_MODES)
+        check_choice("workers", self.workers, WORKER_KINDS)
+        check_choice("inference", self.inference, INFERENCE_MODES)
+        check_choice("precision", self.precision, PRECISIONS)
         if self.inference == "server" and self.workers != "process":
             raise ConfigError('inference="server" serves process workers: set workers=process')
         if self.init_from:
@@ -203,6 +204,7 @@ __all__ = [
     "WORKER_KINDS",
     "CommonConfig",
     "ConfigError",
+    "check_choice",
     "checked_value",
     "run_name",
 ]

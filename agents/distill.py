@@ -46,7 +46,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agents.config import CommonConfig, ConfigError
+from agents.config import CommonConfig, ConfigError, check_choice
 from agents.labelling import Positions, label_positions, play_positions, save_arrays
 from agents.networks import (
     CHECKPOINT_NAME,
@@ -55,7 +55,7 @@ from agents.networks import (
     make_spec,
     masked_logits,
 )
-from agents.policy_bot import TorchPolicyBot
+from agents.policy_bot import TorchPolicyBot, int8_policy_bot
 from agents.training import cpu_weights, run_dir, save_checkpoint, seed_everything
 from murlan_env.bots import registry
 from murlan_env.bots.search import SearchBot
@@ -63,6 +63,7 @@ from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
 from murlan_env.game.rules import Rules
 
 TARGETS = ("hard", "soft")
+LABEL_PRECISIONS = ("float32", "int8")
 
 
 @dataclasses.dataclass
@@ -93,6 +94,10 @@ class DistillConfig(CommonConfig):
     """Uniform worlds the search's belief weighs per position (the expert level's 1024)."""
     search_models: list = dataclasses.field(default_factory=lambda: ["rule"])
     """Other bots the search may model a seat by (the expert level's ["rule"])."""
+    label_precision: str = "float32"
+    """The policy's arithmetic in the search's belief and rollouts: "float32" (torch), or
+    "int8" (the round's policy exported and quantised, ``agents.quantize.to_int8``: a third
+    of the CPU time a row). The search keeps the policy's own float32 move either way."""
     label_batch: int = 8
     """Positions the search labels together (one call; larger batches cost less each)."""
     label_chunk: int = 256
@@ -123,8 +128,8 @@ class DistillConfig(CommonConfig):
 
     def check_values(self) -> None:
         super().check_values()
-        if self.targets not in TARGETS:
-            raise ConfigError(f"targets must be one of {list(TARGETS)}, got {self.targets!r}")
+        check_choice("targets", self.targets, TARGETS)
+        check_choice("label_precision", self.label_precision, LABEL_PRECISIONS)
         if not 0 <= self.self_play_share <= 1 or not 0 <= self.holdout < 1:
             raise ConfigError("self_play_share must be in [0, 1] and holdout in [0, 1)")
         counts = (self.rounds, self.positions, self.label_batch, self.label_chunk)
@@ -173,15 +178,14 @@ def policy_from_bundle(path: str | Path) -> ActorCritic:
 
 def expert_search(net: nn.Module, cfg: DistillConfig) -> SearchBot:
     """The labelling search on top of the policy ``net``: the expert level's search
-    (``registry.guided_by`` with a belief and ``search_models``), with this config's budget."""
+    (``registry.guided_by`` with a belief and ``search_models``), with this config's budget;
+    its belief and rollouts run the policy in ``label_precision``, its own move is float32's."""
+    policy = TorchPolicyBot(net, "policy")
+    fast = policy if cfg.label_precision == "float32" else int8_policy_bot(net, "policy-int8")
     models = [registry.make_bot(spec) for spec in cfg.search_models]
-    guide = registry.guided_by(TorchPolicyBot(net, "policy"), belief=True, models=models)
-    return SearchBot(
-        rollouts=cfg.search_rollouts,
-        belief_candidates=cfg.belief_candidates,
-        name="expert",
-        **guide,
-    )
+    guide = registry.guided_by(fast, belief=True, models=models) | {"prior": policy}
+    budget = {"rollouts": cfg.search_rollouts, "belief_candidates": cfg.belief_candidates}
+    return SearchBot(name="expert", **budget, **guide)
 
 
 # --------------------------------------------------------------------------- play

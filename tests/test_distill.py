@@ -11,9 +11,9 @@ import torch
 import train
 from agents import distill
 from agents.labelling import Positions, label_positions, play_positions
-from agents.policy_bot import TorchPolicyBot
+from agents.policy_bot import TorchPolicyBot, int8_policy_bot
 from murlan_env.bots import registry
-from murlan_env.bots.basic import MoveScores, RuleBot
+from murlan_env.bots.basic import MoveScores, RuleBot, legal_log_probs
 from murlan_env.bots.search import SearchBot
 from murlan_env.bots.worlds import log_likelihood, log_likelihoods, sample_hidden_hands
 
@@ -103,6 +103,38 @@ def test_policy_read_back_from_the_bundle_scores_as_onnx_does(positions):
     legal = positions.mask
     np.testing.assert_allclose(torch_scores[legal], onnx_scores[legal], rtol=1e-4, atol=1e-4)
     assert (torch_scores.argmax(1) == positions.action).all()
+
+
+def test_the_int8_policy_scores_near_the_float32_one():
+    """The labeller's int8 model (``label_precision: int8``) plays the float32 policy's move
+    at nearly every position, and its legal moves' probabilities stay close; illegal moves
+    stay masked."""
+    net = distill.policy_from_bundle(distill.bundle_dir("ppo-finetune")).eval()
+    positions = play_positions(registry.make_bot("hard"), RuleBot(), 6, seed=3)
+    obs, mask = positions.obs, positions.mask
+    exact = TorchPolicyBot(net, "policy").scores(obs, mask)
+    quantised = int8_policy_bot(net, "policy-int8").scores(obs, mask)
+    assert len(obs) > 300
+    assert (quantised.argmax(1) == exact.argmax(1)).mean() >= 0.98
+    assert (quantised[~mask] == np.finfo(np.float32).min).all()
+    p, q = np.exp(legal_log_probs(exact, mask)), np.exp(legal_log_probs(quantised, mask))
+    total_variation = 0.5 * np.where(mask, np.abs(p - q), 0).sum(1)
+    assert np.median(total_variation) < 0.01 and total_variation.max() < 0.25
+    assert not np.allclose(quantised[mask], exact[mask], atol=1e-3)  # it is another model
+
+
+def test_an_int8_labeller_keeps_the_policys_own_move_where_it_searches_none(positions):
+    """With ``label_precision: int8`` the belief and rollouts run the int8 model, but the
+    move the search keeps (its prior) is the float32 policy's: on positions where no
+    candidate clears the margin, the label is exactly the policy's own move."""
+    net = distill.policy_from_bundle(distill.bundle_dir("ppo-finetune")).eval()
+    cfg = distill.DistillConfig(search_rollouts=8, belief_candidates=16, label_precision="int8")
+    search = distill.expert_search(net, cfg)
+    assert search.belief.name == "policy-int8" and search.prior.name == "policy"
+    search.margin = np.inf  # nothing overrides the prior
+    actions, values = label_positions(search, positions, np.random.default_rng(0), 4)
+    np.testing.assert_array_equal(actions, positions.action)
+    assert np.isfinite(values[positions.mask]).mean() > 0.5
 
 
 def test_soft_targets_follow_the_search_values():
@@ -216,3 +248,5 @@ def test_distill_config_checks_its_settings():
         train.build_config({"algorithm": "distill", "targets": "fuzzy"})
     with pytest.raises(train.ConfigError, match="label_workers"):
         train.build_config({"algorithm": "distill", "label_workers": 0})
+    with pytest.raises(train.ConfigError, match="label_precision must be one of"):
+        train.build_config({"algorithm": "distill", "label_precision": "int4"})

@@ -72,6 +72,25 @@ def session_scorer(session) -> goldens.Scorer:
     return scores
 
 
+class ModelBot:
+    """One model file of the bundle contract (``obs``, ``mask`` -> ``scores``) as a bot with
+    scores, playing their argmax: what a search asks of a policy, without a bundle's spec
+    and rules (e.g. the int8 model a labeller runs, ``agents.quantize.to_int8``)."""
+
+    def __init__(self, model_path: str | Path, name: str, threads: int = 1) -> None:
+        self.name = name
+        self._scores = session_scorer(onnx_session(model_path, threads))
+
+    def scores(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
+        """(B, A) float32 the model's masked scores (``rng``: unused)."""
+        return self._scores(obs, mask)
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self.scores(obs, mask).argmax(-1).astype(np.int64)
+
+
 def read_golden(bundle_dir: str | Path, spec: BundleSpec | None = None) -> dict[str, Any]:
     """A bundle's golden.json, checked against the sha256 bot.json lists."""
     bundle_dir = Path(bundle_dir)
