@@ -115,17 +115,23 @@ def test_learning_curve_joins_the_stages_of_a_staged_run(tmp_path):
     assert png.stat().st_size > 0 and "vs rule: 1.700 ± 0.050 at 40" in done.stdout
 
 
-def test_labeller_benchmark_reports_each_batch_size():
+def test_labeller_benchmark_reports_each_precision_and_batch_size():
     args = ["--positions", "3", "--boards", "2", "--batch", "1", "3", "--runs", "2"]
+    args += ["--rollouts", "8", "--candidates", "16"]
     done = run_script("labeller.py", args)
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")]
-    assert "3 positions of `hard`" in done.stdout
-    assert [row.split("|")[1].strip() for row in rows[1:]] == ["1", "3"]
-    for row in rows[1:]:
-        cells = [cell.strip() for cell in row.split("|")[1:-1]]
-        assert len(cells) == 6 and float(cells[1]) > 0  # positions per second
-        assert cells[4].endswith("%") and cells[5].endswith("%")
-    assert rows[1].split("|")[5].strip() == "100%"  # batch 1 against itself
+    assert "3 positions of `hard`" in done.stdout and "8 rollouts over 16" in done.stdout
+    cells = [[cell.strip() for cell in row.split("|")[1:-1]] for row in rows[1:]]
+    assert [row[:2] for row in cells] == [
+        ["float32", "1"],
+        ["float32", "3"],
+        ["int8", "1"],
+        ["int8", "3"],
+    ]
+    for row in cells:
+        assert len(row) == 7 and float(row[2]) > 0  # positions per second
+        assert row[5].endswith("%") and row[6].endswith("%")
+    assert cells[0][5] == "100%"  # the first row against itself
 
 
 def test_search_strength_plays_the_belief_search_at_a_budget_and_worlds_against_the_tables_asked():
