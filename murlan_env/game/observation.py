@@ -480,7 +480,13 @@ def decode_rule_flags(flags: np.ndarray) -> Rules:
 
 def _counts(bits: np.ndarray) -> np.ndarray:
     """(..., 15 * THERMO) thermometer bits -> (..., 15) int8 counts per rank."""
-    return bits.reshape(*bits.shape[:-1], N_RANKS, THERMO).sum(-1).round().astype(np.int8)
+    planes = bits.reshape(*bits.shape[:-1], N_RANKS, THERMO)
+    # The THERMO planes added one by one: a tenth of the time of a sum over the short last
+    # axis, which the rule bot pays for every observation it decodes in a search's rollouts.
+    total = planes[..., 0].copy()
+    for k in range(1, THERMO):
+        total += planes[..., k]
+    return total.round().astype(np.int8)
 
 
 def _one_hot_index(x: np.ndarray) -> np.ndarray:
