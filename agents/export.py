@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import logging
 import shutil
 import warnings
 from pathlib import Path
@@ -63,14 +64,22 @@ ONNX_OPSET = 18
 
 @contextlib.contextmanager
 def _quiet():
-    """Silence the converters' progress bars and version warnings (the outcome is reported)."""
-    with (
-        warnings.catch_warnings(),
-        contextlib.redirect_stdout(io.StringIO()),
-        contextlib.redirect_stderr(io.StringIO()),
-    ):
-        warnings.simplefilter("ignore")
-        yield
+    """Silence the converters' progress bars and version warnings (the outcome is reported),
+    and the ONNX exporter's log lines (torch's own handler writes them to the real stderr,
+    e.g. that torchvision's operators are skipped when torchvision is not installed)."""
+    exporter_log = logging.getLogger("torch.onnx")
+    level = exporter_log.level
+    exporter_log.setLevel(logging.ERROR)
+    try:
+        with (
+            warnings.catch_warnings(),
+            contextlib.redirect_stdout(io.StringIO()),
+            contextlib.redirect_stderr(io.StringIO()),
+        ):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        exporter_log.setLevel(level)
 
 
 def _example_inputs(batch: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
