@@ -17,9 +17,17 @@ table gives the median over the runs, and how often each row chose the same move
 first row (the random streams differ, so this is the search's own noise, not a bug: two
 seeds of one row agree about as often).
 
+With three runs or more it also scores each row's labels as ``label_quality.py`` does: the
+*reproducible overrides* are the positions where the first row's runs 1 and 2 both override
+the policy's own move with the same move (the overrides worth learning); each row's last run
+(a seed neither of them used) is scored by the share of them it finds and by the share of its
+own overrides that are among them. These need thousands of positions (about one in thirty
+carries a reproducible override).
+
     python benchmarks/labeller.py                     # 48 positions, batch 8, both precisions
     python benchmarks/labeller.py --rollouts 500 --candidates 256 --runs 5   # the preset's
     python benchmarks/labeller.py --precision float32 --batch 1 8 32 --positions 96
+    python benchmarks/labeller.py --rollouts 500 --candidates 256 --positions 2400 --boards 64
 """
 
 from __future__ import annotations
@@ -82,19 +90,37 @@ def main() -> None:
         f"{args.candidates} belief worlds, {args.runs} runs, CPU time\n"
     )
     first = "{} batch {}".format(*rows[0])
+    played = positions.action.astype(np.int64)
+    ref = moves[rows[0]]
+    reproducible = (
+        (ref[0] != played) & (ref[0] == ref[1]) if args.runs >= 3 else np.zeros(len(played), bool)
+    )
+    if args.runs >= 3:
+        print(
+            f"Reproducible overrides ({first}, runs 1 and 2): {reproducible.sum()} of "
+            f"{len(played)} positions; each row's labels scored on its run {args.runs}\n"
+        )
     print(
         "| precision | batch | positions/CPU s (median) | CPU s/position | runs (CPU s) "
-        f"| same move as {first} (run 1) | same move, run 1 vs run 2 |"
+        f"| same move as {first} (run 1) | same move, run 1 vs run 2 | overrides "
+        "| finds the reproducible overrides | of its overrides reproducible |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         median = float(np.median(seconds[row]))
-        same = float((moves[row][0] == moves[rows[0]][0]).mean())
+        same = float((moves[row][0] == ref[0]).mean())
         again = float((moves[row][0] == moves[row][1]).mean()) if args.runs > 1 else float("nan")
         runs = " ".join(f"{s:.1f}" for s in seconds[row])
+        last = moves[row][-1]
+        overrides = last != played
+        found = overrides & reproducible & (last == ref[0])
+        finds = found.sum() / reproducible.sum() if reproducible.any() else float("nan")
+        scored = overrides.any() and args.runs >= 3
+        share = found.sum() / overrides.sum() if scored else float("nan")
         print(
             f"| {row[0]} | {row[1]} | {len(positions) / median:.2f} | "
-            f"{median / len(positions):.3f} | {runs} | {same:.0%} | {again:.0%} |"
+            f"{median / len(positions):.3f} | {runs} | {same:.0%} | {again:.0%} | "
+            f"{overrides.mean():.1%} | {finds:.1%} | {share:.1%} |"
         )
 
 

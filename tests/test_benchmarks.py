@@ -129,9 +129,23 @@ def test_labeller_benchmark_reports_each_precision_and_batch_size():
         ["int8", "3"],
     ]
     for row in cells:
-        assert len(row) == 7 and float(row[2]) > 0  # positions per second
-        assert row[5].endswith("%") and row[6].endswith("%")
+        assert len(row) == 10 and float(row[2]) > 0  # positions per second
+        assert all(cell.endswith("%") for cell in row[5:8])
+        assert row[8] == row[9] == "nan%"  # scoring the labels takes a third run
     assert cells[0][5] == "100%"  # the first row against itself
+
+
+def test_labeller_benchmark_scores_each_rows_labels_against_the_reproducible_overrides():
+    args = ["--positions", "6", "--boards", "2", "--batch", "3", "--runs", "3"]
+    args += ["--rollouts", "8", "--candidates", "16", "--precision", "float32"]
+    done = run_script("labeller.py", args)
+    assert "Reproducible overrides (float32 batch 3, runs 1 and 2):" in done.stdout
+    row = [line for line in done.stdout.splitlines() if line.startswith("| float32")][0]
+    finds, share = (row.split("|")[k].strip() for k in (9, 10))
+    overrides = float(row.split("|")[8].strip().rstrip("%"))
+    assert overrides > 0  # 8 rollouts override the policy somewhere in 6 positions
+    assert share != "nan%" and 0 <= float(share.rstrip("%")) <= 100
+    assert finds == "nan%" or 0 <= float(finds.rstrip("%")) <= 100
 
 
 def test_search_strength_plays_the_belief_search_at_a_budget_and_worlds_against_the_tables_asked():
