@@ -21,7 +21,7 @@ With three runs or more it also scores each row's labels as ``label_quality.py``
 *reproducible overrides* are the positions where the first row's runs 1 and 2 both override
 the policy's own move with the same move (the overrides worth learning); each row's last run
 (a seed neither of them used) is scored by the share of them it finds and by the share of its
-own overrides that are among them. These need thousands of positions (about one in thirty
+own overrides that are among them. These need thousands of positions (about one in 25
 carries a reproducible override).
 
     python benchmarks/labeller.py                     # 48 positions, batch 8, both precisions
