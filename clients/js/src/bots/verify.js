@@ -9,9 +9,9 @@
  */
 
 import { argmaxLegal } from './bot.js';
-import { startCard } from './actions.js';
-import { formatCards, parseCards } from './cards.js';
-import { cardsOfAction } from './moves.js';
+import { startCard } from '../game/actions.js';
+import { formatCards, parseCards } from '../game/cards.js';
+import { cardsOfAction } from '../game/moves.js';
 
 export const GOLDEN_FORMAT = 'murlan-golden/2';
 

@@ -11,12 +11,12 @@
  * @module
  */
 
-import { actionTable, actionOfCounts, KINDS, legalMask, PASS, startCard } from './actions.js';
-import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from './cards.js';
+import { actionTable, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/actions.js';
+import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from '../game/cards.js';
 import { denseModel, denseScores } from './dense.js';
-import { canonicalJson, readBytes, readJson, sha256 } from './files.js';
-import { cardsOfAction } from './moves.js';
-import { checkLayout, encode, N_SEATS, ruleFeatures } from './observation.js';
+import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
+import { cardsOfAction } from '../game/moves.js';
+import { checkLayout, encode, N_SEATS, ruleFeatures } from '../game/observation.js';
 
 /** The bundle format this client reads. */
 export const BUNDLE_FORMAT = 'murlan-bundle/3';
@@ -24,7 +24,7 @@ export const ENV_VERSION = 'murlan_v1';
 
 /**
  * @typedef {object} Contract what the encoder and move chooser read from bot.json
- * @property {import('./actions.js').ActionTable} table the action table
+ * @property {import('../game/actions.js').ActionTable} table the action table
  * @property {Array<{name: string, offset: number, size: number}>} pieces the observation layout
  * @property {number[]} giveBack the ranks the exchange may give back
  * @property {Array<[string, boolean | string]>} features the rules piece's entries
@@ -170,7 +170,7 @@ export class MurlanBot {
   /**
    * A position in the app's terms (see `readPosition`) as the encoder's.
    * @param {object} position
-   * @returns {import('./observation.js').Position}
+   * @returns {import('../game/observation.js').Position}
    */
   position(position) {
     const pos = readPosition(this.table, position, this.rules);
@@ -249,7 +249,7 @@ export class MurlanBot {
     return { action, cards: names, play: names.join(' '), kind: KINDS[this.table.kind[action]], scores, obs, mask };
   }
 
-  /** @param {import('./observation.js').Position} pos */
+  /** @param {import('../game/observation.js').Position} pos */
   #mask(pos) {
     return legalMask(this.table, pos.rules, {
       handCounts: rankCounts(pos.hand),
@@ -297,10 +297,10 @@ export function argmaxLegal(scores, mask) {
  * | `rules`        | the game's variant flags (default: the bundle's)                     |
  *
  * Other keys (`seat`, `unseen`) are ignored: unseen cards follow from the others.
- * @param {import('./actions.js').ActionTable} table
+ * @param {import('../game/actions.js').ActionTable} table
  * @param {object} p
  * @param {object} defaultRules
- * @returns {import('./observation.js').Position}
+ * @returns {import('../game/observation.js').Position}
  */
 export function readPosition(table, p, defaultRules) {
   const four = (name, value) => {
