@@ -1,16 +1,17 @@
-"""MkDocs hooks (mkdocs.yml ``hooks:``): the pages that are built from elsewhere at build time.
+"""MkDocs hooks (mkdocs.yml ``hooks:``): the pages that are built from other files at build time.
 
-- ``rules.md`` includes the rule book, which lives outside the repository in the shared folder
-  beside the checkout (``../shared/RULES.md``), so the site always shows the rules the engine
-  and its tests follow, never a copy that drifts. A missing rule book stops the build with one
-  line that says where it was looked for.
+- ``rules.md`` includes the rule book, ``RULES.md`` at the repository root (the file the code
+  cites by section), its headings moved one level down to sit under the page's own, so the
+  site shows exactly the rules the engine and its tests follow, never a copy that drifts.
 - ``cli.md`` includes the ``--help`` of ``murlan`` and of each of its subcommands, and of
   ``python train.py``, run from this checkout at build time, so the reference cannot disagree
   with the parsers.
+- ``config.md`` is the trainers' configuration reference: every key of every config dataclass
+  that ``agents`` exposes, with its type, default and docstring, read from the classes.
 
-A page asks for either with a line of its own: ``<!-- murlan-docs: rules -->`` or
-``<!-- murlan-docs: cli -->``. The functions take the repository root, so tests call them
-without MkDocs.
+A page asks for one with a line of its own: ``<!-- murlan-docs: rules -->``,
+``<!-- murlan-docs: cli -->`` or ``<!-- murlan-docs: config -->``. The functions take the
+repository root, so tests call them without MkDocs. Nothing here reads outside the repository.
 """
 
 from __future__ import annotations
@@ -30,19 +31,26 @@ class DocsSourceError(RuntimeError):
 
 
 def rules_path(root: Path = ROOT) -> Path:
-    """Where the rule book is: the shared folder beside the checkout."""
-    return root.parent / "shared" / "RULES.md"
+    """Where the rule book is: ``RULES.md`` at the repository root."""
+    return root / "RULES.md"
 
 
 def rules_markdown(root: Path = ROOT) -> str:
-    """The rule book's text, or DocsSourceError naming the path it was looked for at."""
+    """The rule book's text without its title, each heading one level lower (its sections
+    become subsections of the page's), or DocsSourceError naming the missing file."""
     path = rules_path(root)
     if not path.is_file():
-        raise DocsSourceError(
-            f"docs/rules.md includes the rule book, but {path} does not exist: the shared "
-            "folder with RULES.md must sit beside the checkout (../shared/RULES.md)"
-        )
-    return path.read_text(encoding="utf-8")
+        raise DocsSourceError(f"docs/rules.md includes the rule book, but {path} does not exist")
+    lines, fenced = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("# "):
+            continue  # the title: the page has its own
+        elif not fenced and line.startswith("#"):
+            line = "#" + line
+        lines.append(line)
+    return "\n".join(lines).strip() + "\n"
 
 
 def help_text(root: Path, command: list[str]) -> str:

@@ -21,7 +21,7 @@ def add_rules_argument(
         action="append",
         default=[],
         metavar="FLAG=VALUE[,...]",
-        help=f"{what} (RULES.md section 7), repeatable, e.g. sticky_pass=true,start_card=3C",
+        help=f"{what} (section 7 of the rule book, RULES.md), repeatable, e.g. sticky_pass=true,start_card=3C",
     )
 
 

@@ -1,6 +1,6 @@
 """The command layer: argparse, printing and exit statuses live in ``murlan_cli`` only.
 
-``murlan_env`` is a library (STYLE.md, "The shape of the house"): no module below the command
+``murlan_env`` is a library (CONTRIBUTING.md, "Where things go"): no module below the command
 layer builds a parser or writes to the terminal, so a program that imports it decides what
 reaches its users. These tests read the source (AST), so they hold for code no test runs.
 """

@@ -229,16 +229,58 @@ def load_hooks():
 
 def test_rules_page_includes_the_rule_book_and_fails_clearly_without_it(tmp_path):
     hooks = load_hooks()
-    checkout = tmp_path / "murlan"
-    checkout.mkdir()
     page = "<!-- murlan-docs: rules -->\n\nafter\n"
-    with pytest.raises(hooks.DocsSourceError, match=r"shared/RULES\.md does not exist"):
-        hooks.expand(page, checkout)
-    (tmp_path / "shared").mkdir()
-    (tmp_path / "shared" / "RULES.md").write_text("# The rules\n\n## 1. Cards\n")
-    assert hooks.expand(page, checkout) == "# The rules\n\n## 1. Cards\n\n\nafter\n"
+    with pytest.raises(hooks.DocsSourceError, match=r"RULES\.md does not exist"):
+        hooks.expand(page, tmp_path)
+    (tmp_path / "RULES.md").write_text(
+        "# The rules\n\nIntro.\n\n## 1. Cards\n\n```text\n# kept\n```\n"
+    )
+    assert hooks.expand(page, tmp_path) == (
+        "Intro.\n\n### 1. Cards\n\n```text\n# kept\n```\n\n\nafter\n"
+    )
     with pytest.raises(hooks.DocsSourceError, match="unknown docs source 'nope'"):
-        hooks.expand("<!-- murlan-docs: nope -->\n", checkout)
+        hooks.expand("<!-- murlan-docs: nope -->\n", tmp_path)
+
+
+def rule_book_section(number: int) -> str:
+    text = (ROOT / "RULES.md").read_text(encoding="utf-8")
+    return re.search(rf"^## {number}\. .*?(?=^## |\Z)", text, re.M | re.S).group(0)
+
+
+def test_the_rule_book_covers_every_variant_flag_and_record_key():
+    """RULES.md is the reference the engine implements: section 7 has a row for every flag
+    ``Rules`` takes, with all its values, and section 8 names every key a record needs."""
+    import dataclasses
+
+    from murlan_env.game.rules import RULE_CHOICES, Rules
+    from murlan_env.records import EXCHANGE_KEYS, HAND_KEYS, TOP_KEYS
+
+    variants = rule_book_section(7)
+    for field in dataclasses.fields(Rules):
+        row = re.search(rf"^\| `{field.name}` \| (.*?) \|", variants, re.M)
+        assert row, f"RULES.md section 7 has no row for {field.name}"
+        values = [json_text(v) for v in RULE_CHOICES[field.name]]
+        assert re.findall(r"`([^`]+)`", row.group(1)) == values, field.name
+    record = rule_book_section(8)
+    for key in (*TOP_KEYS, *HAND_KEYS, *EXCHANGE_KEYS):
+        assert f'"{key}"' in record, f"RULES.md section 8 does not show record key {key!r}"
+
+
+def json_text(value) -> str:
+    """A flag's value as the rule book writes it: ``true``, ``raise``, ``3S``."""
+    return str(value).lower() if isinstance(value, bool) else value
+
+
+def test_nothing_reads_outside_the_repository():
+    """The docs build, the package, the help texts and the tests read only the repository:
+    no tracked file names the folder beside the checkout that once held the rule book."""
+    beside = ["..", "/shared"], ["shared", " folder"]  # split, so this file does not match
+    patterns = [arg for words in beside for arg in ("-e", "".join(words))]
+    done = subprocess.run(
+        ["git", "grep", "-n", "-F", *patterns], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode in (0, 1), done.stderr  # 1: no match
+    assert done.stdout == "", done.stdout
 
 
 def test_cli_reference_finds_every_registered_subcommand():

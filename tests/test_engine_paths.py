@@ -34,7 +34,7 @@ hand_counts = st.lists(
 @settings(max_examples=200, deadline=None)
 def test_legal_masks_match_the_definition(hands, data):
     """Legal = the hand can pay for the action, it beats the table, and under the start-card
-    duty it uses the start card's rank (as STYLE.md states it: broadcasting over the table)."""
+    duty it uses the start card's rank (CONTRIBUTING.md: broadcasting over the table)."""
     rules = data.draw(st.sampled_from([Rules(), Rules(joker_pair=True, straight_plus_one=True)]))
     counts = np.array(hands, np.int8)
     n = len(counts)
