@@ -14,7 +14,9 @@ module_command(
     help="play, replay and compare bots in the browser: a local web app",
     example="murlan serve --open --bots ckpt:runs/quick",
     details=(
-        "Listens on 127.0.0.1 only unless --host says otherwise. Needs the serve extra:\n"
-        "pip install 'murlan[serve]'. exit status: 0 after Ctrl+C; 2 bad options or bots"
+        "Listens on 127.0.0.1 only unless --host says otherwise. Needs FastAPI and uvicorn,\n"
+        "the serve extra: python -m pip install '.[serve]' in a checkout of murlan, or\n"
+        "python -m pip install fastapi uvicorn (docs/install.md).\n"
+        "exit status: 0 after Ctrl+C; 2 bad options or bots"
     ),
 )
