@@ -122,6 +122,36 @@ def module_command(
     command(name, help=help, example=example, options=options, details=details)(run)
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse's parser held to the bad-input policy, for ``murlan`` and its subcommands.
+
+    - An error is ONE line on stderr, ``PROG: error: MESSAGE (see 'PROG --help')``, and exit
+      status 2; argparse's own prints the usage block first.
+    - Options may come between positional arguments (``murlan arena random --boards 1
+      greedy``): a parser whose positionals allow it reads its arguments with
+      ``parse_known_intermixed_args``. The top parser, whose positional is the subcommand,
+      cannot; its subparsers then read everything after the subcommand's name.
+    """
+
+    _intermixing = False
+
+    def error(self, message: str):  # noqa: D102 - argparse's hook
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse's method
+        if self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True  # parse_known_intermixed_args calls back into this method
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        except TypeError as exc:  # raised before parsing, by a parser argparse cannot intermix
+            if "parse_intermixed_args" not in str(exc):
+                raise
+            return super().parse_known_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     """Keeps the example epilog as written and appends each option's default to its help.
 
@@ -146,7 +176,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``murlan`` parser with one subparser per registered command."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="murlan",
         description="Murlan, the Albanian climbing card game: tools for records, bots and play.",
         epilog=(
@@ -199,6 +229,7 @@ from murlan_cli import actions, bots, replay, selfplay, serve  # noqa: E402, F40
 
 __all__ = [
     "COMMANDS",
+    "ArgumentParser",
     "Command",
     "HelpFormatter",
     "UsageError",

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from murlan_cli import UsageError
-from murlan_cli.options import add_rules_argument
+from murlan_cli.options import add_rules_argument, output_file, seed
 
 REPLACED = (
     "{option} is gone: use --boards N (N seeded boards, each played by every lineup as a "
@@ -45,17 +45,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="stop each board after K hands (default: whole matches)",
     )
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the boards' deals")
     add_rules_argument(parser)
     parser.add_argument(
         "--json",
         nargs="?",
         const="-",
+        type=output_file,
         default=None,
         metavar="FILE",
         help="write the report as JSON (to stdout without FILE)",
     )
-    parser.add_argument("--png", default=None, metavar="FILE", help="save a chart of the report")
+    parser.add_argument(
+        "--png", type=output_file, default=None, metavar="FILE", help="save a chart of the report"
+    )
     # Options of earlier versions, kept only to say what replaced them.
     for gone in ("--hands", "--lanes"):
         parser.add_argument(gone, default=None, help=argparse.SUPPRESS)

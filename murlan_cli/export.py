@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from murlan_cli import UsageError
-from murlan_cli.options import add_supports_argument, supported_rules
+from murlan_cli.options import add_supports_argument, count, seed, supported_rules
 
 TORCH_TOLERANCE = 1e-5  # the largest score difference between ONNX Runtime and PyTorch
 
@@ -25,8 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``murlan export`` options."""
     parser.add_argument("checkpoint", help="checkpoint file or run directory")
     parser.add_argument("--out", required=True, help="bundle directory to write")
-    parser.add_argument("--positions", type=int, default=256, help="golden positions to record")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the golden matches")
+    parser.add_argument("--positions", type=count, default=256, help="golden positions to record")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the golden matches")
     add_supports_argument(parser, "rule variants the policy is measured to play besides its own")
     parser.add_argument("--no-fp16", action="store_true", help="skip model.fp16.onnx")
     parser.add_argument("--no-coreml", action="store_true", help="skip the Core ML conversion")

@@ -15,13 +15,13 @@ import sys
 from pathlib import Path
 
 from murlan_cli import UsageError
-from murlan_cli.options import add_supports_argument, supported_rules
+from murlan_cli.options import add_supports_argument, seed, supported_rules
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``murlan golden`` options."""
     parser.add_argument("bundle", metavar="BUNDLE_DIR", help="bundle directory (bot.json ...)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the golden matches")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the golden matches")
     parser.add_argument("--positions", type=int, default=256, help="positions to record")
     parser.add_argument(
         "--out",

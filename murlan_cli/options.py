@@ -21,7 +21,8 @@ def add_rules_argument(
         action="append",
         default=[],
         metavar="FLAG=VALUE[,...]",
-        help=f"{what} (section 7 of the rule book, RULES.md), repeatable, e.g. sticky_pass=true,start_card=3C",
+        help=f"{what} (section 7 of the rule book, RULES.md), repeatable, "
+        "e.g. sticky_pass=true,start_card=3C",
     )
 
 
@@ -45,3 +46,41 @@ def supported_rules(texts: list[str] | None) -> dict[str, list]:
         for flag, value in flags.items():
             out.setdefault(flag, []).append(value)
     return out
+
+
+# Argument types: argparse turns their ArgumentTypeError into one line and exit status 2
+# (murlan_cli.ArgumentParser), before any work starts.
+
+
+def seed(text: str) -> int:
+    """A seed: an integer from 0 (numpy's generators take no negative seed)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from 0, got {value}")
+    return value
+
+
+def count(text: str) -> int:
+    """A count of at least 1 (hands, positions, boards)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def output_file(text: str) -> str:
+    """A file to write: its folder must exist, so that the work is not lost at the end."""
+    from pathlib import Path
+
+    folder = Path(text).expanduser().parent
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text}: there is no folder {folder}")
+    if Path(text).is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write {text}: it is a folder; name a file")
+    return text

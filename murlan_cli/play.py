@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from murlan_cli import UsageError
-from murlan_cli.options import add_rules_argument
+from murlan_cli.options import add_rules_argument, count, output_file, seed
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
 from murlan_env.envs.table import BotError, Table
@@ -319,7 +319,7 @@ class _ShowAll(Exception):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``murlan play`` options."""
     parser.add_argument(
-        "--seed", type=int, default=None, help="deal and bot seed (default: random)"
+        "--seed", type=seed, default=None, help="deal and bot seed (default: random)"
     )
     parser.add_argument(
         "--bots",
@@ -327,8 +327,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="one bot spec for all three, or three comma-separated (rule,greedy,search:100)",
     )
     add_rules_argument(parser)
-    parser.add_argument("--record", default=None, metavar="FILE", help="save the match record here")
-    parser.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    parser.add_argument(
+        "--record",
+        type=output_file,
+        default=None,
+        metavar="FILE",
+        help="save the match record here",
+    )
+    parser.add_argument("--hands", type=count, default=None, help="stop after this many hands")
     parser.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat (0-3)")
 
 

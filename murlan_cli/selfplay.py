@@ -6,11 +6,11 @@ import argparse
 import sys
 
 from murlan_cli import UsageError, command
-from murlan_cli.options import add_rules_argument
+from murlan_cli.options import add_rules_argument, seed
 
 
 def selfplay_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and the bots")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the deals and the bots")
     parser.add_argument("--out", help="record file to write (default: print the record)")
     add_rules_argument(parser, "--rule")
     parser.add_argument(

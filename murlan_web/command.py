@@ -21,7 +21,9 @@ import webbrowser
 from collections.abc import Sequence
 from pathlib import Path
 
-INSTALL_HINT = "pip install 'murlan[serve]'  (FastAPI and uvicorn)"
+# murlan is not on PyPI yet: the extra is installed from a checkout or a wheel (docs/install.md),
+# and naming the two packages works wherever murlan came from.
+INSTALL_HINT = "python -m pip install fastapi uvicorn (in a checkout: pip install '.[serve]')"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -114,6 +116,9 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     specs = [s.strip() for chunk in args.bots for s in chunk.split(",") if s.strip()]
     loopback = is_loopback(args.host)
+    if not 0 <= args.port <= 65535:
+        print(f"murlan serve: error: --port takes 0-65535, got {args.port}", file=sys.stderr)
+        return 2
     if args.max_upload < 1024:
         print("murlan serve: error: --max-upload must be at least 1024 bytes", file=sys.stderr)
         return 2

@@ -172,6 +172,62 @@ ROWS = [
      ["murlan arena: error:", "an arena needs at least 2 bots"]),
     ("an option that is gone, arena", murlan("arena", "random", "rule", "--lanes", "4"),
      ["murlan arena: error:", "--lanes is gone: use --boards N", "--max-hands K"]),
+    # --- what argparse itself refuses: one line naming the --help to read, no usage block
+    ("no command", murlan(), ["murlan: error:", "required: COMMAND", "see 'murlan --help'"]),
+    ("unknown command", murlan("tournament"),
+     ["murlan: error:", "invalid choice: 'tournament'", "'arena'", "see 'murlan --help'"]),
+    ("unknown option, arena", murlan("arena", "random", "rule", "--fast"),
+     ["murlan: error:", "unrecognized arguments: --fast"]),
+    ("missing record argument, replay", murlan("replay"),
+     ["murlan replay: error:", "required: file", "see 'murlan replay --help'"]),
+    ("no bots, arena", murlan("arena", "--boards", "2"),
+     ["murlan arena: error:", "required: bots"]),
+    ("word for a number, arena", murlan("arena", "random", "rule", "--boards", "many"),
+     ["murlan arena: error: argument --boards:", "invalid int value: 'many'"]),
+    ("seat out of range, play", murlan("play", "--seat", "4"),
+     ["murlan play: error: argument --seat:", "invalid choice: 4"]),
+    ("flag given a value, actions", murlan("actions", "--json=yes"),
+     ["murlan actions: error: argument --json:", "ignored explicit argument 'yes'"]),
+    # --- seeds, counts and output files, checked before any work starts
+    ("negative seed, arena", murlan("arena", "random", "rule", "--seed", "-3"),
+     ["murlan arena: error: argument --seed:", "a seed is a whole number from 0, got -3"]),
+    ("negative seed, selfplay", murlan("selfplay", "--seed", "-1"),
+     ["murlan selfplay: error: argument --seed:", "from 0, got -1"]),
+    ("word for a seed, play", murlan("play", "--seed", "lucky"),
+     ["murlan play: error: argument --seed:", "from 0, got 'lucky'"]),
+    ("negative seed, golden", murlan("golden", "{bundle}", "--seed", "-2"),
+     ["murlan golden: error: argument --seed:", "got -2"]),
+    ("negative seed, export", murlan("export", "{good_ckpt}", "--out", "{missing}", "--seed", "-1"),
+     ["murlan export: error: argument --seed:", "got -1"]),
+    ("no golden positions, export",
+     murlan("export", "{good_ckpt}", "--out", "{missing}", "--positions", "0"),
+     ["murlan export: error: argument --positions:", "must be at least 1, got 0"]),
+    ("no golden positions, golden", murlan("golden", "{bundle}", "--positions", "0"),
+     ["murlan golden: error:", "--positions must be at least 1, got 0"]),
+    ("no hands, play", murlan("play", "--hands", "0"),
+     ["murlan play: error: argument --hands:", "must be at least 1, got 0"]),
+    ("no hands, selfplay", murlan("selfplay", "--max-hands", "0"),
+     ["murlan selfplay: error:", "--max-hands must be at least 1, got 0"]),
+    ("no hands, arena", murlan("arena", "random", "rule", "--max-hands", "0"),
+     ["murlan arena: error:", "--max-hands must be at least 1, got 0"]),
+    ("chart into a missing folder, arena",
+     murlan("arena", "random", "rule", "--png", "{missing}/chart.png"),
+     ["murlan arena: error: argument --png:", "chart.png", "there is no folder"]),
+    ("report into a folder, arena", murlan("arena", "random", "rule", "--json", "{no_spec}"),
+     ["murlan arena: error: argument --json:", "it is a folder; name a file"]),
+    ("record into a missing folder, play", murlan("play", "--record", "{missing}/game.json"),
+     ["murlan play: error: argument --record:", "there is no folder"]),
+    ("record into a missing folder, selfplay",
+     murlan("selfplay", "--max-hands", "1", "--out", "{missing}/game.json"),
+     ["murlan selfplay: error:", "cannot write", "game.json"]),
+    ("record that is a folder, replay", murlan("replay", "{no_spec}"),
+     ["murlan replay: error:", "cannot read", "Is a directory"]),
+    ("port out of range, serve", murlan("serve", "--port", "70000"),
+     ["murlan serve: error:", "--port takes 0-65535, got 70000"]),
+    ("time limit of zero, serve", murlan("serve", "--game-hours", "0"),
+     ["murlan serve: error:", "time limits must be above 0"]),
+    ("unknown bot, serve", murlan("serve", "--bots", "wizard"),
+     ["murlan serve: error:", "unknown bot 'wizard'"]),
 ]  # fmt: skip
 
 
@@ -184,6 +240,22 @@ def test_bad_input_is_one_line_and_exit_2(problem, run, words, files, capsys):
     assert err.endswith("\n") and err.count("\n") == 1, f"{problem}: not one line: {err!r}"
     for word in words:
         assert word in err, f"{problem}: {word!r} not in {err!r}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "bots"),
+    [
+        (["arena", "random", "--boards", "1", "greedy"], ["random", "greedy"]),
+        (["arena", "--boards", "1", "random", "greedy", "--seed", "3", "rule"],
+         ["random", "greedy", "rule"]),
+        (["arena", "random", "greedy", "--boards", "1"], ["random", "greedy"]),
+    ],
+)  # fmt: skip
+def test_options_and_positionals_in_any_order(argv, bots):
+    """``murlan arena random --boards 1 greedy`` reads as the same arena as with the option
+    last (argparse's intermixed parsing), rather than stopping at ``greedy``."""
+    args = murlan_cli.build_parser().parse_args(argv)
+    assert args.bots == bots and args.boards == 1
 
 
 def test_the_good_files_are_accepted(files):
