@@ -58,7 +58,8 @@ def replay_command(args: argparse.Namespace) -> int:
 
 
 def print_summary(out: Console, name: str, rec: dict, plays: bool) -> None:
-    """The record's rules, one table row per hand, the scores; every play if ``plays``."""
+    """The record's rules, one table row per hand, the scores; every play if ``plays``. Hands
+    and plays are counted from 1, as the validator's faults and ``murlan play`` count them."""
     from rich.table import Table
 
     rules = rec["rules"]
@@ -80,12 +81,14 @@ def print_summary(out: Console, name: str, rec: dict, plays: bool) -> None:
             ex_text += f", {ex['first']}->{ex['last']} {ex['first_gives'] or '?'}"
         finish = " ".join(map(str, hand["finish"])) or "-"
         points = "unfinished" if hand["points"] is None else " ".join(map(str, hand["points"]))
-        table.add_row(str(h), str(hand["dealer"]), ex_text, str(len(hand["plays"])), finish, points)
+        table.add_row(
+            str(h + 1), str(hand["dealer"]), ex_text, str(len(hand["plays"])), finish, points
+        )
     out.print(table)
     scores = "  ".join(f"seat {s}: {v}" for s, v in enumerate(rec["scores"]))
     out.print(f"scores: {scores}   target: {rec['target']}", markup=False)
     if plays:
         for h, hand in enumerate(rec["hands"]):
-            out.print(f"hand {h}:", markup=False)
-            for p, (seat, cards) in enumerate(hand["plays"]):
+            out.print(f"hand {h + 1}:", markup=False)
+            for p, (seat, cards) in enumerate(hand["plays"], start=1):
                 out.print(f"  {p:3d}  seat {seat}  {cards or 'pass'}", markup=False)

@@ -9,7 +9,6 @@ the state after every decision, with every hand visible.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from typing import Any
 
@@ -26,24 +25,17 @@ SEAT_NAMES = ("Seat 0", "Seat 1", "Seat 2", "Seat 3")
 log = logging.getLogger("murlan_web")
 
 
-def fault_words(fault: str) -> str:
-    """A validator's fault location counted as the page counts, from 1: "hand 1 play 3" (the
-    validator's indices from 0) -> "hand 2 play 4"; other words as they are."""
-    return re.sub(r"\b(hand|play) (\d+)", lambda m: f"{m[1]} {int(m[2]) + 1}", fault)
-
-
 class Replay:
     """A valid record's states and the frames the browser steps through."""
 
     def __init__(self, text: str, source: str) -> None:
         result = records.validate(text)
         if not result.valid:
-            where = fault_words(result.fault)
-            raise ApiError(
+            raise ApiError(  # the validator counts hands and plays from 1, as the page does
                 422,
-                f"invalid record: at {where} ({result.fault}): {result.reason}",
+                f"invalid record: at {result.fault}: {result.reason}",
                 fault=result.fault,
-                where=where,
+                where=result.fault,
                 reason=result.reason,
             )
         self.source = source

@@ -48,8 +48,11 @@ def test_each_subcommand_has_help_with_an_example(name, capsys):
     "argv", [[], ["nope"], ["replay"], ["actions", "--bogus"], ["selfplay", "--seed", "x"]]
 )
 def test_usage_errors_exit_2(argv, capsys):
+    """One line naming the help to read, not argparse's usage block."""
     assert cli.main(argv) == 2
-    assert "usage: murlan" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "usage:" not in err
+    assert err.startswith("murlan") and "error:" in err and "--help')" in err
 
 
 def test_replay_a_valid_record(game_file, capsys):
@@ -85,7 +88,7 @@ def test_replay_an_invalid_record(game_file, tmp_path, capsys):
     records.save(record, bad)
     assert cli.main(["replay", str(bad)]) == 1
     out = capsys.readouterr().out
-    assert f"invalid record at hand 0 play 1: it is seat {seat}'s turn" in out
+    assert f"invalid record at hand 1 play 2: it is seat {seat}'s turn" in out
 
 
 @pytest.mark.parametrize(
@@ -220,7 +223,7 @@ def test_process_exit_codes(game_file, tmp_path):
     )
     assert not_record.returncode == 2 and "is not a game record" in not_record.stderr
     usage = subprocess.run([*cmd, "replay"], capture_output=True, text=True, timeout=120)
-    assert usage.returncode == 2 and "usage:" in usage.stderr
+    assert usage.returncode == 2 and "murlan replay: error:" in usage.stderr
 
 
 def test_replay_reads_standard_input(game_file, monkeypatch, capsys):

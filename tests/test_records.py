@@ -162,7 +162,7 @@ def test_scripted_play_faults(plays, reason):
     record = record_script(DEAL, 0, [])
     record["hands"][0]["plays"] = plays
     fault, why = fault_of(record)
-    assert fault == f"hand 0 play {len(plays) - 1}"
+    assert fault == f"hand 1 play {len(plays)}"
     assert reason in why
 
 
@@ -176,9 +176,9 @@ def test_the_start_card_must_be_in_the_concrete_cards():
     record = record_script(deal, 0, [[0, "3S 3H"]])
     assert validate(record).valid
     record["hands"][0]["plays"] = [[0, "3H"]]  # a 3, but not the 3 of spades
-    assert fault_of(record) == ("hand 0 play 0", "the first play of the match must contain 3S")
+    assert fault_of(record) == ("hand 1 play 1", "the first play of the match must contain 3S")
     record["rules"] = {"start_card": "3C"}  # then seat 3 holds the start card and leads
-    assert fault_of(record) == ("hand 0 play 0", "it is seat 3's turn, not seat 0's")
+    assert fault_of(record) == ("hand 1 play 1", "it is seat 3's turn, not seat 0's")
     record["hands"][0]["plays"] = [[3, "3C 4C 5C 6C 7C"]]
     assert validate(record).valid
 
@@ -196,7 +196,7 @@ def test_joker_pair_only_with_its_variant():
     assert validate(record).valid
     record["rules"] = {}
     fault, why = fault_of(record)
-    assert fault == "hand 0 play 5" and "joker_pair" in why
+    assert fault == "hand 1 play 6" and "joker_pair" in why
 
 
 def test_straight_plus_one():
@@ -205,7 +205,7 @@ def test_straight_plus_one():
     assert validate(record).valid
     record["rules"] = {"straight_plus_one": True}
     fault, why = fault_of(record)
-    assert fault == "hand 0 play 1" and "straight_plus_one" in why
+    assert fault == "hand 1 play 2" and "straight_plus_one" in why
     record["hands"][0]["plays"][1] = [1, "2H 3H 4H 5H 6H"]
     assert validate(record).valid
 
@@ -316,7 +316,7 @@ def test_unfinished_records_are_valid(match, states):
         if cut == len(plays) - 1:
             assert hand["finish"]  # someone is out before the last play
             hand["finish"] = hand["finish"][::-1] + [hand["finish"][0]]
-            assert fault_of(record)[0] == f"hand {h} finish"
+            assert fault_of(record)[0] == f"hand {h + 1} finish"
 
 
 def test_recorder_on_a_batch_matches_replay():
@@ -404,7 +404,7 @@ def test_changed_play_that_does_not_beat(match, states):
     seat = int(state.to_act[0])
     record["hands"][h]["plays"][p] = [seat, format_cards(cards)]
     fault, why = fault_of(record)
-    assert fault == f"hand {h} play {p}" and "does not beat" in why
+    assert fault == f"hand {h + 1} play {p + 1}" and "does not beat" in why
 
 
 def _weaker(state) -> np.ndarray:
@@ -424,7 +424,7 @@ def test_extra_pass(match, states):
     h, p, _ = first_play(match, states, is_pass)
     record = copy.deepcopy(match)
     record["hands"][h]["plays"].insert(p, list(match["hands"][h]["plays"][p]))
-    assert fault_of(record)[0] == f"hand {h} play {p + 1}"
+    assert fault_of(record)[0] == f"hand {h + 1} play {p + 2}"
 
 
 def test_missing_pass(match, states):
@@ -436,7 +436,7 @@ def test_missing_pass(match, states):
     record = copy.deepcopy(match)
     seat = record["hands"][h]["plays"].pop(p)[0]
     fault, why = fault_of(record)
-    assert fault == f"hand {h} play {p}" and why.startswith(f"it is seat {seat}'s turn")
+    assert fault == f"hand {h + 1} play {p + 1}" and why.startswith(f"it is seat {seat}'s turn")
 
 
 def test_wrong_card(match, states):
@@ -447,7 +447,7 @@ def test_wrong_card(match, states):
     record = copy.deepcopy(match)
     record["hands"][h]["plays"][p][1] = text.replace(CARD_NAMES[first], CARD_NAMES[other])
     fault, why = fault_of(record)
-    assert fault == f"hand {h} play {p}" and "does not hold" in why
+    assert fault == f"hand {h + 1} play {p + 1}" and "does not hold" in why
 
 
 def test_swapped_deal_cards_fail_at_their_first_play(match):
@@ -462,7 +462,7 @@ def test_swapped_deal_cards_fail_at_their_first_play(match):
     deal[seat_b] = deal[seat_b].replace(y, x)
     expected = next(p for p, (_, t) in enumerate(hand["plays"]) if {x, y} & set(t.split()))
     fault, why = fault_of(record)
-    assert fault == f"hand 0 play {expected}" and "does not hold" in why
+    assert fault == f"hand 1 play {expected + 1}" and "does not hold" in why
 
 
 @pytest.mark.parametrize(
@@ -489,16 +489,16 @@ def test_bad_deals(match, change, reason):
     record = copy.deepcopy(match)
     change(record["hands"][1]["deal"])
     fault, why = fault_of(record)
-    assert fault == "hand 1 deal" and reason in why, why
+    assert fault == "hand 2 deal" and reason in why, why
 
 
 def test_dealer_moves_one_seat(match):
     record = copy.deepcopy(match)
     record["hands"][2]["dealer"] = (record["hands"][2]["dealer"] + 1) % 4
     fault, why = fault_of(record)
-    assert fault == "hand 2 deal" and "dealer moves one seat" in why
+    assert fault == "hand 3 deal" and "dealer moves one seat" in why
     record["hands"][2]["dealer"] = "1"
-    assert fault_of(record)[0] == "hand 2 deal"
+    assert fault_of(record)[0] == "hand 3 deal"
 
 
 def _exchange_hand(match, states, choice: bool) -> int:
@@ -538,17 +538,17 @@ def test_wrong_exchanges(match, states):
         record = copy.deepcopy(match)
         record["hands"][h]["exchange"].update(change)
         fault, why = fault_of(record)
-        assert fault == f"hand {h} exchange" and reason in why, (change, why)
+        assert fault == f"hand {h + 1} exchange" and reason in why, (change, why)
     record = copy.deepcopy(match)
     record["hands"][h]["exchange"] = None
     assert fault_of(record)[1].startswith("an exchange is due")
     record = copy.deepcopy(match)
     del record["hands"][h]["exchange"]["first_gives"]
-    assert fault_of(record) == (f"hand {h} exchange", "the exchange has no 'first_gives' key")
+    assert fault_of(record) == (f"hand {h + 1} exchange", "the exchange has no 'first_gives' key")
     record = copy.deepcopy(match)
     record["hands"][0]["exchange"] = copy.deepcopy(match["hands"][h]["exchange"])
     fault, why = fault_of(record)
-    assert fault == "hand 0 exchange" and "first hand of a match has none" in why
+    assert fault == "hand 1 exchange" and "first hand of a match has none" in why
 
 
 def test_pending_give_back_is_only_valid_at_the_end(match, states):
@@ -614,7 +614,7 @@ def test_automatic_give_back(auto_record):
         record = copy.deepcopy(auto_record)
         record["hands"][1]["exchange"]["first_gives"] = change
         fault, why = fault_of(record)
-        assert fault == "hand 1 exchange" and reason in why, why
+        assert fault == "hand 2 exchange" and reason in why, why
     # Any jack may go back, any 2 may be given: the record's suit is followed, not the
     # engine's default suit (these swaps change which card moves, and the plays agree).
     assert validate(relabel(auto_record, 1, "JS", "JD")).valid
@@ -633,25 +633,25 @@ def test_exchange_with_no_exchange_rule(match):
     record["rules"] = {"no_exchange": True}
     fault, why = fault_of(record)
     first_ex = next(h for h, hand in enumerate(match["hands"]) if hand["exchange"] is not None)
-    assert fault == f"hand {first_ex} exchange" and "no_exchange" in why
+    assert fault == f"hand {first_ex + 1} exchange" and "no_exchange" in why
 
 
 def test_wrong_results(match):
     n = len(match["hands"])
     cases = [
-        (lambda r: r["hands"][0].update(finish=r["hands"][0]["finish"][::-1]), "hand 0 finish"),
-        (lambda r: r["hands"][0].update(finish=r["hands"][0]["finish"][:3]), "hand 0 finish"),
-        (lambda r: r["hands"][0].update(finish="0 1 2 3"), "hand 0 finish"),
-        (lambda r: r["hands"][1].update(points=r["hands"][1]["points"][::-1]), "hand 1 points"),
-        (lambda r: r["hands"][1].update(points=None), "hand 1 points"),
-        (lambda r: r["hands"][1].update(points=[3, 2, 1]), "hand 1 points"),
+        (lambda r: r["hands"][0].update(finish=r["hands"][0]["finish"][::-1]), "hand 1 finish"),
+        (lambda r: r["hands"][0].update(finish=r["hands"][0]["finish"][:3]), "hand 1 finish"),
+        (lambda r: r["hands"][0].update(finish="0 1 2 3"), "hand 1 finish"),
+        (lambda r: r["hands"][1].update(points=r["hands"][1]["points"][::-1]), "hand 2 points"),
+        (lambda r: r["hands"][1].update(points=None), "hand 2 points"),
+        (lambda r: r["hands"][1].update(points=[3, 2, 1]), "hand 2 points"),
         (lambda r: r.update(scores=[s + 1 for s in r["scores"]]), "scores"),
         (lambda r: r.update(scores=r["scores"][:3]), "scores"),
         (lambda r: r.update(target=r["target"] + 10), "target"),
         (lambda r: r.update(target=21.0), "target"),
         (lambda r: r.update(winners=[0]), "winners"),
         (lambda r: r.update(winners="[]"), "winners"),
-        (lambda r: r["hands"][-1]["plays"].append([0, ""]), f"hand {n - 1} play"),
+        (lambda r: r["hands"][-1]["plays"].append([0, ""]), f"hand {n} play"),
     ]
     for change, fault in cases:
         record = copy.deepcopy(match)
@@ -667,7 +667,7 @@ def test_no_hand_after_the_match_is_won(full_match):
     extra["dealer"] = (extra["dealer"] + 1) % 4
     record["hands"].append(extra)
     fault, why = fault_of(record)
-    assert fault == f"hand {len(match['hands'])}" and "the match is over" in why
+    assert fault == f"hand {len(match['hands']) + 1}" and "the match is over" in why
 
 
 def test_wrong_winners(full_match):
@@ -682,7 +682,7 @@ def test_wrong_winners(full_match):
 def test_no_hand_after_an_unfinished_hand(match):
     record = copy.deepcopy(match)
     record["hands"][0].update(plays=match["hands"][0]["plays"][:1], finish=[], points=None)
-    assert fault_of(record) == ("hand 1", "hand 0 is unfinished, so no hand can follow it")
+    assert fault_of(record) == ("hand 2", "hand 1 is unfinished, so no hand can follow it")
 
 
 @pytest.mark.parametrize(
@@ -696,10 +696,10 @@ def test_no_hand_after_an_unfinished_hand(match):
         (lambda r: r.pop("format"), "format", "got nothing"),
         (lambda r: r.pop("winners"), "winners", "no 'winners' key"),
         (lambda r: r.update(hands={}), "hands", "list of hands"),
-        (lambda r: r["hands"].__setitem__(1, []), "hand 1", "must be an object"),
-        (lambda r: r["hands"][1].pop("points"), "hand 1", "no 'points' key"),
-        (lambda r: r["hands"][1].update(plays="3S"), "hand 1", "plays must be a list"),
-        (lambda r: r["hands"][1].update(exchange="RJ"), "hand 1 exchange", "object or null"),
+        (lambda r: r["hands"].__setitem__(1, []), "hand 2", "must be an object"),
+        (lambda r: r["hands"][1].pop("points"), "hand 2", "no 'points' key"),
+        (lambda r: r["hands"][1].update(plays="3S"), "hand 2", "plays must be a list"),
+        (lambda r: r["hands"][1].update(exchange="RJ"), "hand 2 exchange", "object or null"),
     ],
 )
 def test_format_errors(match, change, fault, reason):
@@ -758,7 +758,7 @@ def test_each_top_level_key_is_required(match, key):
 def test_each_hand_key_is_required(match, key):
     record = copy.deepcopy(match)
     del record["hands"][1][key]
-    assert fault_of(record) == ("hand 1", f"the hand has no {key!r} key")
+    assert fault_of(record) == ("hand 2", f"the hand has no {key!r} key")
 
 
 @pytest.mark.parametrize("key", records.EXCHANGE_KEYS)
@@ -766,18 +766,18 @@ def test_each_exchange_key_is_required(match, states, key):
     h = _exchange_hand(match, states, choice=True)
     record = copy.deepcopy(match)
     del record["hands"][h]["exchange"][key]
-    assert fault_of(record) == (f"hand {h} exchange", f"the exchange has no {key!r} key")
+    assert fault_of(record) == (f"hand {h + 1} exchange", f"the exchange has no {key!r} key")
 
 
 @pytest.mark.parametrize(
     ("path", "fault"),
     [
-        (("hands", 0, "plays", 1, 0), "hand 0 play 1"),
-        (("hands", 1, "dealer"), "hand 1 deal"),
-        (("hands", 1, "exchange", "last"), "hand 1 exchange"),
-        (("hands", 1, "exchange", "first"), "hand 1 exchange"),
-        (("hands", 0, "finish", 2), "hand 0 finish"),
-        (("hands", 0, "points", 0), "hand 0 points"),
+        (("hands", 0, "plays", 1, 0), "hand 1 play 2"),
+        (("hands", 1, "dealer"), "hand 2 deal"),
+        (("hands", 1, "exchange", "last"), "hand 2 exchange"),
+        (("hands", 1, "exchange", "first"), "hand 2 exchange"),
+        (("hands", 0, "finish", 2), "hand 1 finish"),
+        (("hands", 0, "points", 0), "hand 1 points"),
         (("scores", 3), "scores"),
         (("target",), "target"),
     ],
@@ -817,7 +817,7 @@ def test_record_cards_are_separated_by_single_spaces(text):
     bad = copy.deepcopy(record)
     bad["hands"][0]["plays"][0][1] = text
     fault, why = fault_of(bad)
-    assert fault == "hand 0 play 0" and "separated by single spaces" in why, why
+    assert fault == "hand 1 play 1" and "separated by single spaces" in why, why
 
 
 def test_record_deals_are_separated_by_single_spaces():
@@ -827,7 +827,7 @@ def test_record_deals_are_separated_by_single_spaces():
         bad = copy.deepcopy(record)
         bad["hands"][0]["deal"][2] = deal
         fault, why = fault_of(bad)
-        assert fault == "hand 0 deal" and "separated by single spaces" in why, why
+        assert fault == "hand 1 deal" and "separated by single spaces" in why, why
 
 
 def test_exchange_cards_are_single_card_names(match, states):
@@ -836,7 +836,7 @@ def test_exchange_cards_are_single_card_names(match, states):
         record = copy.deepcopy(match)
         record["hands"][h]["exchange"][key] += " "
         fault, why = fault_of(record)
-        assert fault == f"hand {h} exchange" and "separated by single spaces" in why
+        assert fault == f"hand {h + 1} exchange" and "separated by single spaces" in why
 
 
 def test_sticky_pass_skipped_players_have_no_entry():
@@ -844,7 +844,7 @@ def test_sticky_pass_skipped_players_have_no_entry():
     record = record_script(DEAL, 0, script, Rules(sticky_pass=True))  # seat 1 is out of it
     assert validate(record).valid
     record["hands"][0]["plays"].insert(5, [1, ""])  # an entry for the skipped seat
-    assert fault_of(record) == ("hand 0 play 5", "it is seat 2's turn, not seat 1's")
+    assert fault_of(record) == ("hand 1 play 6", "it is seat 2's turn, not seat 1's")
     record["rules"] = {}  # without sticky_pass, seat 1 is asked again and its pass belongs
     assert validate(record).valid
 
@@ -925,7 +925,7 @@ def test_both_jokers_exception_has_a_null_exchange():
         "first_gives": "3S",
     }
     fault, why = fault_of(record)
-    assert fault == "hand 1 exchange" and "seat 3, last in hand 0, was dealt both jokers" in why
+    assert fault == "hand 2 exchange" and "seat 3, last in hand 1, was dealt both jokers" in why
 
 
 def _paths(x, path=()):
@@ -966,14 +966,14 @@ def _location(path: tuple) -> str:
         return path[0]
     if len(path) == 1:
         return "hands"
-    h = path[1]
+    h = path[1] + 1  # a person's count: hands[0] is hand 1, plays[0] play 1
     if len(path) == 2:
         return f"hand {h}"
     key = path[2]
     if key == "dealer":
         return f"hand {h} deal"
     if key == "plays":
-        return f"hand {h}" if len(path) == 3 else f"hand {h} play {path[3]}"
+        return f"hand {h}" if len(path) == 3 else f"hand {h} play {path[3] + 1}"
     return f"hand {h} {key}"
 
 
@@ -983,21 +983,21 @@ def _expected_fault(base: dict, path: tuple, value) -> str | None:
     parent = _at(base, path[:-1])
     if value is DELETED:
         if isinstance(parent, dict) and len(path) == 3:
-            return f"hand {path[1]}"  # a hand without one of its keys
+            return f"hand {path[1] + 1}"  # a hand without one of its keys
         return _location(path)
     if json.dumps(value) == json.dumps(_at(base, path)):
         return None  # the same JSON value, types included: nothing changed
     if path == ("hands",) and isinstance(value, list):
         if value:
-            return "hand 0"
+            return "hand 1"
         empty = {"scores": [0, 0, 0, 0], "target": 21, "winners": []}  # a match not begun
         return next((k for k, v in empty.items() if base[k] != v), None)
     if len(path) == 3 and path[2] == "plays" and isinstance(value, list):
         h = path[1]
         if value:
-            return f"hand {h} play 0"
+            return f"hand {h + 1} play 1"
         hand = base["hands"][h]  # no plays: valid if nothing had happened yet
-        return None if hand["finish"] == [] and hand["points"] is None else f"hand {h} finish"
+        return None if hand["finish"] == [] and hand["points"] is None else f"hand {h + 1} finish"
     return _location(path)
 
 

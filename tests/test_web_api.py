@@ -814,7 +814,7 @@ def test_an_invalid_record_says_where_counting_from_one(client):
     record["hands"][1]["plays"][3][1] = "RJ RJ"
     r = client.post("/api/replays", json={"text": json.dumps(record)})
     assert r.status_code == 422
-    assert r.json()["fault"] == "hand 1 play 3" and r.json()["where"] == "hand 2 play 4"
+    assert r.json()["fault"] == r.json()["where"] == "hand 2 play 4"
 
 
 def test_replay_advice_says_whose_decision_it_scores(client, folder):

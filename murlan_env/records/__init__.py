@@ -19,8 +19,10 @@ scores, target and winners those plays imply. One job per module:
 Fault locations are ``json`` (not a JSON object), ``format``, ``rules``, ``hands``, ``hand H``
 (the hand object itself: its keys, a hand after the match is over or after an unfinished
 hand), ``hand H deal`` (the dealer and the deal), ``hand H exchange``, ``hand H play P``,
-``hand H finish``, ``hand H points``, ``scores``, ``target`` and ``winners``; H and P are
-0-based indices into the JSON arrays. A bad record never makes ``validate`` raise.
+``hand H finish``, ``hand H points``, ``scores``, ``target`` and ``winners``. H and P count
+from 1, as a person reads them and as the game numbers its hands: ``hand 1 play 4`` is
+``record["hands"][0]["plays"][3]`` in the 0-based JSON arrays. A bad record never makes
+``validate`` raise.
 
 Strictness where RULES.md leaves room: numbers must be JSON integers (``3.0`` is not a seat);
 card strings separate cards by exactly one space with no space before or after (``""`` is a

@@ -22,11 +22,11 @@ def check_hand_result(h: int, hand: Mapping[str, Any], state: State) -> None:
     """Hand ``h``'s ``finish`` and ``points`` against ``state``, the state after its plays."""
     over = state.phase[0] >= Phase.HAND_OVER
     finish = finish_order(state.place[0])
-    given = int_list(hand["finish"], f"hand {h} finish", "finish")
+    given = int_list(hand["finish"], f"hand {h + 1} finish", "finish")
     if given != finish:
         what = "finish" if over else "finish so far (the hand is unfinished)"
-        raise RecordError(f"hand {h} finish", f"the plays give {what} {finish}, not {given}")
-    where = f"hand {h} points"
+        raise RecordError(f"hand {h + 1} finish", f"the plays give {what} {finish}, not {given}")
+    where = f"hand {h + 1} points"
     if not over:
         if hand["points"] is not None:
             raise RecordError(where, "the hand is unfinished, so points must be null")

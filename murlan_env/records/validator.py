@@ -122,13 +122,13 @@ class _Replayer:
     # ------------------------------------------------------------------ one hand
 
     def _hand(self, h: int, hand: Any, prev: State | None) -> State:
-        where = f"hand {h}"
+        where = f"hand {h + 1}"
         if prev is not None:
             if prev.phase[0] == Phase.MATCH_OVER:
                 won = [int(s) for s in np.flatnonzero(prev.winners[0])]
-                raise RecordError(where, f"the match is over after hand {h - 1} (winners {won})")
+                raise RecordError(where, f"the match is over after hand {h} (winners {won})")
             if prev.phase[0] != Phase.HAND_OVER:
-                raise RecordError(where, f"hand {h - 1} is unfinished, so no hand can follow it")
+                raise RecordError(where, f"hand {h} is unfinished, so no hand can follow it")
         if not isinstance(hand, dict):
             raise RecordError(where, f"a hand must be an object, got {show(hand)}")
         require_keys(hand, HAND_KEYS, where, "hand")
@@ -138,7 +138,7 @@ class _Replayer:
         state, pending = self._exchange(h, hand["exchange"], state, prev)
         if pending and hand["plays"]:
             raise RecordError(
-                f"hand {h} exchange",
+                f"hand {h + 1} exchange",
                 f"first_gives is null, but seat {int(state.to_act[0])} must give a card back "
                 "before the plays",
             )
@@ -151,7 +151,7 @@ class _Replayer:
 
     def _deal(self, h: int, hand: dict, prev: State | None) -> State:
         """The hand's start from its dealer and deal, dealt by the engine."""
-        where = f"hand {h} deal"
+        where = f"hand {h + 1} deal"
         dealer = seat(hand["dealer"], where, "the dealer")
         if prev is not None:
             # The engine moves the dealer on: ask it by dealing a throwaway hand.
@@ -177,7 +177,7 @@ class _Replayer:
     def _exchange(self, h: int, ex: Any, state: State, prev: State | None) -> tuple[State, bool]:
         """Compare the record's exchange with the one the engine made; returns (state,
         give-back pending)."""
-        where = f"hand {h} exchange"
+        where = f"hand {h + 1} exchange"
         last, first = int(state.ex_last[0]), int(state.ex_first[0])
         if last < 0:  # the engine made no exchange
             if ex is not None:
@@ -189,16 +189,16 @@ class _Replayer:
         if ex is None:
             raise RecordError(
                 where,
-                f"an exchange is due: seat {last} (last in hand {h - 1}) and seat {first} (1st)",
+                f"an exchange is due: seat {last} (last in hand {h}) and seat {first} (1st)",
             )
         if not isinstance(ex, dict):
             raise RecordError(where, f"the exchange must be an object or null, got {show(ex)}")
         require_keys(ex, EXCHANGE_KEYS, where, "exchange")
         if seat(ex["last"], where, "last") != last:
-            raise RecordError(where, f"seat {last} was last in hand {h - 1}, not seat {ex['last']}")
+            raise RecordError(where, f"seat {last} was last in hand {h}, not seat {ex['last']}")
         if seat(ex["first"], where, "first") != first:
             raise RecordError(
-                where, f"seat {first} was 1st in hand {h - 1}, not seat {ex['first']}"
+                where, f"seat {first} was 1st in hand {h}, not seat {ex['first']}"
             )
 
         # The last player's highest card: the engine gave one suit of that rank, any may go.
@@ -260,12 +260,12 @@ class _Replayer:
         if self.rules.no_exchange:
             return "the no_exchange rule is on"
         prev_last = int(np.argmax(prev.place[0]))
-        return f"seat {prev_last}, last in hand {h - 1}, was dealt both jokers"
+        return f"seat {prev_last}, last in hand {h}, was dealt both jokers"
 
     def _play(self, h: int, p: int, entry: Any, state: State) -> State:
-        where = f"hand {h} play {p}"
+        where = f"hand {h + 1} play {p + 1}"
         if state.phase[0] != Phase.PLAY:
-            raise RecordError(where, f"the hand is over after play {p - 1}: no more plays")
+            raise RecordError(where, f"the hand is over after play {p}: no more plays")
         if not isinstance(entry, list) or len(entry) != 2:
             raise RecordError(where, f'a play is [seat, "cards"], got {show(entry)}')
         player = seat(entry[0], where, "the seat")
