@@ -39,6 +39,13 @@ module_command(
     "murlan_cli.arena",
     help="seeded duplicate tournament between bots: points, match wins, ratings",
     example="murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0",
+    details=(
+        "Each board is played by every lineup, the bots rotated through the seats. Four seats\n"
+        "and fewer bots: 2 bots sit A B A B (2 lineups); 3 bots sit A B C A, so the FIRST bot\n"
+        "holds two seats in every game (4 lineups); 4 bots one seat each; more than 4, every\n"
+        "group of 4. To compare bots on equal terms give 2 or 4 of them (a bot may be named\n"
+        "more than once: murlan arena hard rule rule rule)."
+    ),
 )
 
 module_command(
