@@ -2,7 +2,9 @@
 
 ``murlan_env.bots.registry`` finds this kind through the ``murlan.bots`` entry point (see
 pyproject.toml), so ``murlan play --bots ckpt:runs/x`` works without murlan_env importing
-torch. The bot plays the argmax of the policy's masked scores.
+torch. The bot plays the argmax of the policy's masked scores, under the rules it was trained
+under only (its checkpoint's config ``rules``), as an exported bundle plays only its
+``supported_rules``: a command asked for other rules refuses it in one line.
 """
 
 from __future__ import annotations
@@ -12,15 +14,31 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import load_policy, policy_scores
+from agents.networks import load_checkpoint, load_policy, policy_scores
+from murlan_env.game.rules import Rules
 
 
 class TorchPolicyBot:
-    """A trained torch policy (``agents.networks.load_policy`` contract): argmax of its scores."""
+    """A trained torch policy (``agents.networks.load_policy`` contract): argmax of its scores.
 
-    def __init__(self, policy: Any, name: str) -> None:
+    ``rules``: the rules it was trained under, the only ones it plays (``rules_conflict``, read
+    by ``murlan_env.bots.registry.rules_conflict``); None plays any."""
+
+    strict_rules = True
+
+    def __init__(self, policy: Any, name: str, rules: Rules | None = None) -> None:
         self.policy = policy
         self.name = name
+        self.rules = rules
+
+    def rules_conflict(self, rules: Rules) -> str | None:
+        """Why this bot does not play ``rules`` (None when it does)."""
+        if self.rules is None or rules == self.rules:
+            return None
+        return (
+            f"it was trained under {self.rules.text() or 'the standard rules'} (its checkpoint's "
+            "config); train one under these rules"
+        )
 
     def scores(
         self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
@@ -59,4 +77,6 @@ def from_spec(path: str) -> TorchPolicyBot:
     """The ``ckpt:PATH`` bot: a checkpoint file or a run directory."""
     if not path:
         raise ValueError("ckpt: needs a checkpoint file or run directory, e.g. ckpt:runs/quick")
-    return TorchPolicyBot(load_policy(path), name=f"ckpt:{path}")
+    trained = load_checkpoint(path).get("config") or {}
+    rules = Rules.from_dict(trained.get("rules"))
+    return TorchPolicyBot(load_policy(path), name=f"ckpt:{path}", rules=rules)
