@@ -283,12 +283,92 @@ def test_nothing_reads_outside_the_repository():
     assert done.stdout == "", done.stdout
 
 
+def test_pages_built_from_the_repository_keep_their_content(tmp_path):
+    """The benchmarks page is benchmarks/README.md with its links into docs/ made site
+    links; the results page its headline sections, their anchors pointing at the benchmarks
+    page; the quickstart page one Python block per code cell of the notebook."""
+    import json
+
+    hooks = load_hooks()
+    bench = hooks.benchmarks_markdown(ROOT)
+    readme = (ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    assert "](../docs/" in readme and "](../docs/" not in bench
+    assert bench.count("\n## ") == readme.count("\n## ")
+    results = hooks.results_markdown(ROOT)
+    for title in hooks.RESULT_SECTIONS:
+        assert f"## {title}\n" in results
+    assert "](#" not in results and "](benchmarks.md#" in results
+    cells = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())["cells"]
+    code = [c for c in cells if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+    assert hooks.notebook_markdown(ROOT).count("```python\n") == len(code)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "README.md").write_text("# B\n\n## Other\n\ntext\n")
+    with pytest.raises(hooks.DocsSourceError, match="no section '## Headline figures'"):
+        hooks.results_markdown(tmp_path)
+
+
 def test_cli_reference_finds_every_registered_subcommand():
     import murlan_cli
 
     hooks = load_hooks()
     top = hooks.help_text(ROOT, ["-m", "murlan_cli"])  # as the page is built
     assert sorted(hooks.subcommands(top)) == sorted(murlan_cli.COMMANDS)
+
+
+def preset_keys() -> dict[str, set[str]]:
+    """Preset name -> the config keys it sets (a staged preset's stages included)."""
+    found = {}
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        raw = yaml.safe_load(path.read_text()) or {}
+        stages = raw.pop("stages", None) or []
+        keys = {k for k in raw if k != "algorithm"}
+        for stage in stages:
+            keys |= {k for k in stage if k != "config"}
+        found[path.stem] = keys
+    return found
+
+
+def test_config_reference_documents_every_key_of_every_trainer():
+    """docs/config.md is generated from the config classes agents defines: each class has a
+    section, each key a row with a meaning (its docstring), and every key a shipped preset
+    sets is in the reference, so a key no class documents fails here."""
+    import dataclasses
+
+    hooks = load_hooks()
+    classes = hooks.config_classes()
+    page = hooks.config_markdown(ROOT)
+    assert {"PPOConfig", "DMCConfig", "DistillConfig"} <= {c.__name__ for c in classes}
+    documented = set()
+    for cls in classes:
+        assert f"## {cls.__name__}\n" in page
+        docs = hooks.field_docs(cls)
+        for field in dataclasses.fields(cls):
+            assert docs.get(field.name), f"{cls.__name__}.{field.name} has no docstring"
+            documented.add(field.name)
+            assert f"| `{field.name}` |" in page
+    for preset, keys in preset_keys().items():
+        assert keys <= documented, f"configs/{preset}.yaml sets undocumented {keys - documented}"
+
+
+def documented_modules() -> set[str]:
+    """Modules the API pages render (``::: module`` lines of docs/api/*.md)."""
+    names = set()
+    for page in (DOCS / "api").glob("*.md"):
+        names |= set(re.findall(r"^::: ([\w.]+)", page.read_text(), re.M))
+    return names
+
+
+def test_every_module_is_on_an_api_page():
+    """Every public module of the library and the trainers has its docstrings on the site."""
+    modules = set()
+    for package in ("murlan_env", "agents"):
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            if any(p.startswith("_") for p in parts[1:]) and parts[-1] != "__init__":
+                continue
+            modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    missing = modules - documented_modules()
+    assert not missing, f"add to a docs/api page: {sorted(missing)}"
 
 
 def heading_anchor(heading: str) -> str:
