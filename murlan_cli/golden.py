@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from murlan_cli import UsageError
-from murlan_cli.options import add_supports_argument, seed, supported_rules
+from murlan_cli.options import add_supports_argument, output_file, seed, supported_rules
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--positions", type=int, default=256, help="positions to record")
     parser.add_argument(
         "--out",
+        type=output_file,
         metavar="FILE",
         help="write the set to FILE and leave the bundle as it is "
         "(default: the bundle's own golden.json, and its entry in bot.json)",
@@ -58,8 +58,6 @@ def run_command(args: argparse.Namespace) -> int:
         raise UsageError(f"--positions must be at least 1, got {args.positions}")
     if args.fp16 and args.out is not None:
         raise UsageError("--fp16 measures the new model on the bundle's own set: drop --out")
-    if args.out is not None and Path(args.out).is_dir():
-        raise UsageError(f"--out {args.out} is a directory: name a file, e.g. golden-7.json")
     supports = supported_rules(args.supports)
     with Progress(console=Console(stderr=True), transient=True) as bar:
         tasks: dict[str, int] = {}
