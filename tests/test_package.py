@@ -5,8 +5,8 @@
   and the other dependencies are not downloaded again, but murlan itself must come from the
   wheel: the tests check that every murlan package is imported from the environment's
   site-packages. The commands then run from an empty folder, so nothing is read from the
-  checkout: the arena with the shipped levels, ``murlan serve --help``, the replay of a record,
-  and training the ``quick`` preset (on a tiny budget).
+  checkout: the arena with the shipped levels, the replay of a record, ``murlan serve`` (its
+  page and API answer), and training the ``quick`` preset (on a tiny budget).
 - ``murlan-client``: ``npm pack`` of ``clients/js`` installs into a fresh npm project, where the
   docs' five lines (``import { loadBot } from 'murlan-client'`` ...) play a shipped bundle.
   These need Node.js 20+ and npm, as the JavaScript client's own tests do.
@@ -21,9 +21,12 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import tomllib
+import urllib.request
 import venv
 from pathlib import Path
 
@@ -106,6 +109,41 @@ def test_the_wheel_plays_the_shipped_levels_from_any_folder(wheel_env):
     out = run(["murlan", "selfplay", "--seed", "1", "--out", "game.json"], folder, env)
     assert "valid murlan-record/1" in run(["murlan", "replay", "game.json"], folder, env)
     assert "murlan serve" in run(["murlan", "serve", "--help"], folder, env)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_the_wheel_serves_the_browser_app_from_any_folder(wheel_env):
+    """``murlan serve`` from the wheel answers its page and its API: the static files and the
+    shipped levels come from the package."""
+    folder, env = wheel_env
+    port = free_port()
+    command = ["murlan", "serve", "--port", str(port)]
+    server = subprocess.Popen(
+        command, cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(600):  # until it listens: the first start may compile the engine
+            try:
+                options = json.load(urllib.request.urlopen(f"{url}/api/options", timeout=5))
+                break
+            except OSError:
+                assert server.poll() is None, server.stdout.read()
+                time.sleep(0.5)
+        else:
+            pytest.fail("murlan serve did not answer")
+        assert "hard" in json.dumps(options)
+        page = urllib.request.urlopen(f"{url}/", timeout=5).read().decode()
+        assert "<html" in page.lower()
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
 
 
 @pytest.mark.slow
