@@ -197,9 +197,7 @@ class _Replayer:
         if seat(ex["last"], where, "last") != last:
             raise RecordError(where, f"seat {last} was last in hand {h}, not seat {ex['last']}")
         if seat(ex["first"], where, "first") != first:
-            raise RecordError(
-                where, f"seat {first} was 1st in hand {h}, not seat {ex['first']}"
-            )
+            raise RecordError(where, f"seat {first} was 1st in hand {h}, not seat {ex['first']}")
 
         # The last player's highest card: the engine gave one suit of that rank, any may go.
         gave = one_card(ex["last_gives"], where, "last_gives")
