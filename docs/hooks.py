@@ -138,10 +138,11 @@ def config_classes(package: str = "agents") -> list[type]:
     the moment it exists."""
     found = []
     top = importlib.import_module(package)
-    for info in sorted(pkgutil.iter_modules(top.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
+    modules = pkgutil.walk_packages(top.__path__, prefix=f"{package}.")
+    for info in sorted(modules, key=lambda i: i.name):
+        if any(part.startswith("_") for part in info.name.split(".")):
             continue
-        module = importlib.import_module(f"{package}.{info.name}")
+        module = importlib.import_module(info.name)
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if (
                 cls.__module__ == module.__name__
