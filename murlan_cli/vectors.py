@@ -2,7 +2,7 @@
 
 ``transitions`` writes single transitions from every phase and variant (a JSON object),
 ``lockstep`` whole seeded random matches with the state after every decision (JSON lines,
-one match a line).
+one match a line), ``records`` valid and corrupted records with the validator's verdict.
 The JavaScript client's tests read them (clients/js/tests/make-vectors.sh).
 """
 
@@ -14,7 +14,7 @@ import sys
 
 from murlan_cli import UsageError, command
 
-KINDS = ("transitions", "lockstep")
+KINDS = ("transitions", "lockstep", "records")
 
 
 def vectors_options(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def vectors_options(parser: argparse.ArgumentParser) -> None:
         "--matches",
         type=int,
         default=None,
-        help="matches to play (default: transitions 2 per variant, lockstep 16)",
+        help="matches to play (default: transitions 2 per variant, lockstep 16, records 8)",
     )
     parser.add_argument("--out", help="file to write (default: print)")
 
@@ -46,8 +46,12 @@ def vectors_command(args: argparse.Namespace) -> int:
     if args.kind == "transitions":
         data = vectors.transition_vectors(rng, matches=args.matches or 2)
         lines = [json.dumps({"seed": args.seed, **data})]
-    else:
+    elif args.kind == "lockstep":
         lines = [json.dumps(m) for m in vectors.lockstep_matches(rng, args.matches or 16)]
+    else:
+        from murlan_env.records.vectors import record_vectors
+
+        lines = [json.dumps({"seed": args.seed, **record_vectors(rng, args.matches or 8)})]
     text = "".join(line + "\n" for line in lines)
     if args.out is None:
         sys.stdout.write(text)

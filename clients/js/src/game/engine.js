@@ -19,6 +19,7 @@
 
 import { ACTIONS, JOKER_PAIR, N_ACTIONS, PASS, beats } from './actions.js';
 import { N_CARDS, N_RANKS, cardRank, parseCards } from './cards.js';
+import { pyRepr } from './pytext.js';
 import {
   ACTION_WORDS,
   NEXT_SEAT,
@@ -61,24 +62,46 @@ export const RULE_CHOICES = Object.freeze({
  * @property {boolean} no_exchange
  */
 
+/** An unknown variant flag or a value it does not take. */
+export class RulesError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'RulesError';
+  }
+}
+
 /**
- * Every variant flag from a partial set (absent flags take their defaults); throws on an
- * unknown flag or value. Values may be JSON values or words ("true", "3C").
+ * Every variant flag from a mapping of flags given as JSON values (absent flags take their
+ * defaults), as a record's `rules` holds them; throws RulesError (in the Python side's words)
+ * on an unknown flag or a value of another type or outside the flag's choices.
+ * @param {object} [flags]
+ * @returns {Rules}
+ */
+export function rulesFromDict(flags = {}) {
+  const known = Object.keys(RULE_CHOICES);
+  const unknown = Object.keys(flags ?? {}).filter((f) => !Object.hasOwn(RULE_CHOICES, f)).sort();
+  if (unknown.length) throw new RulesError(`unknown rule flag(s) ${pyRepr(unknown)}; known flags: ${pyRepr(known)}`);
+  /** @type {any} */
+  const out = {};
+  for (const flag of known) {
+    const allowed = RULE_CHOICES[flag];
+    const value = Object.hasOwn(flags ?? {}, flag) ? flags[flag] : allowed[0];
+    if (!allowed.includes(value)) throw new RulesError(`rule ${pyRepr(flag)} takes one of ${pyRepr(allowed)}, got ${pyRepr(value)}`);
+    out[flag] = value;
+  }
+  return out;
+}
+
+/**
+ * Every variant flag from a partial set, values as JSON values or as words ("true", "3C":
+ * bot.json and command lines write them so); throws RulesError.
  * @param {object} [flags]
  * @returns {Rules}
  */
 export function makeRules(flags = {}) {
-  /** @type {any} */
-  const out = {};
-  for (const [flag, values] of Object.entries(RULE_CHOICES)) out[flag] = values[0];
-  for (const [flag, raw] of Object.entries(flags ?? {})) {
-    const values = RULE_CHOICES[flag];
-    if (!values) throw new Error(`unknown rule flag ${JSON.stringify(flag)}; known flags: ${Object.keys(RULE_CHOICES).join(', ')}`);
-    const value = raw === 'true' ? true : raw === 'false' ? false : raw;
-    if (!values.includes(value)) throw new Error(`rule ${flag} takes one of ${values.map((v) => JSON.stringify(v)).join(', ')}, got ${JSON.stringify(raw)}`);
-    out[flag] = value;
-  }
-  return out;
+  const words = Object.entries(flags ?? {}).map(([flag, v]) => [flag, v === 'true' ? true : v === 'false' ? false : v]);
+  return rulesFromDict(Object.fromEntries(words));
 }
 
 // --------------------------------------------------------------------------- tables
