@@ -138,3 +138,19 @@ def test_lockstep_100k_decisions(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     decisions = int(re.search(r"(\d+) decisions: no disagreement", out.stdout).group(1))
     assert decisions >= 100_000, out.stdout
+
+
+def test_record_vectors_hold_every_kind_of_verdict():
+    from murlan_env.records import validate
+    from murlan_env.records.vectors import record_vectors
+
+    data = record_vectors(np.random.default_rng(4), matches=2)
+    faults = Counter(
+        r["fault"].split(" play")[0].split(" ")[-1] for r in data["records"] if not r["valid"]
+    )
+    assert sum(r["valid"] for r in data["records"]) >= 4
+    assert {"deal", "exchange", "finish", "points", "json", "scores", "winners"} <= set(faults)
+    for r in data["records"][:40]:
+        result = validate(r["record"])
+        assert (result.valid, result.fault, result.reason) == (r["valid"], r["fault"], r["reason"])
+    assert data == record_vectors(np.random.default_rng(4), matches=2)
