@@ -65,7 +65,7 @@ export const ACTION_ROWS = Object.freeze(gameActionRows().map((row) => Object.fr
 
 /**
  * Build the action table from bot.json's `actions.table` rows.
- * @param {Array<{id: number, kind: string, ranks: string}>} rows
+ * @param {ReadonlyArray<{id: number, kind: string, ranks: string}>} rows
  * @returns {ActionTable}
  */
 export function actionTable(rows) {

@@ -141,7 +141,8 @@ export class Game {
     const g = this.state;
     const words = new Uint32Array(2);
     return actionIds(legalActions(g, this.legal)).map((action) => {
-      const ids = cardIds(...chooseCards(g, action, words));
+      chooseCards(g, action, words);
+      const ids = cardIds(words[0], words[1]);
       const names = ids.map((c) => CARD_NAMES[c]);
       const kind = g.phase === EXCHANGE ? 'give back' : KINDS[ACTIONS.kind[action]];
       return { action, cards: names, play: playText(ids, action), kind };
