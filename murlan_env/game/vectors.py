@@ -157,7 +157,8 @@ def random_cards(state: State, b: int, action: int, rng: np.random.Generator) ->
     return sorted(out)
 
 
-def _move(state: State, b: int, action: int, cards: Sequence[int], engine_cards: np.ndarray):
+def _move(action: int, cards: Sequence[int], engine_cards: np.ndarray) -> dict[str, Any]:
+    """A move as the vectors write it (the legal actions are added by the caller)."""
     return {
         "action": int(action),
         "cards": format_cards(cards),
@@ -212,7 +213,7 @@ class _Matches:
                     else random_cards(state, b, int(actions[b]), rng)
                 )
                 cards[b, ids] = True
-                moves[b] = _move(state, b, int(actions[b]), ids, chosen[b])
+                moves[b] = _move(int(actions[b]), ids, chosen[b])
                 moves[b]["legal"] = [int(a) for a in np.flatnonzero(mask[b])]
             after = engine.step(state, actions, cards=cards)
             self.state = after
@@ -279,7 +280,7 @@ def _end_at_targets(
         scores = target - rng.integers(0, 4, N_SEATS)
         sub = state.index([b]).replace(scores=scores[None], target=np.array([target]))
         after = engine.step(sub, [action], cards=cards[None])
-        move = _move(sub, 0, action, np.flatnonzero(cards), engine.choose_cards(sub, [action])[0])
+        move = _move(action, np.flatnonzero(cards), engine.choose_cards(sub, [action])[0])
         move["legal"] = [int(a) for a in np.flatnonzero(engine.legal_action_mask(sub)[0])]
         out.append(
             {"kind": "move", "state": state_json(sub), "move": move, "next": state_json(after)}

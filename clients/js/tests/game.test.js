@@ -88,7 +88,8 @@ test('the seed decides the deals and the dealer; given hands are played as given
   assert.deepEqual(a.record(), b.record());
   assert.notDeepEqual(a.record().hands[0].deal, c.record().hands[0].deal);
   const hands = a.record().hands[0].deal;
-  const d = new Game({ hands, dealer: a.record().hands[0].dealer });
+  const d = new Game({ hands });
   assert.deepEqual(d.record().hands[0].deal, hands);
+  assert.equal(d.dealer, a.record().hands[0].dealer, 'the dealer follows from the sizes');
   assert.throws(() => new Game({ hands: [hands[1], hands[0], hands[2], hands[3]], dealer: a.record().hands[0].dealer }), /deals/);
 });

@@ -94,14 +94,23 @@ export function rulesFromDict(flags = {}) {
 }
 
 /**
- * Every variant flag from a partial set, values as JSON values or as words ("true", "3C":
- * bot.json and command lines write them so); throws RulesError.
+ * A flag value written as a word ("true", "false", "leader", "3C": bot.json, golden sets and
+ * command lines write them so) as its JSON value; other values pass unchanged.
+ * @param {any} value
+ * @returns {any}
+ */
+export function ruleValue(value) {
+  return value === 'true' ? true : value === 'false' ? false : value;
+}
+
+/**
+ * Every variant flag from a partial set, values as JSON values or as words (`ruleValue`);
+ * throws RulesError.
  * @param {object} [flags]
  * @returns {Rules}
  */
 export function makeRules(flags = {}) {
-  const words = Object.entries(flags ?? {}).map(([flag, v]) => [flag, v === 'true' ? true : v === 'false' ? false : v]);
-  return rulesFromDict(Object.fromEntries(words));
+  return rulesFromDict(Object.fromEntries(Object.entries(flags ?? {}).map(([flag, v]) => [flag, ruleValue(v)])));
 }
 
 // --------------------------------------------------------------------------- tables
@@ -730,6 +739,17 @@ export function randomDeal(rng, dealer, out = new Uint32Array(2 * N_SEATS)) {
 }
 
 /**
+ * The dealer whose deal has these sizes: the seat before the two seats dealt 14 cards (-1 when
+ * no dealer deals them).
+ * @param {Uint32Array} deal (8)
+ * @returns {number}
+ */
+export function dealerOf(deal) {
+  const sizes = [0, 1, 2, 3].map((s) => popcount(deal[2 * s]) + popcount(deal[2 * s + 1]));
+  return [0, 1, 2, 3].find((d) => dealSizes(d).every((n, s) => n === sizes[s])) ?? -1;
+}
+
+/**
  * Hands given as 4 card strings (or arrays of names or ids) as a deal (8 words).
  * @param {Array<string | Array<string | number>>} hands
  * @returns {Uint32Array}
@@ -747,7 +767,7 @@ export function parseDeal(hands) {
  * hand's 1st and last seats), and optionally the scores and target so far: the exchange then
  * happens as in RULES.md 5.
  * @param {Array<string | Array<string | number>> | Uint32Array} hands
- * @param {number} dealer
+ * @param {number} [dealer] default: the seat before the two seats dealt 14 cards
  * @param {object} [rules]
  * @param {object} [opts]
  * @param {number} [opts.handNo]
@@ -758,6 +778,13 @@ export function parseDeal(hands) {
  */
 export function dealFrom(hands, dealer, rules = {}, { handNo = 0, scores, target, previous } = {}) {
   const deal = hands instanceof Uint32Array ? hands : parseDeal(hands);
+  if (dealer === undefined) {
+    dealer = dealerOf(deal);
+    if (dealer < 0) {
+      const sizes = [0, 1, 2, 3].map((s) => popcount(deal[2 * s]) + popcount(deal[2 * s + 1]));
+      throw new Error(`no dealer deals these hands: the two seats after the dealer get 14 cards, the others 13; got ${JSON.stringify(sizes)}`);
+    }
+  }
   if (!Number.isInteger(dealer) || dealer < 0 || dealer >= N_SEATS) throw new Error(`the dealer is a seat 0-3, got ${dealer}`);
   checkDeal(deal, dealer);
   if (handNo > 0 && !previous) throw new Error('a later hand (handNo >= 1) needs previous {first, last}');

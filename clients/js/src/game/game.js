@@ -54,12 +54,13 @@ export class Game {
    * @param {object} [opts.rules] variant flags (absent: the standard game)
    * @param {number} [opts.seed] seed of the first dealer and of every deal (default 0)
    * @param {Array<string | string[]>} [opts.hands] the first hand's deal, 4 card strings
-   * @param {number} [opts.dealer] the first hand's dealer (with `hands`; default: drawn)
+   * @param {number} [opts.dealer] the first hand's dealer (with `hands`; default: the seat
+   *   before the two seats dealt 14 cards)
    */
   constructor({ rules = {}, seed = 0, hands, dealer } = {}) {
     this.rng = seededRandom(seed);
     if (hands) {
-      this.state = dealFrom(hands, dealer ?? Math.floor(this.rng() * N_SEATS), rules);
+      this.state = dealFrom(hands, dealer, rules);
     } else {
       this.state = newMatch(rules, this.rng);
     }

@@ -12,6 +12,7 @@
  */
 
 import { N_RANKS, RANK_SIZE, cardRank } from './cards.js';
+import { ruleValue } from './engine.js';
 
 export const THERMO = 4;
 export const N_SEATS = 4;
@@ -26,9 +27,8 @@ export const SCORE_CAP = 60;
  * @returns {Array<[string, boolean | string]>}
  */
 export function ruleFeatures(flags) {
-  const word = (v) => (v === 'true' ? true : v === 'false' ? false : v);
   return Object.entries(flags).flatMap(([flag, values]) =>
-    values.slice(1).map((v) => /** @type {[string, boolean | string]} */ ([flag, word(v)])),
+    values.slice(1).map((v) => /** @type {[string, boolean | string]} */ ([flag, ruleValue(v)])),
   );
 }
 
