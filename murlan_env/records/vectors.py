@@ -5,7 +5,8 @@ one: the same verdict, the same fault location and the same reason.
 ``mutations`` is the seeded fuzz of single changes anywhere in a record (a value replaced by
 junk, a key or list item removed, an unknown key added) that tests/test_records.py also
 runs; ``rule_mutations`` adds changes a player could make (another card, a missing or extra
-pass, other exchange cards, other results).
+pass, other exchange cards, other results) and ``float_mutations`` integers written as
+floats.
 """
 
 from __future__ import annotations
@@ -129,6 +130,17 @@ def rule_mutations(base: dict, n: int, rng: np.random.Generator) -> Iterator[dic
         yield rec
 
 
+def float_mutations(base: dict, n: int, rng: np.random.Generator) -> Iterator[dict]:
+    """``n`` copies of ``base`` with one integer (a seat, dealer, point, score, the target)
+    written as a float: 3.0 equals 3 but is no JSON integer."""
+    ints = [p for p in paths(base) if p and type(value_at(base, p)) is int]
+    for _ in range(n):
+        rec = copy.deepcopy(base)
+        path = ints[int(rng.integers(len(ints)))]
+        value_at(rec, path[:-1])[path[-1]] = float(value_at(base, path))
+        yield rec
+
+
 def _cut(record: dict, rng: np.random.Generator) -> dict:
     """``record`` cut inside its last hand: an unfinished match."""
     out = copy.deepcopy(record)
@@ -175,6 +187,8 @@ def record_vectors(rng: np.random.Generator, matches: int = 8) -> dict[str, Any]
             add(mutated)
         for mutated in rule_mutations(prefix, 20, rng):
             add(mutated)
+        for mutated in float_mutations(prefix, 4, rng):
+            add(mutated)
     for text in ("{", "[]", '"x"', "3"):
         items.append({"record": text, **_verdict_of_text(text)})
     return {"format": RECORD_VECTORS_FORMAT, "records": items}
@@ -193,6 +207,7 @@ __all__ = [
     "mutations",
     "paths",
     "record_vectors",
+    "float_mutations",
     "rule_mutations",
     "value_at",
 ]
