@@ -1,7 +1,9 @@
 """The JavaScript client (clients/js) from the project's one test command: its node suite,
 run against vectors this checkout's Python side writes afresh (tests/make-vectors.sh: the
 weights for the runtime-free path and a fresh 400-position golden set of every shipped
-bundle), so the client is held to this engine, never to stale files. ``MURLAN_VECTORS`` names
+bundle; transitions, lock-step matches and records with their verdicts for the engine and the
+records), so the client is held to this engine, never to stale files; and records the
+JavaScript Game writes, judged by this validator. ``MURLAN_VECTORS`` names
 vectors already written by this checkout (CI writes them once, before the suites).
 
 Needs Node.js 20 or later; the suite's npm packages are installed first when missing

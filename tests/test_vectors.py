@@ -154,3 +154,19 @@ def test_record_vectors_hold_every_kind_of_verdict():
         result = validate(r["record"])
         assert (result.valid, result.fault, result.reason) == (r["valid"], r["fault"], r["reason"])
     assert data == record_vectors(np.random.default_rng(4), matches=2)
+
+
+def test_the_vectors_command(tmp_path, capsys):
+    import murlan_cli
+
+    out = tmp_path / "lockstep.jsonl"
+    assert (
+        murlan_cli.main(["vectors", "lockstep", "--seed", "1", "--matches", "2", "--out", str(out)])
+        == 0
+    )
+    lines = out.read_text().splitlines()
+    assert len(lines) == 2 and all(VALIDATOR.is_valid(json.loads(line)) for line in lines)
+    assert murlan_cli.main(["vectors", "lockstep", "--matches", "0"]) == 2
+    assert murlan_cli.main(["vectors", "moves"]) == 2
+    err = capsys.readouterr().err
+    assert "--matches must be at least 1" in err and "invalid choice" in err
