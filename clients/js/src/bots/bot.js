@@ -17,7 +17,7 @@ import { denseModel, denseScores } from './dense.js';
 import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
 import { cardsOfAction } from '../game/moves.js';
 import { checkLayout, encode, N_SEATS, ruleFeatures } from '../game/observation.js';
-import { ruleValue } from '../game/engine.js';
+import { ruleValue } from '../game/rules.js';
 
 /** The bundle format this client reads. */
 export const BUNDLE_FORMAT = 'murlan-bundle/3';

@@ -14,6 +14,8 @@ export const RANKS = Object.freeze(['3', '4', '5', '6', '7', '8', '9', 'T', 'J',
 /** Suit names in id order. */
 export const SUITS = Object.freeze(['S', 'H', 'D', 'C']);
 export const N_RANKS = 15;
+/** Players, seats 0-3; play goes from seat s to seat s + 1 (mod 4). */
+export const N_SEATS = 4;
 export const N_CARDS = 54;
 /** Cards of each rank in the pack: 4 of each suited rank, 1 of each joker. */
 export const RANK_SIZE = Object.freeze(RANKS.map((_, r) => (r < 13 ? 4 : 1)));

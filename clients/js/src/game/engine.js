@@ -18,8 +18,11 @@
  */
 
 import { ACTIONS, JOKER_PAIR, N_ACTIONS, PASS, beats } from './actions.js';
-import { N_CARDS, N_RANKS, cardRank, parseCards } from './cards.js';
-import { pyRepr } from './pytext.js';
+import { N_RANKS, N_SEATS, cardRank } from './cards.js';
+import { checkDeal, dealerOf, parseDeal, randomDeal } from './dealing.js';
+import { makeRules } from './rules.js';
+
+/** @typedef {import('./rules.js').Rules} Rules */
 import {
   ACTION_WORDS,
   NEXT_SEAT,
@@ -32,7 +35,6 @@ import {
   rankCount,
 } from './bitsets.js';
 
-export const N_SEATS = 4;
 /** RULES.md 6: the first target and its raises. */
 export const TARGETS = Object.freeze([21, 31, 41, 51]);
 /** Phases: what a game waits for. */
@@ -42,84 +44,13 @@ export const HAND_OVER = 2;
 export const MATCH_OVER = 3;
 export const PHASES = Object.freeze(['play', 'exchange', 'hand_over', 'match_over']);
 export const POINTS_BY_PLACE = Object.freeze([3, 2, 1, 0]);
-/** The variant flags of RULES.md 7 with their values, the default first. */
-export const RULE_CHOICES = Object.freeze({
-  sticky_pass: [false, true],
-  joker_pair: [false, true],
-  straight_plus_one: [false, true],
-  tie_rule: ['raise', 'leader'],
-  start_card: ['3S', '3C'],
-  no_exchange: [false, true],
-});
-
-/**
- * @typedef {object} Rules every variant flag (RULES.md 7)
- * @property {boolean} sticky_pass
- * @property {boolean} joker_pair
- * @property {boolean} straight_plus_one
- * @property {string} tie_rule "raise" or "leader"
- * @property {string} start_card "3S" or "3C"
- * @property {boolean} no_exchange
- */
-
-/** An unknown variant flag or a value it does not take. */
-export class RulesError extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
-    this.name = 'RulesError';
-  }
-}
-
-/**
- * Every variant flag from a mapping of flags given as JSON values (absent flags take their
- * defaults), as a record's `rules` holds them; throws RulesError (in the Python side's words)
- * on an unknown flag or a value of another type or outside the flag's choices.
- * @param {object} [flags]
- * @returns {Rules}
- */
-export function rulesFromDict(flags = {}) {
-  const known = Object.keys(RULE_CHOICES);
-  const unknown = Object.keys(flags ?? {}).filter((f) => !Object.hasOwn(RULE_CHOICES, f)).sort();
-  if (unknown.length) throw new RulesError(`unknown rule flag(s) ${pyRepr(unknown)}; known flags: ${pyRepr(known)}`);
-  /** @type {any} */
-  const out = {};
-  for (const flag of known) {
-    const allowed = RULE_CHOICES[flag];
-    const value = Object.hasOwn(flags ?? {}, flag) ? flags[flag] : allowed[0];
-    if (!allowed.includes(value)) throw new RulesError(`rule ${pyRepr(flag)} takes one of ${pyRepr(allowed)}, got ${pyRepr(value)}`);
-    out[flag] = value;
-  }
-  return out;
-}
-
-/**
- * A flag value written as a word ("true", "false", "leader", "3C": bot.json, golden sets and
- * command lines write them so) as its JSON value; other values pass unchanged.
- * @param {any} value
- * @returns {any}
- */
-export function ruleValue(value) {
-  return value === 'true' ? true : value === 'false' ? false : value;
-}
-
-/**
- * Every variant flag from a partial set, values as JSON values or as words (`ruleValue`);
- * throws RulesError.
- * @param {object} [flags]
- * @returns {Rules}
- */
-export function makeRules(flags = {}) {
-  return rulesFromDict(Object.fromEntries(Object.entries(flags ?? {}).map(([flag, v]) => [flag, ruleValue(v)])));
-}
-
 // --------------------------------------------------------------------------- tables
 
 /** AFFORD[((r * 5) + k) * 4 + j]: word j of the actions a hand with k cards of rank r can pay. */
 const AFFORD = new Uint32Array(N_RANKS * 5 * ACTION_WORDS);
 /** MUST_USE[r * 4 + j]: word j of the actions using a card of rank r. */
 const MUST_USE = new Uint32Array(N_RANKS * ACTION_WORDS);
-/** Each action's ranks and cards of each: RANK_OF[a * 15 + i], NEED_OF[...], N_USED[a]. */
+/** The ranks action a uses, RANKS_USED[a * 15 + i] for i < N_USED[a], and its cards of each, NEED[...]. */
 const RANKS_USED = new Uint8Array(N_ACTIONS * N_RANKS);
 const NEED = new Uint8Array(N_ACTIONS * N_RANKS);
 const N_USED = new Uint8Array(N_ACTIONS);
@@ -686,80 +617,7 @@ export function nextHand(g, deal) {
   startHand(g, deal, f, lst);
 }
 
-// --------------------------------------------------------------------------- dealing
-
-/**
- * Cards each seat is dealt: the two seats after the dealer get 14, the others 13.
- * @param {number} dealer
- * @returns {number[]}
- */
-export function dealSizes(dealer) {
-  return [0, 1, 2, 3].map((s) => ((s - dealer + N_SEATS) % N_SEATS === 1 || (s - dealer + N_SEATS) % N_SEATS === 2 ? 14 : 13));
-}
-
-/**
- * Throw unless `deal` (8 words) holds each card once, in the sizes the dealer deals.
- * @param {Uint32Array} deal
- * @param {number} dealer
- */
-export function checkDeal(deal, dealer) {
-  let lo = 0;
-  let hi = 0;
-  const sizes = dealSizes(dealer);
-  for (let s = 0; s < N_SEATS; s++) {
-    if ((lo & deal[2 * s]) !== 0 || (hi & deal[2 * s + 1]) !== 0) throw new Error('the hands must hold each of the 54 cards exactly once');
-    lo |= deal[2 * s];
-    hi |= deal[2 * s + 1];
-  }
-  if (lo >>> 0 !== 0xffffffff || hi >>> 0 !== 0x3fffff) throw new Error('the hands must hold each of the 54 cards exactly once');
-  const got = [0, 1, 2, 3].map((s) => popcount(deal[2 * s]) + popcount(deal[2 * s + 1]));
-  if (got.some((n, s) => n !== sizes[s])) throw new Error(`dealer ${dealer} deals ${JSON.stringify(sizes)} cards to seats 0-3, got ${JSON.stringify(got)}`);
-}
-
-/**
- * A random deal for `dealer` (8 words): a shuffled pack (Fisher-Yates with `rng`) dealt one
- * card at a time from the seat after the dealer.
- * @param {() => number} rng uniform numbers in [0, 1)
- * @param {number} dealer
- * @param {Uint32Array} [out]
- * @returns {Uint32Array}
- */
-export function randomDeal(rng, dealer, out = new Uint32Array(2 * N_SEATS)) {
-  const pack = Array.from({ length: N_CARDS }, (_, c) => c);
-  for (let i = N_CARDS - 1; i > 0; i--) {
-    const j = Math.floor(rng() * (i + 1));
-    [pack[i], pack[j]] = [pack[j], pack[i]];
-  }
-  out.fill(0);
-  pack.forEach((c, p) => {
-    const seat = (dealer + 1 + p) % N_SEATS;
-    out[2 * seat + (c < 32 ? 0 : 1)] |= 1 << (c < 32 ? c : c - 32);
-  });
-  return out;
-}
-
-/**
- * The dealer whose deal has these sizes: the seat before the two seats dealt 14 cards (-1 when
- * no dealer deals them).
- * @param {Uint32Array} deal (8)
- * @returns {number}
- */
-export function dealerOf(deal) {
-  const sizes = [0, 1, 2, 3].map((s) => popcount(deal[2 * s]) + popcount(deal[2 * s + 1]));
-  return [0, 1, 2, 3].find((d) => dealSizes(d).every((n, s) => n === sizes[s])) ?? -1;
-}
-
-/**
- * Hands given as 4 card strings (or arrays of names or ids) as a deal (8 words).
- * @param {Array<string | Array<string | number>>} hands
- * @returns {Uint32Array}
- */
-export function parseDeal(hands) {
-  if (!Array.isArray(hands) || hands.length !== N_SEATS) throw new Error('a deal is 4 hands, one per seat');
-  const out = new Uint32Array(2 * N_SEATS);
-  hands.forEach((h, s) => cardsToWords(parseCards(h), out, 2 * s));
-  return out;
-}
+// --------------------------------------------------------------------------- starting matches
 
 /**
  * A match at the start of a hand from explicit hands (checked). By default hand 1 of a new
@@ -808,4 +666,6 @@ export function newMatch(rules, rng) {
   return dealFrom(randomDeal(rng, dealer), dealer, rules);
 }
 
-export { JOKER_PAIR, N_ACTIONS, PASS };
+export { JOKER_PAIR, N_ACTIONS, PASS, N_SEATS };
+export { checkDeal, dealSizes, dealerOf, parseDeal, randomDeal } from './dealing.js';
+export { RULE_CHOICES, RulesError, makeRules, ruleValue, rulesFromDict } from './rules.js';

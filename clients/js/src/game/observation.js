@@ -11,11 +11,11 @@
  * @module
  */
 
-import { N_RANKS, RANK_SIZE, cardRank } from './cards.js';
-import { ruleValue } from './engine.js';
+import { N_RANKS, N_SEATS, RANK_SIZE, cardRank } from './cards.js';
+import { ruleValue } from './rules.js';
 
 export const THERMO = 4;
-export const N_SEATS = 4;
+export { N_SEATS };
 export const TARGETS = Object.freeze([21, 31, 41, 51]);
 export const CARDS_LEFT_STEP = Math.fround(1 / 15);
 export const SCORE_STEP = Math.fround(1 / 60);

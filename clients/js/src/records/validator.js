@@ -99,7 +99,7 @@ class Replayer {
     if (typeof record === 'string' || record instanceof Uint8Array) record = loads(record);
     if (!isObject(record)) throw new RecordError('json', `a record is a JSON object, got ${pyType(record)}`);
     this.record = record;
-    /** @type {import('../game/engine.js').Rules | null} */
+    /** @type {import('../game/rules.js').Rules | null} */
     this.rules = null;
     /** @type {Decision[]} */
     this.states = [];
