@@ -240,9 +240,9 @@ def _crafted_deal(rng: np.random.Generator, dealer: int, seat: int, theme: str) 
 
 
 def _crafted(rng: np.random.Generator, rules: Rules, n: int) -> list[dict]:
-    """Transitions a random match seldom reaches: hand starts where the previous last seat
-    holds both jokers or the previous 1st seat holds nothing of rank 3-10, and hand ends at
-    scores next to every target (raises, wins and draws)."""
+    """Hand starts a random match seldom reaches, ``n`` pairs: the previous last seat dealt
+    both jokers (no exchange), the previous 1st seat dealt nothing of rank 3-10 (the
+    give-back is automatic)."""
     out: list[dict] = []
     for _ in range(n):
         dealer = int(rng.integers(N_SEATS))
