@@ -16,7 +16,8 @@
  *   legal move as cards, to show), then `play(cards)` (read the cards, check them, apply them,
  *   write the record); whole matches with random legal moves, per move.
  * - `Game.position()`: the bot's view of the seat to act, as `bot.choose` reads it.
- * Node runs JavaScript on one thread: the figures are per core.
+ * Node runs JavaScript on one thread: the figures are per core. `taskset -c 0 node
+ * benchmarks/engine.js` runs it on the core the Python row pins itself to.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
