@@ -34,7 +34,8 @@ The ratios compare the batched engine at the largest B with OpenSpiel's decision
 the BLAS/OpenMP pools at one thread, so the figures are per core; a busy machine lowers them,
 and the medians over several runs are what to compare.
 
-Usage: ``python benchmarks/engine.py [--quick] [--json [PATH]] [--seconds S] [--repeats N]``.
+Usage: ``python benchmarks/engine.py [--quick] [--json [PATH]] [--seconds S] [--repeats N]
+[--rows NAME ...]``.
 ``pip install -e '.[bench]'`` installs OpenSpiel and RLCard; rows whose library is missing are
 skipped with a message.
 """
@@ -450,6 +451,12 @@ def main(argv: list[str] | None = None) -> dict:
         "--batch-sizes", type=int, nargs="+", default=list(BATCH_SIZES), help="engine batch sizes"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        metavar="NAME",
+        help="only the rows whose name starts with one of these (e.g. 'engine B=1')",
+    )
     parser.add_argument("--core", type=int, help="CPU to pin to (default: lowest allowed)")
     parser.add_argument(
         "--json",
@@ -468,6 +475,8 @@ def main(argv: list[str] | None = None) -> dict:
         print(message, file=sys.stderr)
 
     rows = build_rows(tuple(args.batch_sizes))
+    if args.rows:
+        rows = [row for row in rows if any(row.name.startswith(p) for p in args.rows)]
     run_rows(rows, seconds, repeats, args.seed, log)
     settings = {
         "seconds": seconds,

@@ -225,7 +225,7 @@ def console() -> Console:
 # The subcommands register themselves on import (after COMMANDS and command exist). Their
 # modules import the engine, torch or the web framework only when a command runs, so
 # importing murlan_cli (train.py does, for report_usage_error and --rules) stays light.
-from murlan_cli import actions, bots, replay, selfplay, serve  # noqa: E402, F401
+from murlan_cli import actions, bots, replay, selfplay, serve, vectors  # noqa: E402, F401
 
 __all__ = [
     "COMMANDS",

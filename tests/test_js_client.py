@@ -1,7 +1,9 @@
 """The JavaScript client (clients/js) from the project's one test command: its node suite,
 run against vectors this checkout's Python side writes afresh (tests/make-vectors.sh: the
 weights for the runtime-free path and a fresh 400-position golden set of every shipped
-bundle), so the client is held to this engine, never to stale files. ``MURLAN_VECTORS`` names
+bundle; transitions, lock-step matches and records with their verdicts for the engine and the
+records), so the client is held to this engine, never to stale files; and records the
+JavaScript Game writes, judged by this validator. ``MURLAN_VECTORS`` names
 vectors already written by this checkout (CI writes them once, before the suites).
 
 Needs Node.js 20 or later; the suite's npm packages are installed first when missing
@@ -53,3 +55,50 @@ def test_node_suite(tmp_path: Path):
     suite = _run([NODE, "--test"], env, 900)
     assert suite.returncode == 0, suite.stdout[-20000:] + suite.stderr[-5000:]
     assert "# fail 0" in suite.stdout and "# pass 0" not in suite.stdout
+
+
+# A seeded match the JavaScript Game plays with random legal moves, its record on stdout.
+_GAME_SCRIPT = """
+import { Game } from './src/index.js';
+const [seed, rules, cut] = JSON.parse(process.argv[1]);
+const game = new Game({ seed, rules });
+for (let n = 0; game.phase !== 'match_over' && n < cut; n++) {
+  if (game.phase === 'hand_over') game.nextHand();
+  else {
+    const moves = game.legalMoves();
+    game.play(moves[Math.floor(game.rng() * moves.length)].cards);
+  }
+}
+console.log(JSON.stringify(game.record()));
+"""
+
+
+@pytest.mark.parametrize(
+    "seed, rules, cut",
+    [
+        (1, {}, 10**6),
+        (2, {"sticky_pass": True, "joker_pair": True}, 10**6),
+        (3, {"no_exchange": True, "tie_rule": "leader", "start_card": "3C"}, 10**6),
+        (4, {"straight_plus_one": True}, 300),
+    ],
+)
+def test_records_the_javascript_game_writes_are_valid_here(seed, rules, cut):
+    """The other direction of the record vectors: whole matches (and one cut short) the
+    JavaScript engine plays, judged by this validator."""
+    import json
+
+    from murlan_env import records
+
+    out = subprocess.run(
+        [NODE, "--input-type=module", "-e", _GAME_SCRIPT, json.dumps([seed, rules, cut])],
+        cwd=CLIENT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    record = json.loads(out.stdout)
+    assert records.validate(record).valid, records.validate(record)
+    assert record["rules"] == rules
+    assert (record["winners"] != []) == (cut > 10**5)

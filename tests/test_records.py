@@ -25,6 +25,8 @@ from murlan_env.game.combos import COST, JOKER_PAIR, LENGTH, N_ACTIONS, PASS, ac
 from murlan_env.game.engine import Phase
 from murlan_env.game.rules import Rules
 from murlan_env.records import Recorder, validate
+from murlan_env.records.vectors import DELETED, mutations
+from murlan_env.records.vectors import value_at as _at
 
 VARIANTS = [
     Rules(),
@@ -928,38 +930,6 @@ def test_both_jokers_exception_has_a_null_exchange():
     assert fault == "hand 2 exchange" and "seat 3, last in hand 1, was dealt both jokers" in why
 
 
-def _paths(x, path=()):
-    """Every path (a tuple of keys and indices) into a JSON value, the root included."""
-    yield path
-    children = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(x, list) else []
-    for k, v in children:
-        yield from _paths(v, (*path, k))
-
-
-def _at(x, path):
-    for k in path:
-        x = x[k]
-    return x
-
-
-FUZZ_JUNK = [None, True, -1, 4, 2**70, 1.5, "", "3S", "XX", "3S 3S", [], {}, [0, ""], [[0]], "{"]
-DELETED = object()
-
-
-def _junk_for(path: tuple) -> list:
-    """The junk whose verdict at ``path`` does not depend on the position: values that may be
-    legal in some positions (a pass, a card the player may hold, a pending give-back) are
-    left out there."""
-    junk = FUZZ_JUNK
-    if path[-1] == "first_gives":  # null: a pending give-back; "3S": seat 'first' may hold it
-        junk = [v for v in junk if v is not None and v != "3S"]
-    if len(path) == 4 and path[2] == "plays":  # a whole entry: [0, ""] may be seat 0's pass
-        junk = [v for v in junk if v != [0, ""]]
-    if len(path) == 5 and path[2] == "plays" and path[4] == 1:  # cards: a pass, or a 3S
-        junk = [v for v in junk if v != "" and v != "3S"]
-    return junk
-
-
 def _location(path: tuple) -> str:
     """The fault location of a value at ``path`` (RULES.md 8 as records.validate names it)."""
     if path[0] != "hands":
@@ -1002,30 +972,12 @@ def _expected_fault(base: dict, path: tuple, value) -> str | None:
 
 
 def _mutations(base: dict, n: int, rng: np.random.Generator):
-    """``n`` random single mutations of ``base``: (record, path, expected fault or None).
-
-    A value replaced by junk, a key or list item removed, or an unknown key added."""
-    paths = [p for p in _paths(base) if p]
-    dicts = [p for p in _paths(base) if isinstance(_at(base, p), dict)]
-    for _ in range(n):
-        record = copy.deepcopy(base)
-        kind = rng.random()
-        if kind < 0.1:  # other keys are ignored, but not in rules: an unknown flag
-            path = (*dicts[rng.integers(len(dicts))], "x-note")
-            _at(record, path[:-1])[path[-1]] = FUZZ_JUNK[rng.integers(len(FUZZ_JUNK))]
+    """``n`` random single mutations of ``base`` (murlan_env.records.vectors, the fuzz the
+    record vectors use too): (record, path, expected fault or None)."""
+    for record, path, value in mutations(base, n, rng):
+        if path[-1] == "x-note":  # other keys are ignored, but not in rules: an unknown flag
             yield record, path, "rules" if path[0] == "rules" else None
-            continue
-        path = paths[rng.integers(len(paths))]
-        parent = _at(record, path[:-1])
-        # Removing a hand or a play shifts the rest: its verdict depends on the position.
-        shifts = isinstance(parent, list) and path[-2] in ("hands", "plays")
-        if kind < 0.3 and not shifts:
-            del parent[path[-1]]
-            yield record, path, _expected_fault(base, path, DELETED)
         else:
-            junk = _junk_for(path)
-            value = junk[rng.integers(len(junk))]
-            parent[path[-1]] = copy.deepcopy(value)
             yield record, path, _expected_fault(base, path, value)
 
 

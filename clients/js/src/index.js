@@ -1,14 +1,51 @@
 /**
- * murlan-client: play a murlan bundle (bot.json, model.onnx or weights.bin) from JavaScript.
- * See docs/js-client.md.
+ * murlan-client: the murlan game in JavaScript. The engine (`Game` for an app, the rules as
+ * functions over a `State`), records (write, validate, replay) and exported bundles' bots
+ * (bot.json, model.onnx or weights.bin). See docs/js-client.md.
  * @module
  */
 
+export { Game, position } from './game/game.js';
+export {
+  State,
+  newMatch,
+  dealFrom,
+  nextHand,
+  startHand,
+  step,
+  legalActions,
+  legalActionMask,
+  pickLegal,
+  chooseCards,
+  takeCards,
+  matchResult,
+  randomDeal,
+  parseDeal,
+  checkDeal,
+  dealSizes,
+  makeRules,
+  rulesFromDict,
+  compileRules,
+  RulesError,
+  RULE_CHOICES,
+  TARGETS,
+  PHASES,
+  PLAY,
+  EXCHANGE,
+  HAND_OVER,
+  MATCH_OVER,
+} from './game/engine.js';
+export { readMove, readPlay, readGiveBack, describe, IllegalMove, cardsOfAction } from './game/moves.js';
+export { stateJson, stateFromJson } from './game/vectors.js';
+export { seededRandom } from './game/random.js';
+export { actionIds, cardIds, cardsToWords } from './game/bitsets.js';
+export { validate, replay, decisions } from './records/validator.js';
+export { RecordWriter, playText, finishOrder } from './records/writer.js';
+export { RECORD_FORMAT, RecordError, loads, dumps } from './records/files.js';
 export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE, weightsName } from './bots/bot.js';
-export { actionTable, actionOfCounts, beats, legalMask, startCard, PASS } from './game/actions.js';
-export { CARD_NAMES, RANKS, SUITS, cardRank, parseCard, parseCards, formatCards, rankCounts } from './game/cards.js';
+export { ACTIONS, ACTION_ROWS, N_ACTIONS, JOKER_PAIR, actionTable, actionOfCounts, beats, legalMask, startCard, PASS } from './game/actions.js';
+export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, formatCards, rankCounts } from './game/cards.js';
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
-export { cardsOfAction } from './game/moves.js';
 export { denseModel, denseScores, halfToFloat } from './bots/dense.js';
 export { canonicalJson, sha256 } from './files.js';
 export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bots/verify.js';

@@ -17,6 +17,7 @@ import { denseModel, denseScores } from './dense.js';
 import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
 import { cardsOfAction } from '../game/moves.js';
 import { checkLayout, encode, N_SEATS, ruleFeatures } from '../game/observation.js';
+import { ruleValue } from '../game/rules.js';
 
 /** The bundle format this client reads. */
 export const BUNDLE_FORMAT = 'murlan-bundle/3';
@@ -365,7 +366,7 @@ function rankCountsOf(played) {
 export function readRules(rules) {
   const out = {};
   for (const [flag, value] of Object.entries(rules ?? {})) {
-    out[flag] = value === 'true' ? true : value === 'false' ? false : value;
+    out[flag] = ruleValue(value);
   }
   return out;
 }

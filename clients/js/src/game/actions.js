@@ -1,11 +1,12 @@
 /**
- * The action table (rank-level plays) read from a bundle's bot.json, and the legal-action
- * mask of RULES.md sections 3 and 5 (the exchange give-back).
+ * The action table (rank-level plays of RULES.md section 2) and the legal-action mask of
+ * RULES.md sections 3 and 5 (the exchange give-back).
  *
- * The table is the bundle's: each row `{id, kind, ranks}` ("pair", "7 7"), straights in
- * ladder order ("A 2 3 4 5"). From the rows come each action's cost (cards per rank), its
- * length and its comparison key (rank, or the ladder position of a straight's top card), and
- * from those and the variant flags who beats whom.
+ * Rows are `{id, kind, ranks}` ("pair", "7 7"), straights in ladder order ("A 2 3 4 5"):
+ * `ACTION_ROWS` are the game's own (what `murlan actions --json` prints; the engine plays
+ * them), and a bundle's bot.json carries the same rows. From the rows come each action's cost
+ * (cards per rank), its length and its comparison key (rank, or the ladder position of a
+ * straight's top card), and from those and the variant flags who beats whom.
  * @module
  */
 
@@ -17,6 +18,38 @@ export const PASS = 0;
 
 const RANK_INDEX = new Map(RANKS.map((name, r) => [name, r]));
 const ACE = RANK_INDEX.get('A');
+
+/** The straight ladder A 2 3 ... K A: ladder position -> rank index. */
+export const LADDER = Object.freeze([ACE, RANK_INDEX.get('2'), ...Array.from({ length: 11 }, (_, r) => r), ACE]);
+export const MIN_STRAIGHT = 5;
+export const MAX_STRAIGHT = 13;
+
+/**
+ * The game's action rows in id order: pass, singles 3..RJ, pairs, triples and quads 3..2,
+ * straights by length 5..13 then by top card (length 13 is read high only: one straight),
+ * and last the BJ+RJ pair (legal only under `joker_pair`).
+ * @returns {Array<{id: number, kind: string, ranks: string}>}
+ */
+function gameActionRows() {
+  /** @type {Array<{id: number, kind: string, ranks: string}>} */
+  const rows = [];
+  const add = (kind, ranks) => rows.push({ id: rows.length, kind, ranks: ranks.map((r) => RANKS[r]).join(' ') });
+  add('pass', []);
+  for (let r = 0; r < N_RANKS; r++) add('single', [r]);
+  for (const [kind, n] of [['pair', 2], ['triple', 3], ['quad', 4]]) {
+    for (let r = 0; r < 13; r++) add(kind, new Array(n).fill(r));
+  }
+  for (let length = MIN_STRAIGHT; length <= MAX_STRAIGHT; length++) {
+    for (let top = length === MAX_STRAIGHT ? 13 : length - 1; top < 14; top++) {
+      add('straight', LADDER.slice(top - length + 1, top + 1));
+    }
+  }
+  add('pair', [13, 14]);
+  return rows;
+}
+
+/** @type {ReadonlyArray<{id: number, kind: string, ranks: string}>} */
+export const ACTION_ROWS = Object.freeze(gameActionRows().map((row) => Object.freeze(row)));
 
 /**
  * @typedef {object} ActionTable
@@ -32,7 +65,7 @@ const ACE = RANK_INDEX.get('A');
 
 /**
  * Build the action table from bot.json's `actions.table` rows.
- * @param {Array<{id: number, kind: string, ranks: string}>} rows
+ * @param {ReadonlyArray<{id: number, kind: string, ranks: string}>} rows
  * @returns {ActionTable}
  */
 export function actionTable(rows) {
@@ -79,6 +112,11 @@ export function actionTable(rows) {
   });
   return { size, kind, key, length, cost, singleOfRank, jokerPair, byCost };
 }
+
+/** The game's action table, built from `ACTION_ROWS`. */
+export const ACTIONS = actionTable(ACTION_ROWS);
+export const N_ACTIONS = ACTIONS.size;
+export const JOKER_PAIR = ACTIONS.jokerPair;
 
 /** @param {ArrayLike<number>} counts */
 function costKey(counts) {

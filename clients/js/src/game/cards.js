@@ -7,11 +7,15 @@
  * @module
  */
 
+import { strRepr } from './pytext.js';
+
 /** Rank names, low to high. */
 export const RANKS = Object.freeze(['3', '4', '5', '6', '7', '8', '9', 'T', 'J', 'Q', 'K', 'A', '2', 'BJ', 'RJ']);
 /** Suit names in id order. */
 export const SUITS = Object.freeze(['S', 'H', 'D', 'C']);
 export const N_RANKS = 15;
+/** Players, seats 0-3; play goes from seat s to seat s + 1 (mod 4). */
+export const N_SEATS = 4;
 export const N_CARDS = 54;
 /** Cards of each rank in the pack: 4 of each suited rank, 1 of each joker. */
 export const RANK_SIZE = Object.freeze(RANKS.map((_, r) => (r < 13 ? 4 : 1)));
@@ -43,9 +47,18 @@ export function parseCard(name) {
   if (text.startsWith('10')) text = 'T' + text.slice(2);
   const id = CARD_ID.get(text);
   if (id === undefined) {
-    throw new Error(`unknown card ${JSON.stringify(name)}: write rank then suit, e.g. 3S, TD, AH, 2C, or BJ / RJ`);
+    throw new CardError(`unknown card ${strRepr(String(name))}: write rank then suit, e.g. 3S, TD, AH, 2C, or BJ / RJ for the jokers`);
   }
   return id;
+}
+
+/** A string that is not a card or a list of cards in RULES.md notation. */
+export class CardError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'CardError';
+  }
 }
 
 /**
@@ -58,12 +71,15 @@ export function parseCards(cards) {
   const items = typeof cards === 'string' ? cards.split(/\s+/).filter(Boolean) : [...cards];
   const ids = items.map((c) => {
     if (typeof c === 'number') {
-      if (!Number.isInteger(c) || c < 0 || c >= N_CARDS) throw new Error(`${c} is not a card id 0-53`);
+      if (!Number.isInteger(c) || c < 0 || c >= N_CARDS) throw new CardError(`${c} is not a card id 0-53`);
       return c;
     }
     return parseCard(c);
   });
-  if (new Set(ids).size !== ids.length) throw new Error(`a card is named twice in ${JSON.stringify(cards)}`);
+  if (new Set(ids).size !== ids.length) {
+    const dup = CARD_NAMES[ids.find((c) => ids.indexOf(c) !== ids.lastIndexOf(c)) ?? 0];
+    throw new CardError(`card ${dup} is named twice in ${typeof cards === 'string' ? strRepr(cards) : JSON.stringify(cards)}`);
+  }
   return ids;
 }
 

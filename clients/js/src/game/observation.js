@@ -11,10 +11,11 @@
  * @module
  */
 
-import { N_RANKS, RANK_SIZE, cardRank } from './cards.js';
+import { N_RANKS, N_SEATS, RANK_SIZE, cardRank } from './cards.js';
+import { ruleValue } from './rules.js';
 
 export const THERMO = 4;
-export const N_SEATS = 4;
+export { N_SEATS };
 export const TARGETS = Object.freeze([21, 31, 41, 51]);
 export const CARDS_LEFT_STEP = Math.fround(1 / 15);
 export const SCORE_STEP = Math.fround(1 / 60);
@@ -26,9 +27,8 @@ export const SCORE_CAP = 60;
  * @returns {Array<[string, boolean | string]>}
  */
 export function ruleFeatures(flags) {
-  const word = (v) => (v === 'true' ? true : v === 'false' ? false : v);
   return Object.entries(flags).flatMap(([flag, values]) =>
-    values.slice(1).map((v) => /** @type {[string, boolean | string]} */ ([flag, word(v)])),
+    values.slice(1).map((v) => /** @type {[string, boolean | string]} */ ([flag, ruleValue(v)])),
   );
 }
 

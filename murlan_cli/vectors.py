@@ -1,0 +1,64 @@
+"""``murlan vectors``: files that hold another implementation of the rules to this engine.
+
+``transitions`` writes single transitions from every phase and variant (a JSON object),
+``lockstep`` whole seeded random matches with the state after every decision (JSON lines,
+one match a line), ``records`` valid and corrupted records with the validator's verdict.
+The JavaScript client's tests read them (clients/js/tests/make-vectors.sh).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from murlan_cli import UsageError, command
+
+KINDS = ("transitions", "lockstep", "records")
+
+
+def vectors_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=KINDS, help="which vectors to write")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the matches and moves")
+    parser.add_argument(
+        "--matches",
+        type=int,
+        default=None,
+        help="matches to play (default: transitions 2 per variant, lockstep 16, records 8)",
+    )
+    parser.add_argument("--out", help="file to write (default: print)")
+
+
+@command(
+    "vectors",
+    help="write transition, lock-step or record vectors for another engine's tests",
+    example="murlan vectors transitions --seed 3 --out transitions.json",
+    options=vectors_options,
+)
+def vectors_command(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from murlan_env.game import vectors
+
+    if args.matches is not None and args.matches < 1:
+        raise UsageError(f"--matches must be at least 1, got {args.matches}")
+    rng = np.random.default_rng(args.seed)
+    if args.kind == "transitions":
+        data = vectors.transition_vectors(rng, matches=args.matches or 2)
+        lines = [json.dumps({"seed": args.seed, **data})]
+    elif args.kind == "lockstep":
+        lines = [json.dumps(m) for m in vectors.lockstep_matches(rng, args.matches or 16)]
+    else:
+        from murlan_env.records.vectors import record_vectors
+
+        lines = [json.dumps({"seed": args.seed, **record_vectors(rng, args.matches or 8)})]
+    text = "".join(line + "\n" for line in lines)
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    return 0

@@ -1,0 +1,172 @@
+"""The vectors that hold the JavaScript engine to this one (murlan_env/game/vectors.py):
+their JSON Schema, what they cover, and (slow) a lock-step run of at least 100,000 decisions
+in which the JavaScript engine plays the same matches and must agree at every step."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+
+from murlan_env.game import engine, vectors
+from murlan_env.game.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = json.loads((ROOT / "murlan_env" / "schemas" / "transitions.schema.json").read_text())
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+NODE = shutil.which("node")
+
+
+@pytest.fixture(scope="module")
+def transitions():
+    return {"seed": 11, **vectors.transition_vectors(np.random.default_rng(11), matches=1)}
+
+
+def test_transition_vectors_follow_their_schema(transitions):
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    VALIDATOR.validate(transitions)
+
+
+def test_lockstep_matches_follow_their_schema():
+    match = next(vectors.lockstep_matches(np.random.default_rng(3), 1))
+    assert any(e["kind"] == "next_hand" for e in match["events"])
+    VALIDATOR.validate(match)
+
+
+@pytest.mark.parametrize(
+    "path, value",
+    [
+        (("hands", 0), "3S 3X"),
+        (("phase",), "over"),
+        (("passed",), [False] * 3),
+        (("rules", "tie_rule"), "draw"),
+        (("exchange",), {"last": 1}),
+    ],
+)
+def test_the_schema_rejects_a_wrong_state(transitions, path, value):
+    one = {**transitions, "transitions": [json.loads(json.dumps(transitions["transitions"][0]))]}
+    VALIDATOR.validate(one)
+    where = one["transitions"][0]["next"]
+    for key in path[:-1]:
+        where = where[key]
+    where[path[-1]] = value
+    assert not VALIDATOR.is_valid(one)
+
+
+def test_transitions_cover_every_phase_variant_and_rare_case(transitions):
+    seen = Counter(
+        (t["kind"], t.get("state", {}).get("phase"), t["next"]["phase"])
+        for t in transitions["transitions"]
+    )
+    for key in [
+        ("start", None, "play"),
+        ("next_hand", "hand_over", "exchange"),
+        ("next_hand", "hand_over", "play"),
+        ("move", "exchange", "play"),
+        ("move", "play", "play"),
+        ("move", "play", "hand_over"),
+        ("move", "play", "match_over"),
+    ]:
+        assert seen[key] > 0, key
+    rules = {json.dumps(t["next"]["rules"], sort_keys=True) for t in transitions["transitions"]}
+    assert len(rules) == len(vectors.VARIANTS)
+    nexts = [t["next"] for t in transitions["transitions"]]
+    # the automatic give-back, the both-jokers exception, target raises and a draw at 51
+    assert any(
+        t["kind"] == "start" and (t["next"]["exchange"] or {}).get("first_gives")
+        for t in transitions["transitions"]
+    )
+    assert any(
+        s["hand_no"] > 0 and s["exchange"] is None and not s["rules"]["no_exchange"] for s in nexts
+    )
+    assert {s["target"] for s in nexts} >= {21, 31, 41, 51}
+    assert any(len(s["winners"]) > 1 for s in nexts)
+    assert any(
+        t["move"]["cards"] != t["move"]["engine_cards"]
+        for t in transitions["transitions"]
+        if t["kind"] == "move"
+    )
+
+
+def test_vectors_are_seeded():
+    a = vectors.transition_vectors(np.random.default_rng(5), 1, crafted=1, variants=[Rules()])
+    b = vectors.transition_vectors(np.random.default_rng(5), 1, crafted=1, variants=[Rules()])
+    assert a == b
+
+
+def test_state_json_of_a_known_deal():
+    hands = [
+        "3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS 2S BJ",
+        "3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 2H RJ",
+        "3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD 2D",
+        "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2C",
+    ]
+    state = engine.deal_from(hands, dealer=3, rules=Rules(start_card="3C"))
+    j = vectors.state_json(state)
+    assert j["hands"] == j["deal"] == hands
+    assert (j["to_act"], j["phase"], j["start_duty"], j["table"], j["table_seat"]) == (
+        3,
+        "play",
+        True,
+        0,
+        None,
+    )
+    assert j["rules"]["start_card"] == "3C" and j["exchange"] is None and j["finish"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(NODE is None, reason="the lock-step run needs Node.js 20+")
+def test_lockstep_100k_decisions(tmp_path):
+    path = tmp_path / "lockstep.jsonl"
+    with path.open("w") as f:
+        for match in vectors.lockstep_matches(np.random.default_rng(2024), 90):
+            f.write(json.dumps(match) + "\n")
+    out = subprocess.run(
+        [NODE, str(ROOT / "clients" / "js" / "tests" / "lockstep.js"), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    decisions = int(re.search(r"(\d+) decisions: no disagreement", out.stdout).group(1))
+    assert decisions >= 100_000, out.stdout
+
+
+def test_record_vectors_hold_every_kind_of_verdict():
+    from murlan_env.records import validate
+    from murlan_env.records.vectors import record_vectors
+
+    data = record_vectors(np.random.default_rng(4), matches=2)
+    faults = Counter(
+        r["fault"].split(" play")[0].split(" ")[-1] for r in data["records"] if not r["valid"]
+    )
+    assert sum(r["valid"] for r in data["records"]) >= 4
+    assert {"deal", "exchange", "finish", "points", "json", "scores", "winners"} <= set(faults)
+    for r in data["records"][:40]:
+        result = validate(r["record"])
+        assert (result.valid, result.fault, result.reason) == (r["valid"], r["fault"], r["reason"])
+    assert data == record_vectors(np.random.default_rng(4), matches=2)
+
+
+def test_the_vectors_command(tmp_path, capsys):
+    import murlan_cli
+
+    out = tmp_path / "lockstep.jsonl"
+    assert (
+        murlan_cli.main(["vectors", "lockstep", "--seed", "1", "--matches", "2", "--out", str(out)])
+        == 0
+    )
+    lines = out.read_text().splitlines()
+    assert len(lines) == 2 and all(VALIDATOR.is_valid(json.loads(line)) for line in lines)
+    assert murlan_cli.main(["vectors", "lockstep", "--matches", "0"]) == 2
+    assert murlan_cli.main(["vectors", "moves"]) == 2
+    err = capsys.readouterr().err
+    assert "--matches must be at least 1" in err and "invalid choice" in err
