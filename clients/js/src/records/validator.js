@@ -149,13 +149,13 @@ class Replayer {
    * @returns {import('../game/engine.js').State}
    */
   hand(h, hand, prev) {
-    const where = `hand ${h}`;
+    const where = `hand ${h + 1}`;
     if (prev !== null) {
       if (prev.phase === MATCH_OVER) {
         const won = [0, 1, 2, 3].filter((s) => prev.winners[s]);
-        throw new RecordError(where, `the match is over after hand ${h - 1} (winners ${pyRepr(won)})`);
+        throw new RecordError(where, `the match is over after hand ${h} (winners ${pyRepr(won)})`);
       }
-      if (prev.phase !== HAND_OVER) throw new RecordError(where, `hand ${h - 1} is unfinished, so no hand can follow it`);
+      if (prev.phase !== HAND_OVER) throw new RecordError(where, `hand ${h} is unfinished, so no hand can follow it`);
     }
     if (!isObject(hand)) throw new RecordError(where, `a hand must be an object, got ${show(hand)}`);
     requireKeys(hand, HAND_KEYS, where, 'hand');
@@ -163,7 +163,7 @@ class Replayer {
     const state = this.deal(h, hand, prev);
     const pending = this.exchange(h, hand.exchange, state, prev);
     if (pending && hand.plays.length) {
-      throw new RecordError(`hand ${h} exchange`, `first_gives is null, but seat ${state.toAct} must give a card back before the plays`);
+      throw new RecordError(`hand ${h + 1} exchange`, `first_gives is null, but seat ${state.toAct} must give a card back before the plays`);
     }
     if (!pending) this.keepState(state, h, 0);
     hand.plays.forEach((entry, p) => this.play(h, p, entry, state));
@@ -178,7 +178,7 @@ class Replayer {
    * @param {import('../game/engine.js').State | null} prev
    */
   deal(h, hand, prev) {
-    const where = `hand ${h} deal`;
+    const where = `hand ${h + 1} deal`;
     const dealer = seat(hand.dealer, where, 'the dealer');
     if (prev !== null) {
       const expected = (prev.dealer + 1) % N_SEATS;
@@ -207,18 +207,18 @@ class Replayer {
    * @returns {boolean}
    */
   exchange(h, ex, state, prev) {
-    const where = `hand ${h} exchange`;
+    const where = `hand ${h + 1} exchange`;
     const last = state.exLast;
     const first = state.exFirst;
     if (last < 0) {
       if (ex !== null) throw new RecordError(where, `there is no exchange in this hand (${this.whyNone(h, prev)}): write null`);
       return false;
     }
-    if (ex === null) throw new RecordError(where, `an exchange is due: seat ${last} (last in hand ${h - 1}) and seat ${first} (1st)`);
+    if (ex === null) throw new RecordError(where, `an exchange is due: seat ${last} (last in hand ${h}) and seat ${first} (1st)`);
     if (!isObject(ex)) throw new RecordError(where, `the exchange must be an object or null, got ${show(ex)}`);
     requireKeys(ex, EXCHANGE_KEYS, where, 'exchange');
-    if (seat(ex.last, where, 'last') !== last) throw new RecordError(where, `seat ${last} was last in hand ${h - 1}, not seat ${ex.last}`);
-    if (seat(ex.first, where, 'first') !== first) throw new RecordError(where, `seat ${first} was 1st in hand ${h - 1}, not seat ${ex.first}`);
+    if (seat(ex.last, where, 'last') !== last) throw new RecordError(where, `seat ${last} was last in hand ${h}, not seat ${ex.last}`);
+    if (seat(ex.first, where, 'first') !== first) throw new RecordError(where, `seat ${first} was 1st in hand ${h}, not seat ${ex.first}`);
 
     // The last player's highest card: the engine gave one suit of that rank, any may go.
     const gave = oneCard(ex.last_gives, where, 'last_gives');
@@ -278,7 +278,7 @@ class Replayer {
     if (this.rules?.no_exchange) return 'the no_exchange rule is on';
     let prevLast = 0;
     for (let s = 1; s < N_SEATS; s++) if (prev.place[s] > prev.place[prevLast]) prevLast = s;
-    return `seat ${prevLast}, last in hand ${h - 1}, was dealt both jokers`;
+    return `seat ${prevLast}, last in hand ${h}, was dealt both jokers`;
   }
 
   /**
@@ -288,8 +288,8 @@ class Replayer {
    * @param {import('../game/engine.js').State} state updated in place
    */
   play(h, p, entry, state) {
-    const where = `hand ${h} play ${p}`;
-    if (state.phase !== PLAY) throw new RecordError(where, `the hand is over after play ${p - 1}: no more plays`);
+    const where = `hand ${h + 1} play ${p + 1}`;
+    if (state.phase !== PLAY) throw new RecordError(where, `the hand is over after play ${p}: no more plays`);
     if (!Array.isArray(entry) || entry.length !== 2) throw new RecordError(where, `a play is [seat, "cards"], got ${show(entry)}`);
     const player = seat(entry[0], where, 'the seat');
     if (player !== state.toAct) throw new RecordError(where, `it is seat ${state.toAct}'s turn, not seat ${player}'s`);
@@ -362,12 +362,12 @@ function sameInts(a, b) {
 function checkHandResult(h, hand, state) {
   const over = state.phase >= HAND_OVER;
   const finish = finishOrder(state.place);
-  const given = intList(hand.finish, `hand ${h} finish`, 'finish');
+  const given = intList(hand.finish, `hand ${h + 1} finish`, 'finish');
   if (!sameInts(given, finish)) {
     const what = over ? 'finish' : 'finish so far (the hand is unfinished)';
-    throw new RecordError(`hand ${h} finish`, `the plays give ${what} ${pyRepr(finish)}, not ${pyRepr(given)}`);
+    throw new RecordError(`hand ${h + 1} finish`, `the plays give ${what} ${pyRepr(finish)}, not ${pyRepr(given)}`);
   }
-  const where = `hand ${h} points`;
+  const where = `hand ${h + 1} points`;
   if (!over) {
     if (hand.points !== null) throw new RecordError(where, 'the hand is unfinished, so points must be null');
     return;
