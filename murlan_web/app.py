@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
@@ -249,6 +250,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.allowed_hosts is not None:
         hosts = HostCheck(settings.allowed_hosts, any_ip=settings.allow_ip_hosts)
     app.add_middleware(RequestGuard, max_bytes=settings.max_upload_bytes, hosts=hosts)
+    # Boards repeat themselves (names, seats, card lists): gzip sends replays and game views in
+    # a fraction of their size to every browser, which all accept it.
+    app.add_middleware(GZipMiddleware, minimum_size=2048)
     return app
 
 

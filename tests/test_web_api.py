@@ -65,6 +65,7 @@ def all_frames(client, opened: dict) -> list[dict]:
     for hand in opened["hand_list"][1:]:
         r = client.get(f"/api/replays/{opened['id']}/hands/{hand['hand']}")
         assert r.status_code == 200, r.text
+        assert r.headers["content-encoding"] == "gzip"  # boards compress well; browsers take it
         frames += r.json()["frames"]
     return frames
 
