@@ -161,8 +161,16 @@ def test_the_exchange_give_back_is_a_prompt_that_takes_only_a_legal_card(client)
         cards = choose_greedy(client, view)
         view = client.post(f"/api/games/{view['id']}/move", json={"cards": cards}).json()
     assert view["board"]["result"]["finish"][0] == 0
+    # The hand is over: the cards left in the last player's hand are laid down for everyone.
+    last = view["board"]["result"]["finish"][-1]
+    assert view["board"]["seats"][last]["cards"] and not view["revealed"]
     view = client.post(f"/api/games/{view['id']}/next").json()
     prompt = view["exchange_prompt"]
+    # A bot that scores plays but not give-backs says so, instead of "gives no scores".
+    searched = client.post(f"/api/games/{view['id']}/hint", json={"bot": "search:20"}).json()
+    assert searched["candidates"] == [] and "not give-backs" in searched["no_scores"]
+    plain = client.post(f"/api/games/{view['id']}/hint", json={"bot": "greedy"}).json()
+    assert plain["no_scores"] == "greedy gives no scores, only its move"
     assert view["board"]["phase"] == "exchange" and view["your_turn"] and prompt
     hand = view["board"]["seats"][0]["cards"]
     assert prompt["received"] in hand and prompt["from"] == view["board"]["exchange"]["last"]

@@ -557,15 +557,20 @@ def test_a_double_click_sends_one_move_and_a_sign_shows_the_bots_at_work(driver,
     assert not visible(driver, "game-thinking")
 
 
-def test_play_with_nothing_selected_says_so(driver, base_url):
-    start_match(driver, base_url, seed=3)
+@pytest.mark.parametrize("seed", [3, 1])  # seed 1: the person leads hand 1
+def test_play_with_nothing_selected_says_so(driver, base_url, seed):
+    start_match(driver, base_url, seed=seed)
     driver.execute_script(
         "window.moves = 0; const f = window.fetch; window.fetch = (url, init) => {"
         " if (String(url).includes('/move')) window.moves++; return f(url, init); }"
     )
     by_id(driver, "game-play").click()
     idle(driver)
-    assert "Select the cards to play first" in by_id(driver, "game-message").text
+    said = by_id(driver, "game-message").text
+    assert "Select the cards to play first" in said
+    # "or press Pass" only where a pass is allowed: with a play on the table, not on a lead.
+    on_table = driver.find_elements(By.CSS_SELECTOR, "#game-board .centre .cards")
+    assert ("or press Pass" in said) == bool(on_table), said
     assert driver.execute_script("return window.moves") == 0
     # A hint clears the message, as does selecting a card.
     by_id(driver, "game-hint").click()
@@ -672,16 +677,26 @@ def test_a_server_that_cannot_be_reached_is_said_in_words(driver, base_url):
 
 # --------------------------------------------------------------------------- third pass
 
+# Whether the thinking sign shows: laid out, visible and saying something.
+SIGN = """
+const THINKING = () => { const t = document.querySelector('#game-thinking');
+  return t.offsetParent !== null && getComputedStyle(t).visibility === 'visible'
+    && t.textContent !== ''; };
+"""
+
 # Where the table's parts are on the page (not the window, which a click may scroll): the
 # rectangles of the status bar, the board, the hand and its controls, read in one call.
-PLACES = """
+PLACES = (
+    SIGN
+    + """
 const box = (s) => { const r = document.querySelector(s).getBoundingClientRect();
   return [Math.round(r.left + scrollX), Math.round(r.top + scrollY), Math.round(r.width),
     Math.round(r.height)]; };
 return {statusbar: box('#play-game .statusbar'), board: box('#game-board'),
   hand: box('#game-hand').slice(0, 3), controls: box('#game-controls').slice(0, 3),
-  thinking: document.querySelector('#game-thinking.on') !== null};
+  thinking: THINKING()};
 """
+)
 
 
 @pytest.mark.parametrize("width,height", [(400, 800), (1280, 900)])
@@ -748,7 +763,7 @@ def test_show_other_hands_ticked_while_the_bots_move_is_not_ignored(driver, base
     face_up = "#game-board .seat:not(.pos-bottom) .cards .card:not(.back)"
     if not select_hint(driver):
         by_id(driver, "game-play").click()
-    wait_for(driver, lambda b: b.find_elements(By.CSS_SELECTOR, "#game-thinking.on"), what="bots")
+    wait_for(driver, lambda b: b.execute_script(SIGN + "return THINKING()"), what="the bots")
     by_id(driver, "game-reveal").click()
     idle(driver)
     assert by_id(driver, "game-reveal").is_selected()
