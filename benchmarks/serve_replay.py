@@ -6,7 +6,7 @@ opened on the Replay page's API in process (Starlette's test client), as the pag
 the person steps through (``GET /api/replays/{id}/hands/{n}``; a server that sends every
 frame at open has nothing more to send). Each row is the median of ``--repeats`` openings:
 
-- ``record KB``: the uploaded file;
+- the record (the first line): its hands and size;
 - ``open CPU s``: process CPU time of the opening request (validation, replay, frames);
 - ``kept KB``: memory the server keeps for the open replay (``tracemalloc``: what is still
   allocated after the request, the replay left open in the server);

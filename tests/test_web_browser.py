@@ -10,14 +10,21 @@ scrolls sideways, and the seats, the table, the hint panel and the hand's contro
 the window. The player's expectations are checked as well: one request at a time (a double
 click passes once), a thinking sign and the bots' moves shown one by one, Play with nothing
 selected explained, the give-back dialogue kept open by Escape, a confirmation before
-abandoning a match, the points of every hand, and the rules.
+abandoning a match, the points of every hand with their totals, and the rules. And what a
+person notices while playing: nothing moves when the thinking sign shows (the rectangles of
+the status bar, the board, the hand and its controls, before and while it shows), the hand
+stays in view and uncovered during the give-back, the replay's keys work after choosing a bot,
+"Show other hands" is honoured while the bots' moves are shown, a match survives its tab (a
+new tab offers it, a reload shows it, a vanished one is said in words), the Compare page
+picks up its tournament after a reload, bots that cannot play the ticked rules are marked,
+and a one-board table fits a phone.
 
 Needs Debian's Chromium and its driver and the selenium package; without them every test
 here skips with the command that installs them. With ``MURLAN_SCREENSHOTS=DIR`` set (or the
 older ``MURLAN_WEB_SCREENSHOTS``), the tests also save a screenshot of each page there (the
 docs site's pictures come from here):
-``MURLAN_SCREENSHOTS=docs`` refreshes docs/serve-play.png, serve-replay.png, serve-compare.png
-and serve-phone.png.
+``MURLAN_WEB_SCREENSHOTS=docs`` refreshes docs/serve-play.png, serve-replay.png,
+serve-compare.png, serve-phone.png and serve-compare-phone.png.
 """
 
 from __future__ import annotations
@@ -210,7 +217,7 @@ def test_play_a_seeded_match_to_the_end_by_clicking(driver, base_url, records_di
         page = driver.execute_script(PLAY_STATE)
         assert not page["message"], page["message"]  # every move made here is legal
         # Words a person reads: verbs that agree with "You", cards in symbols, never codes.
-        assert not re.search(r"\bYou (leads|gives|is)\b", page["said"]), page["said"]
+        assert not re.search(r"\b(You (leads|gives|is)|to You)\b", page["said"]), page["said"]
         assert not re.search(r"\b([2-9TJQKA][SHDC]|RJ|BJ)\b", page["said"]), page["said"]
         assert page["faceDown"] == 0  # once a hand is over, the cards left are laid down
         if page["over"]:
@@ -782,6 +789,7 @@ def test_a_match_survives_its_tab_and_a_vanished_one_says_so(driver, base_url):
         by_id(driver, "resume-game").click()
         idle(driver)
         assert "seed 12" in by_id(driver, "game-status").text
+        assert not visible(driver, "resume-box")  # offered on the set-up, not over a game
         driver.refresh()  # and so does a reload
         idle(driver)
         assert visible(driver, "play-game") and "seed 12" in by_id(driver, "game-status").text
@@ -884,6 +892,7 @@ def test_a_one_board_table_fits_a_phone(driver, base_url):
         assert all(driver.execute_script(UNCOVERED, "#compare-table td"))
         text = by_id(driver, "compare-result").text
         assert "1 board x" in text and "at most 1 hand)" in text and "1 boards" not in text
+        assert "cap. Hands were capped" in text  # two sentences, not run together
         assert not re.search(r"(\d+) to \1\b", text)  # one board: no "1632 to 1632"
         screenshot(driver, "serve-compare-phone.png")
     finally:

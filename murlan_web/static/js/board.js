@@ -59,10 +59,12 @@ function centre(board) {
   }
   const ex = board.exchange;
   if (ex) {
-    const back = ex.first_gives === null ? "is to give one back"
+    const you = names[ex.first] === "You";
+    const back = ex.first_gives === null ? `${you ? "are" : "is"} to give one back`
       : ex.first_gives === "hidden" ? "gave one back" : `gave back ${cardsText([ex.first_gives])}`;
+    const to = you ? "you" : names[ex.first];
     box.append(el("div", { class: "exchange", "data-gave-back": ex.first_gives || "",
-      text: `Exchange: ${names[ex.last]} gave ${cardsText([ex.last_gives])} to ${names[ex.first]}, who ${back}.` }));
+      text: `Exchange: ${names[ex.last]} gave ${cardsText([ex.last_gives])} to ${to}, who ${back}.` }));
   }
   return box;
 }

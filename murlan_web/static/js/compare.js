@@ -186,7 +186,8 @@ function drawResult(job) {
   const whole = job.max_hands === null || job.max_hands === undefined;
   chart.hidden = !job.chart || !whole;
   if (job.chart && whole) chart.src = job.chart;
-  $("compare-summary").textContent = (job.summary || "")
+  const summary = job.summary ? `${job.summary}.` : "";
+  $("compare-summary").textContent = summary
     + (whole ? "" : " Hands were capped, so no match was finished: no match wins or chart.");
   $("compare-json").textContent = JSON.stringify(job.report, null, 2);
   $("compare-result").hidden = false;

@@ -118,8 +118,8 @@ async function offerResume() {
   box.hidden = true;
   let games = [];
   try { games = await api("GET", "/api/games"); } catch { return; }
-  const open = games.find((g) => !g.over);
-  if (!open) return;
+  const open = games.find((g) => !g.over && (!game || g.id !== game.id));
+  if (!open || !$("play-game").hidden) return; // offered on the set-up only
   const scores = open.scores.map((p, s) => `${s === open.seat ? "you" : `seat ${s}`} ${p}`).join(", ");
   $("resume-text").textContent = `You have a match in progress: hand ${open.hand}, scores ${scores}`
     + ` (seed ${open.seed}).`;
@@ -332,6 +332,7 @@ const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 async function show(view, { animate = true } = {}) {
   game = view;
   $("play-setup").hidden = true;
+  $("resume-box").hidden = true;
   $("play-game").hidden = false;
   $("hint-panel").hidden = true;
   const pace = Number($("game-pace").value) || 0;
