@@ -16,7 +16,8 @@ Modules, one job each: ``command`` (the command line), ``app`` (routes and error
 ``schemas`` (request bodies), ``guards`` (size limit, JSON only, headers), ``catalog`` (the
 bot menu), ``games``, ``replays``, ``tournaments``, ``record_files`` (the records folder),
 ``views`` and ``hints`` (JSON for the pages), ``sessions`` (in-memory sessions by id, owned
-by a client cookie, expiring when idle). docs/serve.md is the user's guide, LAN mode included.
+by a client cookie, room shared so that no client or address locks out another, expiring
+when idle). docs/serve.md is the user's guide, LAN mode included.
 murlan_env never imports this package.
 """
 

@@ -4,6 +4,8 @@
 |---------------------------------------|-----------------------------------------------------|
 | ``GET /``                             | the page (Play, Replay and Compare tabs)            |
 | ``GET /api/options``                  | the bot menu, rule flags, limits, saved records     |
+| ``POST /api/playable``                | the bots that can play some rules (``Playable``)    |
+| ``GET /api/games``                    | your matches (the newest first), to resume one      |
 | ``POST /api/games``                   | start a match (``schemas.NewGame``)                 |
 | ``GET /api/games/{id}?reveal=true``   | the match as the person sees it (or every hand)     |
 | ``POST /api/games/{id}/move``         | play cards (``schemas.Move``); 422 with the reason   |
@@ -12,8 +14,11 @@
 | ``GET /api/games/{id}/record``        | the match so far as a murlan-record/1 file          |
 | ``GET /api/records``                  | saved records (the server's records folder)         |
 | ``POST /api/replays``                 | open an uploaded or saved record (``OpenReplay``)   |
+| ``GET /api/replays/{id}/hands/{n}``   | the frames of hand n (from 1) of the replay         |
 | ``POST /api/replays/{id}/advice``     | a bot's scores at one decision of the replay        |
+| ``DELETE /api/replays/{id}``          | close a replay                                      |
 | ``DELETE /api/games/{id}``            | abandon a match                                     |
+| ``GET /api/tournaments``              | your tournaments (the newest first)                 |
 | ``POST /api/tournaments``             | start a duplicate tournament in the background      |
 | ``GET /api/tournaments/{id}``         | its progress, then the table                        |
 | ``DELETE /api/tournaments/{id}``      | cancel it                                           |
@@ -24,13 +29,15 @@ a bad value or a host name the server does not answer to, 404 for an unknown id,
 method a path does not take, 409 for a request out of turn, 413 for a body over the limit, 415
 for a body that is not JSON, 422 for a body that does not fit its schema, an illegal move (with
 the reason) or an invalid record (with the validator's fault and reason), 429 when the client
-already runs a tournament or the server runs as many as it may, 503 when the server holds as
-many games as it can, and 500 when a bot fails on its turn (the game is then as it was before
-the request) or the server fails (the log has the details).
+or its network address already runs as many tournaments as it may, 503 when the server does,
+and 500 when a bot fails on its turn (the game is then as it was before the request) or the
+server fails (the log has the details). A 404 for a session says ``"gone": true``.
 
-Sessions belong to the browser that made them (a client-id cookie): each client has a few
-games, replays and tournaments at a time, an idle one expires, and nobody else's requests can
-end them (``sessions``).
+Sessions belong to the browser that made them (a client-id cookie): only it can see or act on
+them, and the room is shared so that a client holding nothing always gets a game
+(``sessions``). A match's record is downloaded by its own client only, since until the match
+ends it holds every hand; a finished match is saved in the records folder, which every client
+may list and replay.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from typing import Any
 import numpy as np
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
@@ -77,12 +85,16 @@ class Settings:
     idle_seconds: float = 6 * 3600  # a game, replay or finished tournament idle this long ends
     max_replays: int = 64
     replays_per_client: int = 4
+    replays_per_address: int = 16
     max_tournament_boards: int = 100
     # The cost a tournament may take: rollouts per decision (summed over the bots) x boards x
     # hands (a whole match counted as 10), e.g. search:800 and two rule bots on 12 boards.
     max_tournament_work: int = 100_000
     tournament_seconds: float = 300.0  # a tournament still running after this is stopped
     max_running_tournaments: int = 2  # at once on the server, at most one per client
+    # Running at once from one network address: below the server's limit, so that one host
+    # can never take every slot (one per client id is no bound: cookies are made up freely).
+    running_tournaments_per_address: int = 1
     # Host names the server answers to (None: any). Loopback only by default, which also
     # stops a web page from reaching the server through a DNS name that points here.
     allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS
@@ -103,12 +115,13 @@ class Services:
             per_client=settings.games_per_client,
             per_address=settings.games_per_address,
             idle_seconds=idle,
+            done=lambda g: g.over(),
         )
         self.replays: SessionStore[Replay] = SessionStore(
             "replay",
             settings.max_replays,
             per_client=settings.replays_per_client,
-            per_address=settings.games_per_address,
+            per_address=settings.replays_per_address,
             idle_seconds=idle,
         )
         self.tournaments: SessionStore[Tournament] = SessionStore(
@@ -118,6 +131,7 @@ class Services:
             per_address=16,
             idle_seconds=idle,
             busy=lambda t: t.status == "running",
+            done=lambda t: t.status != "running",
             on_drop=lambda t: t.cancel(),
         )
         self.tournament_start = threading.Lock()  # checks and starts one tournament at a time
@@ -130,9 +144,13 @@ class Services:
             bot = self.catalog.make(spec)
         except UnknownBot as err:
             raise ApiError(400, str(err)) from None
-        why = rules_conflict(bot, rules) if rules is not None else None
-        if why:
-            raise ApiError(400, why)
+        if rules is not None and rules_conflict(bot, rules):
+            variant = ", ".join(views.rules_text(rules)) or "the standard rules"
+            raise ApiError(
+                400,
+                f"{spec} cannot play these rules ({variant}): it was made for other rules. "
+                "Choose a bot the menu does not mark as unable, or change the rules.",
+            )
         return bot
 
     def playable(self, rules: Rules) -> list[str]:
@@ -195,7 +213,12 @@ def client(request: Request) -> dict[str, str]:
     """Who makes a session: the client id the request guard gave the request (its cookie) and
     the network address it comes from (``SessionStore.add``'s owner and address)."""
     host = request.client.host if request.client else ""
-    return {"owner": str(request.scope.get("client_id", "")), "address": host}
+    return {"owner": owner(request), "address": host}
+
+
+def owner(request: Request) -> str:
+    """The client id of a request (its cookie): the only client that may use its sessions."""
+    return str(request.scope.get("client_id", ""))
 
 
 def new_seed() -> int:
@@ -227,6 +250,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.allowed_hosts is not None:
         hosts = HostCheck(settings.allowed_hosts, any_ip=settings.allow_ip_hosts)
     app.add_middleware(RequestGuard, max_bytes=settings.max_upload_bytes, hosts=hosts)
+    # Boards repeat themselves (names, seats, card lists): gzip sends replays and game views in
+    # a fraction of their size to every browser, which all accept it.
+    app.add_middleware(GZipMiddleware, minimum_size=2048)
     return app
 
 
@@ -264,6 +290,17 @@ def _game_routes(app: FastAPI, services: Services) -> None:
     def game_view(key: str, game: Game, reveal: bool) -> dict[str, Any]:
         return {"id": key, "hint_default": services.hint_default(game.rules), **game.view(reveal)}
 
+    def mine(key: str, request: Request) -> Game:
+        return services.games.get(key, owner(request))
+
+    @app.get("/api/games")
+    def my_games(request: Request) -> list[dict[str, Any]]:
+        out = []
+        for key, game in services.games.owned(owner(request)):
+            with game.lock:
+                out.append({"id": key, **game.summary()})
+        return out
+
     @app.post("/api/games")
     def new_game(body: schemas.NewGame, request: Request) -> dict[str, Any]:
         rules = parse_rules(body.rules)
@@ -275,40 +312,42 @@ def _game_routes(app: FastAPI, services: Services) -> None:
             return game_view(key, game, False)
 
     @app.get("/api/games/{key}")
-    def get_game(key: str, reveal: bool = False) -> dict[str, Any]:
-        game = services.games.get(key)
+    def get_game(key: str, request: Request, reveal: bool = False) -> dict[str, Any]:
+        game = mine(key, request)
         with game.lock:
             return game_view(key, game, reveal)
 
     @app.delete("/api/games/{key}")
-    def abandon_game(key: str) -> dict[str, Any]:
-        services.games.remove(key)
+    def abandon_game(key: str, request: Request) -> dict[str, Any]:
+        services.games.remove(key, owner(request))
         return {"id": key, "abandoned": True}
 
     @app.post("/api/games/{key}/move")
-    def move(key: str, body: schemas.Move, reveal: bool = False) -> dict[str, Any]:
-        game = services.games.get(key)
+    def move(
+        key: str, body: schemas.Move, request: Request, reveal: bool = False
+    ) -> dict[str, Any]:
+        game = mine(key, request)
         with game.lock:
             game.move(body.cards)
             return game_view(key, game, reveal)
 
     @app.post("/api/games/{key}/next")
-    def next_hand(key: str, reveal: bool = False) -> dict[str, Any]:
-        game = services.games.get(key)
+    def next_hand(key: str, request: Request, reveal: bool = False) -> dict[str, Any]:
+        game = mine(key, request)
         with game.lock:
             game.next_hand()
             return game_view(key, game, reveal)
 
     @app.post("/api/games/{key}/hint")
-    def hint(key: str, body: schemas.Hint) -> dict[str, Any]:
-        game = services.games.get(key)
+    def hint(key: str, body: schemas.Hint, request: Request) -> dict[str, Any]:
+        game = mine(key, request)
         bot = services.bot(body.bot, game.rules)
         with game.lock:
             return json_safe(game.hint(bot))
 
     @app.get("/api/games/{key}/record")
-    def game_record(key: str) -> JSONResponse:
-        game = services.games.get(key)
+    def game_record(key: str, request: Request) -> JSONResponse:
+        game = mine(key, request)
         with game.lock:
             record = game.record()
             name = game.record_name or f"game-seed{game.seed}.json"
@@ -319,8 +358,15 @@ def _game_routes(app: FastAPI, services: Services) -> None:
     def saved_records() -> list[dict[str, Any]]:
         return services.folder.list()
 
+    @app.post("/api/playable")
+    def playable(body: schemas.Playable) -> dict[str, Any]:
+        return {"bots": services.playable(parse_rules(body.rules))}
+
 
 def _replay_routes(app: FastAPI, services: Services) -> None:
+    def mine(key: str, request: Request) -> Replay:
+        return services.replays.get(key, owner(request))
+
     @app.post("/api/replays")
     def open_replay(body: schemas.OpenReplay, request: Request) -> dict[str, Any]:
         if body.name is not None:
@@ -332,16 +378,37 @@ def _replay_routes(app: FastAPI, services: Services) -> None:
         key = services.replays.add(replay, **client(request))
         return {"id": key, **replay.summary()}
 
+    @app.get("/api/replays/{key}/hands/{hand}")
+    def replay_hand(key: str, hand: int, request: Request) -> dict[str, Any]:
+        replay = mine(key, request)
+        with replay.lock:
+            return {"hand": hand, "frames": replay.hand_frames(hand)}
+
     @app.post("/api/replays/{key}/advice")
-    def replay_advice(key: str, body: schemas.ReplayAdvice) -> dict[str, Any]:
-        replay = services.replays.get(key)
+    def replay_advice(key: str, body: schemas.ReplayAdvice, request: Request) -> dict[str, Any]:
+        replay = mine(key, request)
         bot = services.bot(body.bot, replay.rules)
         with replay.lock:
             return json_safe(replay.advice(body.frame, bot, body.seed))
 
+    @app.delete("/api/replays/{key}")
+    def close_replay(key: str, request: Request) -> dict[str, Any]:
+        services.replays.remove(key, owner(request))
+        return {"id": key, "closed": True}
+
 
 def _tournament_routes(app: FastAPI, services: Services) -> None:
     settings = services.settings
+
+    def mine(key: str, request: Request) -> Tournament:
+        return services.tournaments.get(key, owner(request))
+
+    def running(t: Tournament) -> bool:
+        return t.status == "running"
+
+    @app.get("/api/tournaments")
+    def my_tournaments(request: Request) -> list[dict[str, Any]]:
+        return [t.view(key) for key, t in services.tournaments.owned(owner(request))]
 
     @app.post("/api/tournaments")
     def new_tournament(body: schemas.NewTournament, request: Request) -> dict[str, Any]:
@@ -359,15 +426,23 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
                 "or bots that search less",
             )
         me = client(request)
-
-        def running(t: Tournament) -> bool:
-            return t.status == "running"
-
+        wait = f"it stops within {settings.tournament_seconds:g} s"
         with services.tournament_start:
-            if services.tournaments.values(running, owner=me["owner"]):
+            tournaments = services.tournaments
+            if tournaments.values(running, owner=me["owner"]):
                 raise ApiError(429, "your tournament is still running: wait for it or cancel it")
-            if len(services.tournaments.values(running)) >= settings.max_running_tournaments:
-                raise ApiError(429, "the server is running as many tournaments as it can: wait")
+            there = tournaments.values(running, address=me["address"])
+            if len(there) >= settings.running_tournaments_per_address:
+                raise ApiError(
+                    429,
+                    "another tournament from your network address is running: wait for it "
+                    f"({wait}) or cancel it from the browser that started it",
+                )
+            if len(tournaments.values(running)) >= settings.max_running_tournaments:
+                raise ApiError(
+                    503,
+                    f"the server is running as many tournaments as it can: try again soon ({wait})",
+                )
             tournament = Tournament(
                 bots,
                 body.bots,
@@ -377,24 +452,24 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
                 rules=rules,
                 time_limit=settings.tournament_seconds,
             )
-            key = services.tournaments.add(tournament, **me)
+            key = tournaments.add(tournament, **me)
             tournament.start()
         return tournament.view(key)
 
     @app.get("/api/tournaments/{key}")
-    def tournament_view(key: str) -> dict[str, Any]:
-        return services.tournaments.get(key).view(key)
+    def tournament_view(key: str, request: Request) -> dict[str, Any]:
+        return mine(key, request).view(key)
 
     @app.delete("/api/tournaments/{key}")
-    def cancel_tournament(key: str) -> dict[str, Any]:
-        tournament = services.tournaments.get(key)
+    def cancel_tournament(key: str, request: Request) -> dict[str, Any]:
+        tournament = mine(key, request)
         tournament.cancel()
         tournament.thread.join(timeout=5)
         return tournament.view(key)
 
     @app.get("/api/tournaments/{key}/chart.png")
-    def tournament_chart(key: str) -> Response:
-        tournament = services.tournaments.get(key)
+    def tournament_chart(key: str, request: Request) -> Response:
+        tournament = mine(key, request)
         if tournament.chart is None:
             raise ApiError(409, "the tournament has no chart yet")
         return Response(tournament.chart, media_type="image/png")

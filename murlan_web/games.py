@@ -91,6 +91,8 @@ class Game:
         card, 422 with the reason for a move the rules do not allow, and 500 (the move taken
         back) when a bot fails on the turns that follow.
         """
+        if self.over():
+            raise ApiError(409, "the match is over: start a new one")
         if not self.your_turn():
             raise ApiError(409, "it is not your turn")
         ids = []
@@ -130,6 +132,8 @@ class Game:
     def hint(self, bot: Bot) -> dict[str, Any]:
         """What ``bot`` would play in the person's place, with its scores (409 if it is not
         the person's turn, 500 without the details if the bot fails)."""
+        if self.over():
+            raise ApiError(409, "the match is over: start a new one")
         if not self.your_turn():
             raise ApiError(409, "a hint is for your turn")
         rng = np.random.default_rng([self.seed, HINT_STREAM, self.decisions])
@@ -183,6 +187,19 @@ class Game:
 
     # ----------------------------------------------------------------- views
 
+    def summary(self) -> dict[str, Any]:
+        """A line about the match, for a page that offers to resume it."""
+        state = self.state
+        return {
+            "seed": self.seed,
+            "seat": self.seat,
+            "bots": self.specs,
+            "rules": self.rules.to_dict(),
+            "hand": int(state.hand_no[0]) + 1,
+            "scores": state.scores[0].tolist(),
+            "over": self.over(),
+        }
+
     def view(self, reveal: bool = False) -> dict[str, Any]:
         """Everything the Play page draws; other hands only with ``reveal``. ``steps``: the
         board after each decision of the last request (the person's move, then the bots'),
@@ -218,10 +235,11 @@ class Game:
 
     def _board(self, state: State, table_cards: Sequence[str], reveal: bool) -> dict[str, Any]:
         involved = self.seat in (int(state.ex_first[0]), int(state.ex_last[0]))
+        decided = int(state.phase[0]) >= Phase.HAND_OVER  # the cards left are laid down
         return views.board(
             state,
             self.names,
-            visible=[reveal or s == self.seat for s in range(4)],
+            visible=[reveal or decided or s == self.seat for s in range(4)],
             table_cards=table_cards,
             give_back_seen=reveal or involved,
         )

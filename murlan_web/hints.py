@@ -103,6 +103,13 @@ def advice(
         action = int(act_with_history(bot, obs, mask, rng, logs, [0], state.to_act)[0])
         out["move"] = move_json(state, action)
         out["meaning"] = None
+        # Why no scores, in words: a bot that scores plays but not this kind of decision.
+        if scores is None:
+            out["no_scores"] = f"{bot.name} gives no scores, only its move"
+        elif int(state.phase[0]) == Phase.EXCHANGE:
+            out["no_scores"] = f"{bot.name} scores plays, not give-backs: this is its choice"
+        else:
+            out["no_scores"] = f"{bot.name} gives no scores here, only its move"
         return out
     row = scores[0]
     scored = [int(a) for a in legal if math.isfinite(row[a])]

@@ -62,15 +62,35 @@ class ReplayAdvice(Strict):
     seed: Seed = 0
 
 
+class Playable(Strict):
+    """Rule flags, to learn which bots of the menu can play them."""
+
+    rules: RuleFlags = {}
+
+
+# No match lasts this many hands (the target stops rising at 51), so a larger cap means a
+# whole match: refused rather than passed on to the arena as a number it cannot hold.
+MAX_HANDS = 1000
+
+
 class NewTournament(Strict):
     """A duplicate tournament: 2-6 bots, ``boards`` seeded boards (each played by every
     lineup as a whole match, or ``max_hands`` hands), seed and rule flags."""
 
     bots: Annotated[list[Spec], Field(min_length=2, max_length=6)]
-    boards: Annotated[int, Field(ge=1)] = 4
-    max_hands: Annotated[int, Field(ge=1)] | None = None
+    boards: Annotated[int, Field(ge=1, le=1_000_000)] = 4
+    max_hands: Annotated[int, Field(ge=1, le=MAX_HANDS)] | None = None
     seed: Seed = 0
     rules: RuleFlags = {}
 
 
-__all__ = ["Hint", "Move", "NewGame", "NewTournament", "OpenReplay", "ReplayAdvice"]
+__all__ = [
+    "Hint",
+    "MAX_HANDS",
+    "Move",
+    "NewGame",
+    "NewTournament",
+    "OpenReplay",
+    "Playable",
+    "ReplayAdvice",
+]

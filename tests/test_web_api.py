@@ -59,6 +59,17 @@ def choose_greedy(client, view) -> list[str]:
     return r.json()["move"]["cards"]
 
 
+def all_frames(client, opened: dict) -> list[dict]:
+    """Every frame of an open replay, hand by hand as the page fetches them."""
+    frames = list(opened["frames"])
+    for hand in opened["hand_list"][1:]:
+        r = client.get(f"/api/replays/{opened['id']}/hands/{hand['hand']}")
+        assert r.status_code == 200, r.text
+        assert r.headers["content-encoding"] == "gzip"  # boards compress well; browsers take it
+        frames += r.json()["frames"]
+    return frames
+
+
 def play_to_end(client, view, choose=choose_greedy, max_steps=2000) -> tuple[dict, list[str]]:
     """Play the person's moves with ``choose`` until the match is over; the final view and
     the moves made, as ``murlan play`` input lines."""
@@ -96,9 +107,12 @@ def test_a_seeded_match_plays_to_the_end_and_is_saved_as_a_valid_record(client, 
     assert saved["winners"] == board["winners"] and saved["scores"] == board["scores"]
     assert client.get(f"/api/games/{view['id']}/record").json() == saved
     assert [r["name"] for r in client.get("/api/records").json()] == [end["record"]]
-    # Once the match is over nothing more can be played.
+    # Once the match is over nothing more can be played, and the answer says so.
     assert client.post(f"/api/games/{view['id']}/next").status_code == 409
-    assert client.post(f"/api/games/{view['id']}/move", json={"cards": []}).status_code == 409
+    r = client.post(f"/api/games/{view['id']}/move", json={"cards": []})
+    assert r.status_code == 409 and r.json()["error"] == "the match is over: start a new one"
+    r = client.post(f"/api/games/{view['id']}/hint", json={"bot": "rule"})
+    assert r.status_code == 409 and "match is over" in r.json()["error"]
 
 
 def test_a_game_is_murlan_play_with_the_same_seed_bots_and_moves(client):
@@ -147,8 +161,16 @@ def test_the_exchange_give_back_is_a_prompt_that_takes_only_a_legal_card(client)
         cards = choose_greedy(client, view)
         view = client.post(f"/api/games/{view['id']}/move", json={"cards": cards}).json()
     assert view["board"]["result"]["finish"][0] == 0
+    # The hand is over: the cards left in the last player's hand are laid down for everyone.
+    last = view["board"]["result"]["finish"][-1]
+    assert view["board"]["seats"][last]["cards"] and not view["revealed"]
     view = client.post(f"/api/games/{view['id']}/next").json()
     prompt = view["exchange_prompt"]
+    # A bot that scores plays but not give-backs says so, instead of "gives no scores".
+    searched = client.post(f"/api/games/{view['id']}/hint", json={"bot": "search:20"}).json()
+    assert searched["candidates"] == [] and "not give-backs" in searched["no_scores"]
+    plain = client.post(f"/api/games/{view['id']}/hint", json={"bot": "greedy"}).json()
+    assert plain["no_scores"] == "greedy gives no scores, only its move"
     assert view["board"]["phase"] == "exchange" and view["your_turn"] and prompt
     hand = view["board"]["seats"][0]["cards"]
     assert prompt["received"] in hand and prompt["from"] == view["board"]["exchange"]["last"]
@@ -223,6 +245,7 @@ def test_hints_score_the_top_moves_or_give_the_move_alone(client):
         ({"bots": BOTS, "seat": 7}, 422, "seat"),
         ({"bots": BOTS, "seat": "1"}, 422, "seat"),
         ({"bots": BOTS, "seed": -1}, 422, "seed"),
+        ({"bots": BOTS, "seed": 2**63}, 422, "seed"),
         ({"bots": BOTS, "colour": "red"}, 422, "colour"),
         ({"bots": ["rule", "rule", "grandmaster"]}, 400, "unknown bot 'grandmaster'"),
         ({"bots": ["rule", "rule", "bundle:/tmp"]}, 400, "unknown bot"),
@@ -314,7 +337,11 @@ def test_a_saved_record_replays_frame_by_frame_with_every_hand(client, folder):
     r = client.post("/api/replays", json={"name": "match.json"})
     assert r.status_code == 200, r.text
     replay = r.json()
-    frames = replay["frames"]
+    # The opening answer holds the first hand's frames only; the others come hand by hand.
+    assert {f["hand"] for f in replay["frames"]} == {1}
+    assert [h["hand"] for h in replay["hand_list"]] == list(range(1, len(rec["hands"]) + 1))
+    frames = all_frames(client, replay)
+    assert [f["index"] for f in frames] == list(range(replay["frame_count"]))
     states = records.replay(rec)
     assert len(frames) == len(states)
     assert replay["hands"] == len(rec["hands"]) and replay["winners"] == rec["winners"]
@@ -344,7 +371,7 @@ def test_replay_advice_lists_the_move_made_beside_the_bots_scores(client, folder
     assert again == advice
     plain = client.post(url, json={"frame": decision, "bot": "greedy"}).json()
     assert plain["candidates"] == [] and plain["move"]["action"] == advice["made"]["action"]
-    last = len(replay["frames"]) - 1
+    last = replay["frame_count"] - 1
     assert client.post(url, json={"frame": last, "bot": "rule"}).status_code == 409
     assert client.post(url, json={"frame": last + 5, "bot": "rule"}).status_code == 400
 
@@ -373,7 +400,7 @@ def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
 def test_replay_advice_of_a_bot_that_reads_the_hand_gets_the_hand_so_far(client, folder):
     rec = _saved_record(folder)
     replay = client.post("/api/replays", json={"name": "match.json"}).json()
-    frames, states = replay["frames"], records.replay(rec)
+    frames, states = all_frames(client, replay), records.replay(rec)
     start = next(i for i, f in enumerate(frames) if f["hand"] == 1 and f["decision"])
     decision = next(
         i for i in range(start + 8, len(frames)) if frames[i]["decision"] and frames[i]["event"]
@@ -461,6 +488,9 @@ def test_one_tournament_at_a_time_per_client_and_bounded(client):
     assert r.status_code == 422
     r = client.post("/api/tournaments", json={"bots": ["greedy", "rule"], "hands": 2})
     assert r.status_code == 422 and "hands" in r.json()["error"]
+    for hands in (2**63, 2**64, 1001):  # refused, never handed to the arena to overflow
+        r = client.post("/api/tournaments", json={"bots": ["greedy", "rule"], "max_hands": hands})
+        assert r.status_code == 422 and "max_hands" in r.json()["error"]
 
 
 def test_report_rows_are_read_generically():
@@ -579,7 +609,13 @@ def test_a_bot_that_does_not_play_the_rules_is_refused_when_the_game_is_made(cli
     r = client.post(
         "/api/games", json={"bots": ["easy", "rule", "rule"], "seed": 1, "rules": sticky}
     )
-    assert r.status_code == 400 and "easy cannot play sticky_pass=true" in r.json()["error"]
+    error = r.json()["error"]
+    assert r.status_code == 400 and error.startswith("easy cannot play these rules (Sticky pass")
+    assert "sticky_pass" not in error  # said in words, not identifiers
+    # The page learns beforehand which bots can play the ticked rules, to mark the others.
+    playable = client.post("/api/playable", json={"rules": sticky}).json()["bots"]
+    assert "easy" not in playable and {"expert", "rule"} <= set(playable)
+    assert "easy" in client.post("/api/playable", json={"rules": {}}).json()["bots"]
     r = client.post("/api/tournaments", json={"bots": ["easy", "rule"], "rules": sticky})
     assert r.status_code == 400 and "easy" in r.json()["error"]
     view = new_game(client, rules=sticky)
@@ -623,7 +659,8 @@ def test_a_bot_failing_on_its_turn_takes_the_persons_move_back(client, folder):
         seed=3,
         folder=RecordFolder(folder),
     )
-    key = services.games.add(game, client.cookies.get("murlan_client", ""))
+    client.get("/api/options")  # the client's cookie, which owns the game
+    key = services.games.add(game, client.cookies["murlan_client"])
     before = client.get(f"/api/games/{key}").json()
     assert before["your_turn"]
     flaky.n = flaky.turns + 1  # its next turn fails
@@ -658,12 +695,14 @@ def test_the_score_of_every_hand_is_kept(client):
     assert np.sum([h["points"] for h in hands], axis=0).tolist() == end["board"]["scores"]
 
 
-def test_games_are_owned_by_their_client_and_never_evicted_by_others(folder):
+def at(app, address: str) -> TestClient:
+    """A client of ``app`` from network ``address`` (forged in process; nothing is sent)."""
+    return TestClient(app, base_url="http://127.0.0.1", client=(address, 50000))
+
+
+def test_games_are_owned_by_their_client_and_replaced_only_by_their_own(folder):
     app = create_app(Settings(records_dir=folder, max_games=20, games_per_client=3))
-    with (
-        TestClient(app, base_url="http://127.0.0.1") as me,
-        TestClient(app, base_url="http://127.0.0.1") as other,
-    ):
+    with at(app, "10.0.0.1") as me, at(app, "10.0.0.2") as other:
         mine = new_game(me)["id"]
         for _ in range(10):  # another client opens many games: only its own are replaced
             other.post("/api/games", json={"bots": BOTS, "seed": 1})
@@ -672,39 +711,119 @@ def test_games_are_owned_by_their_client_and_never_evicted_by_others(folder):
         for _ in range(3):  # my fourth game replaces my least recently used one
             new_game(me)
         r = me.get(f"/api/games/{mine}")
-        assert r.status_code == 404 and "replaced by a newer one of yours" in r.json()["error"]
-        assert "restart" in r.json()["error"]  # among the reasons, not the only one
+        assert r.status_code == 404 and r.json()["gone"]
+        assert "replaced to make room" in r.json()["error"] and "restart" in r.json()["error"]
 
 
-def test_one_address_making_up_client_ids_is_capped_too(folder):
-    """Client ids are cookies a script can make up per request: a network address holds at
-    most ``games_per_address`` games; a client there with games of its own recycles them."""
-    app = create_app(Settings(records_dir=folder, games_per_address=3))
+def test_a_game_id_is_no_bearer_token(client, folder):
+    """Another client that learns a game's id (it is in the Download record link) can neither
+    see nor touch the game: the same 404 as an id never made."""
+    view = new_game(client)
+    key = view["id"]
+    job = client.post(
+        "/api/tournaments", json={"bots": ["search:800", "rule"], "boards": 12, "max_hands": 1}
+    ).json()
+    _saved_record(folder)
+    replay = client.post("/api/replays", json={"name": "match.json"}).json()
+    with at(client.app, "10.0.0.9") as stranger:
+        attempts = [
+            stranger.get(f"/api/games/{key}?reveal=true"),
+            stranger.post(f"/api/games/{key}/hint", json={"bot": "rule"}),
+            stranger.post(f"/api/games/{key}/move", json={"cards": []}),
+            stranger.post(f"/api/games/{key}/next"),
+            stranger.get(f"/api/games/{key}/record"),
+            stranger.delete(f"/api/games/{key}"),
+            stranger.get(f"/api/tournaments/{job['id']}"),
+            stranger.delete(f"/api/tournaments/{job['id']}"),
+            stranger.get(f"/api/replays/{replay['id']}/hands/1"),
+            stranger.post(f"/api/replays/{replay['id']}/advice", json={"frame": 1, "bot": "rule"}),
+            stranger.delete(f"/api/replays/{replay['id']}"),
+        ]
+        assert [r.status_code for r in attempts] == [404] * len(attempts)
+        assert stranger.get("/api/games").json() == []
+        assert stranger.get("/api/tournaments").json() == []
+    # Nothing happened to the owner's sessions.
+    assert client.get(f"/api/games/{key}").json()["decisions"] == view["decisions"]
+    assert client.get(f"/api/tournaments/{job['id']}").json()["status"] == "running"
+    assert [g["id"] for g in client.get("/api/games").json()] == [key]
+    assert client.delete(f"/api/tournaments/{job['id']}").json()["status"] == "cancelled"
+
+
+def test_a_client_holding_nothing_always_gets_a_game(folder):
+    """Whatever one address did before (scripts, other browser profiles: all 127.0.0.1 on a
+    local server), a fresh client there or elsewhere gets a game, never a 429 or 503."""
+    app = create_app(Settings(records_dir=folder, max_games=6, games_per_address=4))
     body = {"bots": BOTS, "seed": 1}
-    with TestClient(app, base_url="http://127.0.0.1") as first:
+    with at(app, "127.0.0.1") as first:
         mine = first.post("/api/games", json=body).json()["id"]
-        for _ in range(2):  # requests without a cookie: a new client id each time
-            with TestClient(app, base_url="http://127.0.0.1") as fresh:
+        for _ in range(6):  # requests without a cookie: a new client id each time
+            with at(app, "127.0.0.1") as fresh:
                 assert fresh.post("/api/games", json=body).status_code == 200
-        with TestClient(app, base_url="http://127.0.0.1") as newcomer:
-            r = newcomer.post("/api/games", json=body)
-            assert r.status_code == 429 and "network address" in r.json()["error"]
-        assert first.post("/api/games", json=body).status_code == 200  # replaces its own
-        assert first.get(f"/api/games/{mine}").status_code == 404
-        assert len(app.state.services.games) == 3
+        assert first.get(f"/api/games/{mine}").status_code == 404  # the address's oldest went
+        with at(app, "127.0.0.1") as newcomer:
+            assert newcomer.post("/api/games", json=body).status_code == 200
+        with at(app, "10.0.0.5") as elsewhere:
+            assert elsewhere.post("/api/games", json=body).status_code == 200
+        assert len(app.state.services.games) <= 6
 
 
-def test_a_full_server_refuses_new_games_instead_of_ending_others(folder):
-    app = create_app(Settings(records_dir=folder, max_games=2, games_per_client=2))
-    with (
-        TestClient(app, base_url="http://127.0.0.1") as a,
-        TestClient(app, base_url="http://127.0.0.1") as b,
-    ):
-        first, second = new_game(a)["id"], new_game(a)["id"]
-        r = b.post("/api/games", json={"bots": BOTS})
-        assert r.status_code == 503 and "try again later" in r.json()["error"]
-        assert a.get(f"/api/games/{first}").status_code == 200
-        assert a.get(f"/api/games/{second}").status_code == 200
+def test_finished_games_make_room_first(folder):
+    app = create_app(Settings(records_dir=folder, max_games=2))
+    with at(app, "10.0.0.1") as a, at(app, "10.0.0.2") as b:
+        done, _ = play_to_end(a, new_game(a))
+        live = new_game(a)["id"]
+        new_game(b)  # the server is full: the finished match goes, not the one being played
+        assert a.get(f"/api/games/{done['id']}").status_code == 404
+        assert a.get(f"/api/games/{live}").status_code == 200
+
+
+def test_a_flood_from_several_addresses_and_sessions_leaves_room_to_play(folder):
+    """Nine addresses, each making up a cookie per request, open games, replays and
+    tournaments as fast as they can; then a fresh client plays a whole match."""
+    settings = Settings(records_dir=folder, max_games=64, games_per_address=8, max_replays=16)
+    app = create_app(settings)
+    record = records.dumps(_greedy_record(2))
+    refused = []
+    for host in range(9):
+        address = f"10.0.1.{host}"
+        for _ in range(12):
+            with at(app, address) as script:
+                r = script.post("/api/games", json={"bots": BOTS, "seed": 1})
+                refused += [r.status_code] if r.status_code != 200 else []
+                script.post("/api/replays", json={"text": record})
+                script.post(
+                    "/api/tournaments",
+                    json={"bots": ["search:800", "rule"], "boards": 12, "max_hands": 1},
+                )
+    assert refused == []  # a flooder only ever displaces its own sessions
+    services = app.state.services
+    running = services.tournaments.values(lambda t: t.status == "running")
+    assert len(running) <= settings.max_running_tournaments
+    with at(app, "10.0.2.1") as fresh:
+        view = new_game(fresh)
+        end, _ = play_to_end(fresh, view)
+        assert end["board"]["phase"] == "match over"
+        assert fresh.post("/api/replays", json={"text": record}).status_code == 200
+    for tournament in running:
+        tournament.cancel()
+
+
+def test_one_host_cannot_take_every_tournament_slot(folder):
+    app = create_app(Settings(records_dir=folder))
+    slow = {"bots": ["search:800", "rule"], "boards": 12, "max_hands": 1}
+    with at(app, "10.0.0.1") as script, at(app, "10.0.0.2") as person:
+        first = script.post("/api/tournaments", json=slow).json()
+        with at(app, "10.0.0.1") as another_cookie:
+            r = another_cookie.post("/api/tournaments", json=slow)
+            assert r.status_code == 429 and "your network address" in r.json()["error"]
+        job = person.post("/api/tournaments", json=slow)
+        assert job.status_code == 200, job.text
+        # A cancelled tournament frees its slot at once.
+        assert script.delete(f"/api/tournaments/{first['id']}").json()["status"] == "cancelled"
+        again = script.post("/api/tournaments", json=slow)
+        assert again.status_code == 200, again.text
+        for key in (job.json()["id"], again.json()["id"]):
+            (person if key == job.json()["id"] else script).delete(f"/api/tournaments/{key}")
 
 
 def test_idle_games_expire(client):
@@ -736,10 +855,7 @@ def _wait(client, key, until, seconds=60):
 
 def test_a_tournament_can_be_cancelled_and_others_can_run_meanwhile(folder):
     app = create_app(Settings(records_dir=folder))
-    with (
-        TestClient(app, base_url="http://127.0.0.1") as a,
-        TestClient(app, base_url="http://127.0.0.1") as b,
-    ):
+    with at(app, "10.0.0.1") as a, at(app, "10.0.0.2") as b:
         slow = {"bots": ["search:800", "rule"], "boards": 12, "max_hands": 1}
         job = a.post("/api/tournaments", json=slow).json()
         assert job["status"] == "running"
@@ -820,11 +936,13 @@ def test_an_invalid_record_says_where_counting_from_one(client):
 def test_replay_advice_says_whose_decision_it_scores(client, folder):
     record = _greedy_record(4)
     opened = client.post("/api/replays", json={"text": json.dumps(record)}).json()
-    frame = next(f["index"] for f in opened["frames"] if f["decision"] and f["index"] > 5)
-    advice = client.post(
-        f"/api/replays/{opened['id']}/advice", json={"frame": frame, "bot": "rule"}
-    )
-    assert advice.json()["seat"] == opened["frames"][frame + 1]["event"]["seat"]
+    frames = all_frames(client, opened)
+    for frame in [f["index"] for f in frames if f["decision"] and f["index"] > 5][::40]:
+        advice = client.post(
+            f"/api/replays/{opened['id']}/advice", json={"frame": frame, "bot": "rule"}
+        )
+        assert advice.json()["seat"] == frames[frame + 1]["event"]["seat"]
+        assert advice.json()["made"]["cards"] == frames[frame + 1]["event"]["cards"]
 
 
 def _greedy_record(seed: int) -> dict:

@@ -10,20 +10,28 @@ scrolls sideways, and the seats, the table, the hint panel and the hand's contro
 the window. The player's expectations are checked as well: one request at a time (a double
 click passes once), a thinking sign and the bots' moves shown one by one, Play with nothing
 selected explained, the give-back dialogue kept open by Escape, a confirmation before
-abandoning a match, the points of every hand, and the rules.
+abandoning a match, the points of every hand with their totals, and the rules. And what a
+person notices while playing: nothing moves when the thinking sign shows (the rectangles of
+the status bar, the board, the hand and its controls, before and while it shows), the hand
+stays in view and uncovered during the give-back, the replay's keys work after choosing a bot,
+"Show other hands" is honoured while the bots' moves are shown, a match survives its tab (a
+new tab offers it, a reload shows it, a vanished one is said in words), the Compare page
+picks up its tournament after a reload, bots that cannot play the ticked rules are marked,
+and a one-board table fits a phone.
 
 Needs Debian's Chromium and its driver and the selenium package; without them every test
 here skips with the command that installs them. With ``MURLAN_SCREENSHOTS=DIR`` set (or the
 older ``MURLAN_WEB_SCREENSHOTS``), the tests also save a screenshot of each page there (the
 docs site's pictures come from here):
-``MURLAN_SCREENSHOTS=docs`` refreshes docs/serve-play.png, serve-replay.png, serve-compare.png
-and serve-phone.png.
+``MURLAN_WEB_SCREENSHOTS=docs`` refreshes docs/serve-play.png, serve-replay.png,
+serve-compare.png, serve-phone.png and serve-compare-phone.png.
 """
 
 from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import threading
 import time
@@ -65,9 +73,13 @@ def records_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("records")
 
 
+SERVER = {}  # the app the live server serves, for tests that change its state behind the page
+
+
 @pytest.fixture(scope="module")
 def base_url(records_dir):
     app = create_app(Settings(records_dir=records_dir, max_upload_bytes=256 * 1024))
+    SERVER["app"] = app
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -114,18 +126,23 @@ def idle(browser) -> None:
 
 
 def select_hint(driver) -> bool:
-    """Ask for a hint and select its move; True if that was a pass (selecting Pass plays it)."""
+    """Ask for a hint and select its move; True if that was a pass (then Pass is pressed: the
+    hint's button only selects, for a pass as for cards)."""
     by_id(driver, "game-hint").click()
     idle(driver)
     chosen = by_id(driver, "hint-select")
-    passing = chosen.text == "Pass"
+    passing = chosen.text == "Clear my selection"
     chosen.click()
+    if passing:
+        assert "press Pass" in by_id(driver, "game-message").text
+        assert driver.execute_script("return document.body.dataset.working") == "0"  # not sent
+        by_id(driver, "game-pass").click()
     return passing
 
 
 def open_page(browser, base_url: str, page: str, pace: int = 0) -> None:
     """A fresh page (no game kept by the tab), the bots' moves shown at ``pace`` ms."""
-    browser.get(f"{base_url}/#{page}")
+    browser.get(f"{base_url}/static/style.css")  # the origin without the app's scripts running
     browser.execute_script(
         "sessionStorage.clear(); localStorage.setItem('murlan.pace', arguments[0])", str(pace)
     )
@@ -176,7 +193,12 @@ def start_match(
 # What the Play page shows, read in one call (each WebDriver call is a round trip).
 PLAY_STATE = """
 const q = (s) => document.querySelector(s);
+const said = ['#game-board', '#game-history', '#hint-panel', '#game-status', '#exchange-dialog']
+  .map((s) => q(s).innerText).join(' ');
+const handOver = !!q('#game-next');
 return {
+  said,
+  faceDown: handOver ? q('#game-board').querySelectorAll('.card.back').length : 0,
   over: !!q('#match-winners'),
   exchange: q('#exchange-dialog').open,
   next: !!q('#game-next'),
@@ -194,6 +216,10 @@ def test_play_a_seeded_match_to_the_end_by_clicking(driver, base_url, records_di
     for turn in range(1000):
         page = driver.execute_script(PLAY_STATE)
         assert not page["message"], page["message"]  # every move made here is legal
+        # Words a person reads: verbs that agree with "You", cards in symbols, never codes.
+        assert not re.search(r"\b(You (leads|gives|is)|to You)\b", page["said"]), page["said"]
+        assert not re.search(r"\b([2-9TJQKA][SHDC]|RJ|BJ)\b", page["said"]), page["said"]
+        assert page["faceDown"] == 0  # once a hand is over, the cards left are laid down
         if page["over"]:
             break
         if page["exchange"]:  # the give-back dialogue: its first card
@@ -219,6 +245,21 @@ def test_play_a_seeded_match_to_the_end_by_clicking(driver, base_url, records_di
     winners = by_id(driver, "match-winners").text
     names = [f"Seat {s}" if s else "You" for s in record["winners"]]
     assert all(name in winners for name in names)
+    # The score sheet ends with the totals (the match's scores) and is scrolled to them.
+    totals = by_id(driver, "hand-scores-total").text.split()
+    assert totals == ["total", *map(str, record["scores"])]
+    sheet = driver.execute_script(
+        "const e = document.querySelector('.hand-scores');"
+        "return [e.scrollTop + e.clientHeight, e.scrollHeight];"
+    )
+    assert sheet[0] >= sheet[1] - 1, sheet
+    # Moves after the end say the match is over, not "not your turn".
+    said = driver.execute_script(
+        "return fetch('/api/games/' + sessionStorage.getItem('murlan.game') + '/move', {method:"
+        " 'POST', headers: {'Content-Type': 'application/json'}, body: '{\"cards\": []}'})"
+        ".then((r) => r.json())"
+    )
+    assert said["error"] == "the match is over: start a new one"
 
 
 def test_an_illegal_selection_is_refused_with_its_reason(driver, base_url):
@@ -251,6 +292,18 @@ def test_an_illegal_selection_is_refused_with_its_reason(driver, base_url):
     assert visible(driver, "hint-panel") and not by_id(driver, "game-message").text
 
 
+# For each element of a selector: whether it lies inside the window and nothing covers its
+# centre (a modal dialogue's backdrop would).
+UNCOVERED = """
+return [...document.querySelectorAll(arguments[0])].map((e) => {
+  const r = e.getBoundingClientRect();
+  const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  return inside && (top === e || e.contains(top));
+});
+"""
+
+
 def test_the_exchange_is_a_dialogue(driver, base_url):
     # Seed 0 with greedy bots: the greedy bot's hints win hand 1, so hand 2 opens with the
     # give-back choice (see test_web_api's exchange test).
@@ -271,7 +324,9 @@ def test_the_exchange_is_a_dialogue(driver, base_url):
     # Escape does not close it (the hand cannot go on without the give-back).
     driver.switch_to.active_element.send_keys(Keys.ESCAPE)
     assert by_id(driver, "exchange-dialog").get_attribute("open") is not None
-    assert "Choose a card to give back" in by_id(driver, "exchange-message").text
+    # The hand the person chooses from stays in view beside the choice, nothing over it.
+    driver.execute_script("arguments[0].scrollIntoView({block: 'end'})", dialog)
+    assert all(driver.execute_script(UNCOVERED, "#game-hand button.card, #exchange-cards .card"))
     options = dialog.find_elements(By.CSS_SELECTOR, "button.card")
     given = options[0].get_attribute("data-card")
     options[0].click()
@@ -323,7 +378,8 @@ def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
     by_id(driver, "replay-last").click()
     idle(driver)
     where = by_id(driver, "replay-where").text
-    assert "(end)" in where, where
+    winners = " and ".join(f"Seat {s}" for s in record["winners"])
+    assert f"(end: {winners} {'wins the match' if len(record['winners']) == 1 else 'draw'}" in where
     seat, cards = record["hands"][-1]["plays"][-1]
     last = driver.find_elements(By.CSS_SELECTOR, "#replay-history li")[-1].text
     assert last.startswith(f"Seat {seat}:")
@@ -331,6 +387,7 @@ def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
     # Back to the start, on to hand 2 and a few plays in: a bot's scores beside each move.
     by_id(driver, "replay-first").click()
     by_id(driver, "replay-next-hand").click()
+    idle(driver)  # hand 2's frames come from the server when the page reaches them
     assert "Hand 2 of" in by_id(driver, "replay-where").text
     assert "the deal" in by_id(driver, "replay-where").text
     for _ in range(7):
@@ -507,15 +564,20 @@ def test_a_double_click_sends_one_move_and_a_sign_shows_the_bots_at_work(driver,
     assert not visible(driver, "game-thinking")
 
 
-def test_play_with_nothing_selected_says_so(driver, base_url):
-    start_match(driver, base_url, seed=3)
+@pytest.mark.parametrize("seed", [3, 1])  # seed 1: the person leads hand 1
+def test_play_with_nothing_selected_says_so(driver, base_url, seed):
+    start_match(driver, base_url, seed=seed)
     driver.execute_script(
         "window.moves = 0; const f = window.fetch; window.fetch = (url, init) => {"
         " if (String(url).includes('/move')) window.moves++; return f(url, init); }"
     )
     by_id(driver, "game-play").click()
     idle(driver)
-    assert "Select the cards to play first" in by_id(driver, "game-message").text
+    said = by_id(driver, "game-message").text
+    assert "Select the cards to play first" in said
+    # "or press Pass" only where a pass is allowed: with a play on the table, not on a lead.
+    on_table = driver.find_elements(By.CSS_SELECTOR, "#game-board .centre .cards")
+    assert ("or press Pass" in said) == bool(on_table), said
     assert driver.execute_script("return window.moves") == 0
     # A hint clears the message, as does selecting a card.
     by_id(driver, "game-hint").click()
@@ -551,6 +613,10 @@ def test_points_of_every_hand_the_rules_and_the_variant_are_shown(driver, base_u
     by_id(driver, "rules-open").click()
     rules = by_id(driver, "rules-dialog").text
     assert "3 of spades" in rules and "sits out the rest of the trick" in rules
+    # The target's cap and its draw, the both-jokers exception, the automatic give-back.
+    assert "At 51 it rises no more" in rules and "a tie at the top is a draw" in rules
+    assert "dealt both jokers keeps them: there is no exchange" in rules
+    assert "no card ranked 3 to 10" in rules and "automatically" in rules
     by_id(driver, "rules-close").click()
     for _ in range(200):  # to the end of hand 1
         if driver.find_elements(By.ID, "game-next"):
@@ -614,3 +680,220 @@ def test_a_server_that_cannot_be_reached_is_said_in_words(driver, base_url):
     wait_for(driver, lambda b: visible(b, "global-error"), what="the error")
     assert "Cannot reach the murlan server" in by_id(driver, "global-error").text
     assert "Failed to fetch" not in by_id(driver, "hint-panel").text
+
+
+# --------------------------------------------------------------------------- third pass
+
+# Whether the thinking sign shows: laid out, visible and saying something.
+SIGN = """
+const THINKING = () => { const t = document.querySelector('#game-thinking');
+  return t.offsetParent !== null && getComputedStyle(t).visibility === 'visible'
+    && t.textContent !== ''; };
+"""
+
+# Where the table's parts are on the page (not the window, which a click may scroll): the
+# rectangles of the status bar, the board, the hand and its controls, read in one call.
+PLACES = (
+    SIGN
+    + """
+const box = (s) => { const r = document.querySelector(s).getBoundingClientRect();
+  return [Math.round(r.left + scrollX), Math.round(r.top + scrollY), Math.round(r.width),
+    Math.round(r.height)]; };
+return {statusbar: box('#play-game .statusbar'), board: box('#game-board'),
+  hand: box('#game-hand').slice(0, 3), controls: box('#game-controls').slice(0, 3),
+  thinking: THINKING()};
+"""
+)
+
+
+@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900)])
+def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, height):
+    """The sign used to wrap the status bar and push the table 31-51 px down on every bot
+    move, so cards moved under the pointer."""
+    driver.set_window_size(width, height)
+    try:
+        start_match(driver, base_url, seed=3, pace=1400)
+        before = driver.execute_script(PLACES)
+        assert not before["thinking"]
+        passing = select_hint(driver)
+        if not passing:
+            by_id(driver, "game-play").click()
+        during = wait_for(
+            driver,
+            lambda b: (found := b.execute_script(PLACES))["thinking"] and found,
+            what="the thinking sign",
+        )
+        assert by_id(driver, "game-thinking").text  # who is at work, in words
+        for part in ("statusbar", "board", "hand", "controls"):
+            assert during[part][:3] == before[part][:3], (part, before[part], during[part])
+        assert during["statusbar"] == before["statusbar"]
+        idle(driver)
+    finally:
+        driver.set_window_size(*WINDOW)
+
+
+def test_replay_keys_step_through_the_record_after_choosing_a_bot(driver, base_url, records_dir):
+    record = _greedy_match(seed=7)
+    records.save(record, records_dir / "keys.json")
+    open_page(driver, base_url, "replay")
+    by_id(driver, "replay-refresh").click()
+    idle(driver)
+    Select(by_id(driver, "replay-saved")).select_by_value("keys.json")
+    by_id(driver, "replay-open").click()
+    idle(driver)
+    frame = lambda: int(by_id(driver, "replay-where").get_attribute("data-frame"))  # noqa: E731
+    menu = by_id(driver, "replay-bot")
+    menu.click()  # the menu has the focus, as after a person's choice
+    Select(menu).select_by_value("greedy")
+    idle(driver)
+    keys = driver.switch_to.active_element
+    keys.send_keys(Keys.ARROW_RIGHT)
+    idle(driver)
+    assert frame() == 1 and Select(menu).first_selected_option.get_attribute("value") == "greedy"
+    driver.switch_to.active_element.send_keys(Keys.END)
+    idle(driver)
+    assert "(end: " in by_id(driver, "replay-where").text
+    driver.switch_to.active_element.send_keys(Keys.HOME)
+    idle(driver)
+    assert frame() == 0
+    driver.switch_to.active_element.send_keys(Keys.PAGE_DOWN)
+    idle(driver)
+    assert "Hand 2 of" in by_id(driver, "replay-where").text
+    driver.switch_to.active_element.send_keys(Keys.PAGE_UP)
+    idle(driver)
+    assert frame() == 0
+    assert Select(menu).first_selected_option.get_attribute("value") == "greedy"
+
+
+def test_show_other_hands_ticked_while_the_bots_move_is_not_ignored(driver, base_url):
+    start_match(driver, base_url, seed=3, pace=700)
+    face_up = "#game-board .seat:not(.pos-bottom) .cards .card:not(.back)"
+    if not select_hint(driver):
+        by_id(driver, "game-play").click()
+    wait_for(driver, lambda b: b.execute_script(SIGN + "return THINKING()"), what="the bots")
+    by_id(driver, "game-reveal").click()
+    idle(driver)
+    assert by_id(driver, "game-reveal").is_selected()
+    assert driver.find_elements(By.CSS_SELECTOR, face_up)
+
+
+def test_a_match_survives_its_tab_and_a_vanished_one_says_so(driver, base_url):
+    start_match(driver, base_url, seed=12)
+    key = driver.execute_script("return sessionStorage.getItem('murlan.game')")
+    first = driver.current_window_handle
+    driver.switch_to.new_window("tab")  # a new tab is offered the match in progress
+    try:
+        driver.get(f"{base_url}/#play")
+        idle(driver)
+        assert visible(driver, "resume-box") and "seed 12" in by_id(driver, "resume-text").text
+        by_id(driver, "resume-game").click()
+        idle(driver)
+        assert "seed 12" in by_id(driver, "game-status").text
+        assert not visible(driver, "resume-box")  # offered on the set-up, not over a game
+        driver.refresh()  # and so does a reload
+        idle(driver)
+        assert visible(driver, "play-game") and "seed 12" in by_id(driver, "game-status").text
+    finally:
+        driver.close()
+        driver.switch_to.window(first)
+    SERVER["app"].state.services.games.remove(key)  # idle expiry, replaced, a restart...
+    by_id(driver, "game-hint").click()
+    idle(driver)
+    assert visible(driver, "play-setup") and not visible(driver, "play-game")  # no dead table
+    assert "no longer on the server" in by_id(driver, "setup-error").text
+    by_id(driver, "setup-start").click()  # a new match, without an abandon question
+    idle(driver)
+    assert visible(driver, "play-game")
+    assert by_id(driver, "abandon-dialog").get_attribute("open") is None
+    SERVER["app"].state.services.games.remove(
+        driver.execute_script("return sessionStorage.getItem('murlan.game')")
+    )
+    by_id(driver, "game-new").click()  # New match on a vanished game asks nothing either
+    idle(driver)
+    assert by_id(driver, "abandon-dialog").get_attribute("open") is None
+    assert visible(driver, "play-setup")
+
+
+def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
+    open_page(driver, base_url, "play")
+    Select(by_id(driver, "setup-bot-0")).select_by_value("easy")
+    by_id(driver, "play-rule-sticky_pass").click()
+    idle(driver)
+    option = driver.find_element(By.CSS_SELECTOR, "#setup-bot-0 option[value='easy']")
+    assert not option.is_enabled() and "(not for these rules)" in option.text
+    assert (
+        Select(by_id(driver, "setup-bot-0")).first_selected_option.get_attribute("value") != "easy"
+    )
+    assert "easy cannot play these rules" in by_id(driver, "setup-bot-help").text
+    by_id(driver, "setup-start").click()
+    idle(driver)
+    hint = driver.find_element(By.CSS_SELECTOR, "#hint-bot option[value='easy']")
+    assert not hint.is_enabled()
+    # A seed larger than the page can hold says the range, not just "from 0".
+    by_id(driver, "game-new").click()
+    by_id(driver, "abandon-yes").click()
+    idle(driver)
+    seed = by_id(driver, "setup-seed")
+    seed.clear()
+    seed.send_keys("99999999999999999999")
+    by_id(driver, "setup-start").click()
+    assert "from 0 to 9,007,199,254,740,991" in by_id(driver, "setup-error").text
+
+
+def test_the_compare_page_picks_up_its_running_tournament_after_a_reload(driver, base_url):
+    open_page(driver, base_url, "compare")
+    for box in driver.find_elements(By.CSS_SELECTOR, "#compare-bots input"):
+        if box.is_selected() != (
+            box.get_attribute("data-spec") in ("search:800", "rule", "greedy")
+        ):
+            box.click()
+    assert "holds two of the four seats" in by_id(driver, "compare-seats").text
+    for name, value in (("compare-boards", 12), ("compare-max-hands", 2)):
+        by_id(driver, name).clear()
+        by_id(driver, name).send_keys(str(value))
+    by_id(driver, "compare-run").click()
+    wait_for(driver, lambda b: visible(b, "compare-cancel"), what="the Cancel button")
+    driver.refresh()
+    wait_for(driver, lambda b: visible(b, "compare-cancel"), what="Cancel after the reload")
+    assert visible(driver, "compare-progress-panel")
+    by_id(driver, "compare-cancel").click()
+    wait_for(
+        driver,
+        lambda b: by_id(b, "compare-progress-text").get_attribute("data-status") == "cancelled",
+        what="the cancelled tournament",
+    )
+
+
+def test_a_one_board_table_fits_a_phone(driver, base_url):
+    driver.set_window_size(400, 800)
+    try:
+        open_page(driver, base_url, "compare")
+        for box in driver.find_elements(By.CSS_SELECTOR, "#compare-bots input"):
+            if box.is_selected() != (box.get_attribute("data-spec") in ("rule", "greedy")):
+                box.click()
+        for name, value in (("compare-boards", 1), ("compare-max-hands", 1)):
+            by_id(driver, name).clear()
+            by_id(driver, name).send_keys(str(value))
+        by_id(driver, "compare-run").click()
+        wait_for(
+            driver,
+            lambda b: by_id(b, "compare-progress-text").get_attribute("data-status") == "done",
+            timeout=120,
+            what="the tournament",
+        )
+        table = by_id(driver, "compare-table")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", table)
+        widths = driver.execute_script(
+            "const t = arguments[0]; return [t.scrollWidth, t.parentElement.clientWidth,"
+            " document.documentElement.scrollWidth, innerWidth]",
+            table,
+        )
+        assert widths[0] <= widths[1] and widths[2] <= widths[3], widths
+        assert all(driver.execute_script(UNCOVERED, "#compare-table td"))
+        text = by_id(driver, "compare-result").text
+        assert "1 board x" in text and "at most 1 hand)" in text and "1 boards" not in text
+        assert "cap. Hands were capped" in text  # two sentences, not run together
+        assert not re.search(r"(\d+) to \1\b", text)  # one board: no "1632 to 1632"
+        screenshot(driver, "serve-compare-phone.png")
+    finally:
+        driver.set_window_size(*WINDOW)

@@ -69,16 +69,19 @@ BODIES = {
     "hint": maybe(bot=specs),
     "replays": maybe(text=st.text(max_size=40) | json_values, name=st.text(max_size=20)),
     "advice": maybe(frame=whole, bot=specs, seed=whole),
+    "playable": maybe(rules=rules),
     "tournaments": maybe(
         bots=st.lists(st.sampled_from(["rule", "greedy", "random"]) | specs, max_size=7),
         boards=st.integers(-1, 3),
-        max_hands=st.integers(-1, 2) | st.none(),
+        max_hands=st.integers(-1, 2) | st.none() | whole,
         seed=whole,
         rules=rules,
     ),
 }
 PATHS = [
     ("POST", "/api/games", "games"),
+    ("GET", "/api/games", None),
+    ("POST", "/api/playable", "playable"),
     ("GET", "/api/games/{game}", None),
     ("DELETE", "/api/games/{game}", None),
     ("POST", "/api/games/{game}/move", "move"),
@@ -89,6 +92,9 @@ PATHS = [
     ("GET", "/api/options", None),
     ("POST", "/api/replays", "replays"),
     ("POST", "/api/replays/{replay}/advice", "advice"),
+    ("GET", "/api/replays/{replay}/hands/{hand}", None),
+    ("DELETE", "/api/replays/{replay}", None),
+    ("GET", "/api/tournaments", None),
     ("POST", "/api/tournaments", "tournaments"),
     ("GET", "/api/tournaments/{tournament}", None),
     ("DELETE", "/api/tournaments/{tournament}", None),
@@ -106,6 +112,9 @@ def requests(draw):
     for slot in ("{game}", "{replay}", "{tournament}"):
         if slot in path:
             path = path.replace(slot, draw(ids))
+    if "{hand}" in path:
+        hand = draw(st.integers(-2, 40) | st.sampled_from(["x", "1.5", str(2**64)]))
+        path = path.replace("{hand}", str(hand))
     query = draw(st.sampled_from(["", "?reveal=true", "?reveal=maybe", "?reveal=1&x=2"]))
     how = draw(st.sampled_from(["schema", "schema", "json", "bytes", "none"]))
     if how == "schema" and kind:

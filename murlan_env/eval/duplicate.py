@@ -259,10 +259,19 @@ class DuplicateResult:
 
     def describe(self) -> str:
         """One line saying what was played."""
-        length = "whole matches" if self.max_hands is None else f"at most {self.max_hands} hands"
+
+        def count(n: int, word: str, words: str = "") -> str:
+            return f"{n} {word if n == 1 else words or word + 's'}"
+
+        length = (
+            "whole matches"
+            if self.max_hands is None
+            else f"at most {count(self.max_hands, 'hand')}"
+        )
         line = (
-            f"{self.boards} boards x {len(self.lineups)} lineups = {self.games} games "
-            f"({length}): {len(self.hand_board)} hands, {len(self.match_board)} matches finished"
+            f"{count(self.boards, 'board')} x {count(len(self.lineups), 'lineup')} = "
+            f"{count(self.games, 'game')} ({length}): {count(len(self.hand_board), 'hand')}, "
+            f"{count(len(self.match_board), 'match', 'matches')} finished"
         )
         if self.unfinished:
             line += f", {self.unfinished} stopped at the hand cap"

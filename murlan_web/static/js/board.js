@@ -1,6 +1,17 @@
 // The table (seats around a felt), the scores and the hand's history: Play and Replay share them.
 import { el, PLACES, plural } from "./api.js";
-import { cardBacks, cardRow, cardsText, words } from "./cards.js";
+import { cardBacks, cardRow, cardsText, kindOf } from "./cards.js";
+
+/** A sentence's subject and verb agreeing: "You lead", "Seat 1 · rule leads". */
+export function does(name, you, others) {
+  return `${name} ${name === "You" ? you : others}`;
+}
+
+/** Who won the match, as a sentence. */
+export function winnersText(names, winners) {
+  if (winners.length === 1) return names[winners[0]] === "You" ? "You win the match!" : `${names[winners[0]]} wins the match!`;
+  return `${winners.map((s) => names[s]).join(" and ")} draw: the match is shared.`;
+}
 
 const POSITIONS = ["bottom", "left", "top", "right"];
 
@@ -34,22 +45,26 @@ function centre(board) {
     const over = board.phase === "match over" ? "Match over" : `Hand ${board.hand} over`;
     const finish = board.result.finish.map((s, i) => `${PLACES[i]} ${names[s]}`).join(", ");
     box.append(el("div", { class: "over", text: over }), el("div", { class: "what", text: finish }));
+    if (board.phase === "match over" && board.winners.length) {
+      box.append(el("div", { class: "what winners", text: winnersText(names, board.winners) }));
+    }
   } else if (board.table) {
     box.append(cardRow(board.table.cards),
-      el("div", { class: "what", text: `${words(board.table.text)} by ${names[board.table.seat]}` }));
+      el("div", { class: "what", text: `${kindOf(board.table.text)} by ${names[board.table.seat]}` }));
   } else if (board.phase === "play") {
-    const leader = names[board.to_act];
-    const duty = board.start_card ? ` (with ${board.start_card})` : "";
-    box.append(el("div", { class: "what", text: `Table empty: ${leader} leads${duty}` }));
+    const duty = board.start_card ? ` (with ${cardsText([board.start_card])})` : "";
+    box.append(el("div", { class: "what", text: `Table empty: ${does(names[board.to_act], "lead", "leads")}${duty}` }));
   } else {
-    box.append(el("div", { class: "what", text: `${names[board.to_act]} gives a card back` }));
+    box.append(el("div", { class: "what", text: does(names[board.to_act], "give a card back", "gives a card back") }));
   }
   const ex = board.exchange;
   if (ex) {
-    const back = ex.first_gives === null ? "is to give one back"
+    const you = names[ex.first] === "You";
+    const back = ex.first_gives === null ? `${you ? "are" : "is"} to give one back`
       : ex.first_gives === "hidden" ? "gave one back" : `gave back ${cardsText([ex.first_gives])}`;
+    const to = you ? "you" : names[ex.first];
     box.append(el("div", { class: "exchange", "data-gave-back": ex.first_gives || "",
-      text: `Exchange: ${names[ex.last]} gave ${cardsText([ex.last_gives])} to ${names[ex.first]}, who ${back}.` }));
+      text: `Exchange: ${names[ex.last]} gave ${cardsText([ex.last_gives])} to ${to}, who ${back}.` }));
   }
   return box;
 }
@@ -69,8 +84,14 @@ export function renderScores(container, board, hands = null) {
     const head = el("tr", {}, el("th", { text: "hand" }), short.map((n) => el("th", { text: n })));
     const body = hands.map((h) => el("tr", { "data-hand": h.hand }, el("td", { text: String(h.hand) }),
       h.points.map((p) => el("td", { text: String(p) }))));
-    parts.push(el("h3", { class: "by-hand", text: "Points by hand" }),
-      el("div", { class: "hand-scores" }, el("table", { id: "hand-scores" }, head, body)));
+    const totals = board.seats.map((s) => hands.reduce((sum, h) => sum + h.points[s.seat], 0));
+    const total = el("tr", { class: "total", id: "hand-scores-total" }, el("th", { text: "total" }),
+      totals.map((t) => el("th", { text: String(t) })));
+    const sheet = el("div", { class: "hand-scores" }, el("table", { id: "hand-scores" }, head, body, total));
+    parts.push(el("h3", { class: "by-hand", text: "Points by hand" }), sheet);
+    container.replaceChildren(...parts);
+    sheet.scrollTop = sheet.scrollHeight; // the latest hands and the totals in view
+    return;
   }
   container.replaceChildren(...parts);
 }
@@ -81,10 +102,10 @@ export function renderHistory(list, events, names, { current = -1 } = {}) {
   events.forEach((event, i) => {
     const cards = event.cards.length ? `${cardsText(event.cards)} ` : "";
     let what = event.text;
-    if (event.kind === "play") what = `${cards}(${words(event.text)})`;
+    if (event.kind === "play") what = `${cards}(${kindOf(event.text)})`;
     else if (event.kind === "give back" && event.cards.length) what = `gives back ${cards.trim()}`;
     const notes = [];
-    if (event.out) notes.push(el("span", { class: "note", text: `${names[event.seat]} is out, ${PLACES[event.out - 1]}` }));
+    if (event.out) notes.push(el("span", { class: "note", text: `${does(names[event.seat], "are", "is")} out, ${PLACES[event.out - 1]}` }));
     if (event.trick_to !== null && event.trick_to !== undefined) {
       notes.push(el("span", { class: "note", text: `trick to ${names[event.trick_to]}` }));
     }
@@ -103,12 +124,13 @@ export function renderAdvice(container, advice, { onSelect, made, seatName } = {
   const head = el("p", {}, `${whose}${advice.bot} would play `, el("strong", { text: moveText(move) }));
   container.append(head);
   if (onSelect) {
+    // Both only select: a pass clears the selection, and Pass (or Play) is still the person's.
     container.append(el("button", { type: "button", id: "hint-select",
-      onclick: () => onSelect(move.cards), text: move.cards.length ? "Select these cards" : "Pass" }));
+      onclick: () => onSelect(move.cards), text: move.cards.length ? "Select these cards" : "Clear my selection" }));
   }
   if (made) container.append(el("p", {}, "Move made: ", el("strong", { text: moveText(made) })));
   if (!advice.candidates.length) {
-    container.append(el("p", { class: "note", text: `${advice.bot} gives no scores, only its move.` }));
+    container.append(el("p", { class: "note", text: `${advice.no_scores || `${advice.bot} gives no scores, only its move`}.` }));
     return;
   }
   const scores = advice.candidates.map((c) => c.score);
@@ -131,5 +153,6 @@ export function renderAdvice(container, advice, { onSelect, made, seatName } = {
 
 export function moveText(move) {
   if (!move.cards.length) return move.text;
-  return `${cardsText(move.cards)} (${words(move.text)})`;
+  if (move.text.startsWith("give back")) return `give back ${cardsText(move.cards)}`;
+  return `${cardsText(move.cards)} (${kindOf(move.text)})`;
 }

@@ -12,7 +12,8 @@ const RANK_WORDS = { T: "10", J: "jack", Q: "queen", K: "king", A: "ace" };
 export function cardParts(name) {
   if (name === "BJ" || name === "RJ") {
     const red = name === "RJ";
-    return { rank: "★", suit: red ? "RJ" : "BJ", red, joker: true,
+    // Which joker is told by its colour, as on the printed cards; the word says it is one.
+    return { rank: "★", suit: "joker", red, joker: true,
       label: red ? "red joker" : "black joker" };
   }
   const rank = name.slice(0, -1);
@@ -43,11 +44,13 @@ export function cardBacks(count, cap = 14) {
     Array.from({ length: shown }, () => el("span", { class: "card back" })));
 }
 
+/** Cards as a person writes them: "7♠ 10♦", jokers in words. */
 export function cardsText(names) {
-  return names.map((n) => { const p = cardParts(n); return p.joker ? n : p.rank + p.suit; }).join(" ");
+  return names.map((n) => { const p = cardParts(n); return p.joker ? p.label : p.rank + p.suit; }).join(" ");
 }
 
-/** The engine's words for a play ("pair T T") with tens written as people write them. */
-export function words(text) {
-  return text.replace(/\bT\b/g, "10");
+/** The kind of a play from the engine's words ("pair T T" -> "pair", "single RJ" ->
+ * "single"): the cards themselves are always shown beside it, with their suits. */
+export function kindOf(text) {
+  return text.split(" ")[0];
 }

@@ -1,5 +1,7 @@
-// The Compare page: a small duplicate tournament run by the server, polled for progress.
-import { api, ApiFailure, el } from "./api.js";
+// The Compare page: a small duplicate tournament run by the server, polled for progress. The
+// server keeps the browser's tournaments, so a reload (or another tab) picks up the newest:
+// its progress and Cancel while it runs, its table once it is done.
+import { api, ApiFailure, el, plural } from "./api.js";
 import { fillRules, readRules, readWholeNumber } from "./forms.js";
 
 const $ = (id) => document.getElementById(id);
@@ -7,13 +9,13 @@ const POLL_MS = 400;
 const DEFAULT_BOTS = ["rule", "greedy", "random"];
 
 let options = null;
-let running = null; // the id of this tab's running tournament
+let running = null; // the id of the running tournament this page follows
 
-export function initCompare(opts) {
+export async function initCompare(opts) {
   options = opts;
   const box = $("compare-bots");
   for (const bot of opts.bots) {
-    box.append(el("label", { title: bot.about || null }, el("input", { type: "checkbox", value: bot.spec,
+    box.append(el("label", { title: bot.about || null, "data-about": bot.about || null }, el("input", { type: "checkbox", value: bot.spec,
       "data-spec": bot.spec, checked: DEFAULT_BOTS.includes(bot.spec) }), ` ${bot.label}`));
   }
   $("compare-boards").max = opts.limits.tournament_boards;
@@ -22,13 +24,44 @@ export function initCompare(opts) {
     + " (their rollouts x boards x hands are capped).";
   $("compare-cancel").addEventListener("click", cancel);
   fillRules($("compare-rules"), opts.rules, "compare");
+  $("compare-rules").addEventListener("change", markBots);
+  box.addEventListener("change", seatsNote);
+  seatsNote();
   $("compare-setup").addEventListener("submit", (e) => { e.preventDefault(); run(); });
+  let mine = [];
+  try { mine = await api("GET", "/api/tournaments"); } catch { return; }
+  if (mine.length) await follow(mine[0]);
+}
+
+const chosenBots = () => [...$("compare-bots").querySelectorAll("input:checked")].map((i) => i.value);
+
+/** With three bots the arena seats the first twice in every game (A B C A): say so. */
+function seatsNote() {
+  const bots = chosenBots();
+  $("compare-seats").textContent = bots.length === 3
+    ? `With three bots, ${bots[0]} (the first in the list) holds two of the four seats in every game; `
+      + "the other two hold one each. Add a fourth bot for one seat each."
+    : "";
+}
+
+/** Grey out the bots that cannot play the ticked rules. */
+async function markBots() {
+  const rules = readRules($("compare-rules"), options.rules);
+  const playable = (await api("POST", "/api/playable", { rules })).bots;
+  for (const input of $("compare-bots").querySelectorAll("input")) {
+    const can = playable.includes(input.value);
+    input.disabled = !can;
+    if (!can) input.checked = false;
+    input.parentElement.classList.toggle("unable", !can);
+    input.parentElement.title = can ? (input.parentElement.dataset.about || "") : "cannot play these rules";
+  }
+  seatsNote();
 }
 
 async function run() {
   const message = $("compare-message");
   message.textContent = "";
-  const bots = [...$("compare-bots").querySelectorAll("input:checked")].map((i) => i.value);
+  const bots = chosenBots();
   let job;
   try {
     const body = { bots, boards: Number($("compare-boards").value),
@@ -43,6 +76,14 @@ async function run() {
     message.classList.add("bad");
     return;
   }
+  await follow(job);
+}
+
+/** Show a tournament: poll it while it runs (with Cancel), then its table or how it ended. */
+async function follow(job) {
+  const message = $("compare-message");
+  message.textContent = "";
+  message.classList.remove("bad");
   $("compare-run").disabled = true;
   $("compare-result").hidden = true;
   $("compare-progress-panel").hidden = false;
@@ -64,7 +105,9 @@ async function run() {
     }
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
-    message.textContent = err.message;
+    message.textContent = err.body.gone ? "The tournament is no longer on the server "
+      + "(idle too long, or the server was restarted): run it again." : err.message;
+    message.classList.add("bad");
   } finally {
     $("compare-run").disabled = false;
     $("compare-cancel").hidden = true;
@@ -88,8 +131,8 @@ function drawProgress(job) {
     bar.max = job.total;
     bar.value = job.done;
     const left = job.total - job.done;
-    text.textContent = left > 0 ? `${job.done} hands played, at least ${left} to come · ${job.seconds} s`
-      : `${job.done} hands played, finishing · ${job.seconds} s`;
+    text.textContent = left > 0 ? `${plural(job.done, "hand")} played, at least ${left} to come · ${job.seconds} s`
+      : `${plural(job.done, "hand")} played, finishing · ${job.seconds} s`;
   } else {
     bar.removeAttribute("value"); // indeterminate until the arena reports progress
     text.textContent = `${job.status} · ${job.seconds} s`;
@@ -104,7 +147,12 @@ function drawProgress(job) {
 
 const pct = (x) => (x === null ? "-" : `${Math.round(x * 100)}%`);
 const num = (x, d = 3) => (x === null || x === undefined ? "-" : Number(x).toFixed(d));
-const range = (ci, fmt) => (Array.isArray(ci) && ci.every((x) => x !== null) ? `${fmt(ci[0])} to ${fmt(ci[1])}` : "-");
+// An interval that is one point (one board: nothing to vary) says so instead of "x to x".
+const range = (ci, fmt) => {
+  if (!Array.isArray(ci) || ci.some((x) => x === null)) return "-";
+  const [low, high] = [fmt(ci[0]), fmt(ci[1])];
+  return low === high ? "- (more boards needed)" : `${low} to ${high}`;
+};
 
 const noMatches = (r) => r.matches === 0;
 const CELLS = {
@@ -125,18 +173,21 @@ function extraCell(value) {
 
 function drawResult(job) {
   const extras = [...new Set(job.rows.flatMap((r) => Object.keys(r.extra)))];
+  // Each cell carries its column's name, so a phone can show a row as a labelled list.
+  const labels = job.columns.map((c, i) => (c.label === "95% CI" ? `${job.columns[i - 1].label}, 95% CI` : c.label));
   const head = el("tr", {}, el("th", { text: "bot" }), job.columns.map((c) => el("th", { text: c.label })),
     extras.map((k) => el("th", { text: k })));
-  const rows = job.rows.map((r) => el("tr", { "data-bot": r.bot }, el("td", { text: r.bot }),
-    job.columns.map((c) => el("td", { text: (CELLS[c.key] || ((x) => String(x[c.key])))(r) })),
-    extras.map((k) => el("td", { text: extraCell(r.extra[k]) }))));
+  const rows = job.rows.map((r) => el("tr", { "data-bot": r.bot }, el("td", { text: r.bot, "data-label": "bot" }),
+    job.columns.map((c, i) => el("td", { text: (CELLS[c.key] || ((x) => String(x[c.key])))(r), "data-label": labels[i] })),
+    extras.map((k) => el("td", { text: extraCell(r.extra[k]), "data-label": k }))));
   $("compare-table").replaceChildren(head, ...rows);
   // With hands capped no match is finished, so the chart's match-win half would be empty.
   const chart = $("compare-chart");
   const whole = job.max_hands === null || job.max_hands === undefined;
   chart.hidden = !job.chart || !whole;
   if (job.chart && whole) chart.src = job.chart;
-  $("compare-summary").textContent = (job.summary || "")
+  const summary = job.summary ? `${job.summary}.` : "";
+  $("compare-summary").textContent = summary
     + (whole ? "" : " Hands were capped, so no match was finished: no match wins or chart.");
   $("compare-json").textContent = JSON.stringify(job.report, null, 2);
   $("compare-result").hidden = false;

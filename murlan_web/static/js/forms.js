@@ -46,6 +46,20 @@ export function fillBotSelect(select, bots, { selected, filter = () => true, non
   select.append(...groups.values());
 }
 
+/** Grey out the options of a bot menu that cannot play the chosen rules (`playable`: the
+ * specs that can), with the reason in their label; the others are offered as before. */
+export function markPlayable(select, playable) {
+  for (const option of select.querySelectorAll("option")) {
+    if (!option.value) continue;
+    option.dataset.label ??= option.textContent;
+    const can = playable.includes(option.value);
+    option.disabled = !can;
+    option.textContent = can ? option.dataset.label : `${option.dataset.label} (not for these rules)`;
+  }
+  const chosen = select.selectedOptions[0];
+  if (chosen && chosen.disabled) select.value = playable.includes("rule") ? "rule" : playable[0];
+}
+
 /** The description of the bot chosen in `select`, for a help line that wraps. */
 export function botAbout(bots, spec) {
   const bot = bots.find((b) => b.spec === spec);
@@ -58,7 +72,8 @@ export function readWholeNumber(input) {
   if (!text) return null;
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new Error(`${input.labels[0]?.textContent.trim() || "the number"} must be a whole number from 0`);
+    const name = input.labels[0]?.textContent.trim() || "the number";
+    throw new Error(`${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER.toLocaleString("en")}`);
   }
   return value;
 }

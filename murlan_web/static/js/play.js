@@ -1,13 +1,16 @@
-// The Play page: a match against three bots. The server keeps the game; this tab keeps its id.
+// The Play page: a match against three bots. The server keeps the game; this tab keeps its id,
+// and a new tab (or this one after the id is lost) is offered the browser's match in progress.
 //
 // One request at a time: while a move, a deal or a hint is on its way (or the bots' moves are
 // being shown), the controls are off and a "thinking" sign says who is at work, so a double
-// click never sends a move twice. The bots' moves come back as steps and are shown one at a
-// time at the pace the person picks (kept in localStorage).
+// click never sends a move twice. The sign has a place of its own in the status bar, so
+// nothing moves when it shows. The bots' moves come back as steps and are shown one at a
+// time at the pace the person picks (kept in localStorage). A match the server no longer has
+// (idle too long, replaced, a restart) is said in words, and the set-up offered.
 import { api, ApiFailure, el, PLACES } from "./api.js";
-import { renderAdvice, renderBoard, renderHistory, renderScores } from "./board.js";
+import { renderAdvice, renderBoard, renderHistory, renderScores, winnersText } from "./board.js";
 import { cardElement, cardsText } from "./cards.js";
-import { botAbout, fillBotSelect, fillRules, readRules, readWholeNumber } from "./forms.js";
+import { botAbout, fillBotSelect, fillRules, markPlayable, readRules, readWholeNumber } from "./forms.js";
 import { OPEN_KEY } from "./replay.js";
 
 const $ = (id) => document.getElementById(id);
@@ -34,6 +37,7 @@ export async function initPlay(opts) {
   }
   labelBotSeats();
   fillRules($("setup-rules"), opts.rules, "play");
+  $("setup-rules").addEventListener("change", markSetupBots);
   fillBotSelect($("hint-bot"), opts.bots, { selected: opts.hint_default });
   $("play-setup").addEventListener("submit", (e) => { e.preventDefault(); start(); });
   $("game-new").addEventListener("click", askNewMatch);
@@ -41,6 +45,7 @@ export async function initPlay(opts) {
   $("abandon-no").addEventListener("click", () => $("abandon-dialog").close());
   $("game-play").addEventListener("click", play);
   $("game-pass").addEventListener("click", () => move([]));
+  $("resume-game").addEventListener("click", resume);
   $("game-clear").addEventListener("click", () => { selected.clear(); drawHand(); });
   $("game-hint").addEventListener("click", hint);
   $("game-reveal").addEventListener("change", () => refresh());
@@ -65,14 +70,81 @@ export async function initPlay(opts) {
   if (saved) {
     try {
       const view = await api("GET", `/api/games/${saved}`);
-      $("hint-bot").value = view.hint_default;
-      show(view, { animate: false });
+      await showGame(view);
       return;
-    } catch {
+    } catch (err) {
       sessionStorage.removeItem(STORE_KEY);
+      if (err instanceof ApiFailure && err.body.gone) alertSetup(GONE);
     }
   }
+  await showSetup();
+}
+
+const GONE = "Your match is no longer on the server (it was idle too long, was replaced by "
+  + "newer games, or the server was restarted). Start a new one below.";
+
+/** Show a game this tab did not just start (a reload, a resumed match). */
+async function showGame(view) {
+  sessionStorage.setItem(STORE_KEY, view.id);
+  $("game-reveal").checked = view.revealed;
+  await markHintBots(view.rules);
+  $("hint-bot").value = view.hint_default;
+  await show(view, { animate: false });
+}
+
+/** The menus mark the bots that cannot play the ticked rules (they stay visible, greyed). */
+async function markSetupBots() {
+  const rules = readRules($("setup-rules"), options.rules);
+  const playable = await api("POST", "/api/playable", { rules });
+  const swapped = [];
+  for (let i = 0; i < 3; i++) {
+    const select = $(`setup-bot-${i}`);
+    const before = select.value;
+    markPlayable(select, playable.bots);
+    if (select.value !== before) swapped.push(`${before} cannot play these rules: ${select.value} instead`);
+  }
+  $("setup-bot-help").textContent = swapped.length ? `${swapped.join("; ")}.`
+    : "Bots marked \"not for these rules\" cannot play the rules ticked below.";
+}
+
+async function markHintBots(rules) {
+  const playable = await api("POST", "/api/playable", { rules });
+  markPlayable($("hint-bot"), playable.bots);
+}
+
+/** The browser's match in progress, if it has one that this tab does not show. */
+async function offerResume() {
+  const box = $("resume-box");
+  box.hidden = true;
+  let games = [];
+  try { games = await api("GET", "/api/games"); } catch { return; }
+  const open = games.find((g) => !g.over && (!game || g.id !== game.id));
+  if (!open || !$("play-game").hidden) return; // offered on the set-up only
+  const scores = open.scores.map((p, s) => `${s === open.seat ? "you" : `seat ${s}`} ${p}`).join(", ");
+  $("resume-text").textContent = `You have a match in progress: hand ${open.hand}, scores ${scores}`
+    + ` (seed ${open.seed}).`;
+  $("resume-game").dataset.game = open.id;
+  box.hidden = false;
+}
+
+async function resume() {
+  const key = $("resume-game").dataset.game;
+  try {
+    await showGame(await api("GET", `/api/games/${key}`));
+  } catch (err) {
+    if (!(err instanceof ApiFailure)) throw err;
+    alertSetup(err.body.gone ? GONE : err.message);
+    await offerResume();
+  }
+}
+
+/** The server no longer has this tab's match: say so and offer the set-up (no dead table). */
+function gone() {
+  game = null;
+  sessionStorage.removeItem(STORE_KEY);
+  if ($("exchange-dialog").open) $("exchange-dialog").close();
   showSetup();
+  alertSetup(GONE);
 }
 
 /** The bots' selects are for the three seats other than the person's, in seat order. */
@@ -82,14 +154,21 @@ function labelBotSeats() {
   others.forEach((s, i) => { $(`setup-bot-label-${i}`).firstChild.textContent = `Seat ${s} `; });
 }
 
-function showSetup() {
+async function showSetup() {
   $("play-setup").hidden = false;
   $("play-game").hidden = true;
+  await offerResume();
 }
 
-/** New match: straight to the set-up once the match is over, else after a confirmation. */
-function askNewMatch() {
-  if (!game || game.board.phase === "match over") { showSetup(); return; }
+/** New match: straight to the set-up once the match is over (or gone), else after a
+ * confirmation. */
+async function askNewMatch() {
+  if (!game || game.board.phase === "match over") { alertSetup(""); await showSetup(); return; }
+  try {
+    await api("GET", `/api/games/${game.id}`);
+  } catch (err) {
+    if (err instanceof ApiFailure && err.body.gone) { gone(); return; }
+  }
   $("abandon-dialog").showModal();
 }
 
@@ -98,8 +177,9 @@ async function abandon() {
   const key = game.id;
   game = null;
   sessionStorage.removeItem(STORE_KEY);
-  showSetup();
+  alertSetup("");
   try { await api("DELETE", `/api/games/${key}`); } catch { /* already gone: nothing to end */ }
+  await showSetup();
 }
 
 async function start() {
@@ -118,11 +198,12 @@ async function start() {
     const view = await request(() => api("POST", "/api/games", body), "The bots are getting ready...");
     sessionStorage.setItem(STORE_KEY, view.id);
     $("game-reveal").checked = false;
+    await markHintBots(view.rules);
     $("hint-bot").value = view.hint_default;
     setMessage("");
     await show(view);
   } catch (err) {
-    showSetup();
+    await showSetup();
     alertSetup(err.message);
   } finally {
     $("setup-start").disabled = false;
@@ -141,17 +222,27 @@ function alertSetup(text) {
 
 const reveal = () => ($("game-reveal").checked ? "?reveal=true" : "");
 
-/** Run `call` (an API request) as the one request in flight, the thinking sign showing `what`. */
+/** The thinking sign: `text` while someone is at work, null to hide it. It keeps its place
+ * in the status bar either way (visibility, not display), so nothing moves. */
+function setThinking(text) {
+  const sign = $("game-thinking");
+  sign.textContent = text || "";
+  sign.classList.toggle("on", Boolean(text));
+}
+
+/** Run `call` (an API request) as the one request in flight, the thinking sign showing `what`.
+ * A 404 for the match means it is gone: the page says so and offers a new one. */
 async function request(call, what) {
   working = true;
   setControls();
-  const sign = $("game-thinking");
-  sign.textContent = what;
-  sign.hidden = false;
+  setThinking(what);
   try {
     return await call();
+  } catch (err) {
+    if (err instanceof ApiFailure && err.body.gone && game) gone();
+    throw err;
   } finally {
-    sign.hidden = true;
+    setThinking(null);
     working = false;
     setControls();
   }
@@ -165,7 +256,13 @@ function thinker() {
 }
 
 async function refresh() {
-  if (game && !working) show(await request(() => api("GET", `/api/games/${game.id}${reveal()}`), "Loading..."), { animate: false });
+  if (!game || working) return; // show() looks at the box again when the bots' moves are shown
+  try {
+    await show(await request(() => api("GET", `/api/games/${game.id}${reveal()}`), "Loading..."), { animate: false });
+  } catch (err) {
+    if (!(err instanceof ApiFailure)) throw err;
+    if (game) setMessage(err.message, true);
+  }
 }
 
 function setMessage(text, bad = false) {
@@ -176,7 +273,8 @@ function setMessage(text, bad = false) {
 
 function play() {
   if (!selected.size) {
-    setMessage("Select the cards to play first (click them), or press Pass.", true);
+    const pass = game.board.table ? ", or press Pass" : "";
+    setMessage(`Select the cards to play first (click them)${pass}.`, true);
     return;
   }
   move([...selected]);
@@ -191,7 +289,8 @@ async function move(cards) {
     await show(view);
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
-    if (err.body.bot_failed !== undefined) setMessage(err.message, true);
+    if (!game) return; // gone: the set-up says so
+    if (err.body.bot_failed !== undefined || err.status === 409) setMessage(err.message, true);
     else setMessage(`Not allowed: ${err.message}`, true);
     if ($("exchange-dialog").open) $("exchange-message").textContent = `Not allowed: ${err.message}`;
   }
@@ -203,7 +302,7 @@ async function nextHand() {
     await show(await request(() => api("POST", `/api/games/${game.id}/next${reveal()}`), "Dealing..."));
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
-    setMessage(err.message, true);
+    if (game) setMessage(err.message, true);
   }
 }
 
@@ -217,11 +316,12 @@ async function hint() {
     const advice = await request(() => api("POST", `/api/games/${game.id}/hint`, { bot: $("hint-bot").value }),
       `${$("hint-bot").value} is looking for a hint...`);
     renderAdvice(panel, advice, { onSelect: (cards) => {
-      if (!cards.length) { move([]); return; }
       selected = new Set(cards);
       drawHand();
+      setMessage(cards.length ? "" : "The hint is to pass: press Pass (X) to pass.");
     } });
   } catch (err) {
+    if (!game) return;
     panel.replaceChildren(el("p", { class: "message bad", text: err.message }));
   }
 }
@@ -232,6 +332,7 @@ const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 async function show(view, { animate = true } = {}) {
   game = view;
   $("play-setup").hidden = true;
+  $("resume-box").hidden = true;
   $("play-game").hidden = false;
   $("hint-panel").hidden = true;
   const pace = Number($("game-pace").value) || 0;
@@ -239,19 +340,17 @@ async function show(view, { animate = true } = {}) {
   if (steps.length) {
     working = true;
     setControls();
-    const sign = $("game-thinking");
     try {
       for (const step of steps) {
         drawBoard(view, step.board, view.events.slice(0, step.events));
         const last = view.events[step.events - 1];
-        sign.textContent = last ? `${view.names[last.seat]} played` : "";
-        sign.hidden = false;
+        setThinking(last ? `${view.names[last.seat]} played` : "...");
         drawHand(step.board);
         await sleep(pace);
         if (game !== view) return; // a newer view came (e.g. a reload)
       }
     } finally {
-      sign.hidden = true;
+      setThinking(null);
       working = false;
     }
   }
@@ -260,6 +359,8 @@ async function show(view, { animate = true } = {}) {
   drawResult(view);
   drawExchange(view);
   setControls();
+  // "Show other hands" changed while the bots' moves were shown: draw the hands as asked now.
+  if (Boolean(view.revealed) !== $("game-reveal").checked) await refresh();
 }
 
 function drawBoard(view, board, events) {
@@ -277,6 +378,7 @@ function drawBoard(view, board, events) {
 }
 
 function setControls() {
+  document.body.dataset.working = working ? "1" : "0";
   if (!game) return;
   const board = game.board;
   const playing = !working && game.your_turn && board.phase === "play";
@@ -312,11 +414,6 @@ function drawHand(board = game.board) {
   if (focused) hand.querySelector(`[data-card="${focused}"]`)?.focus();
 }
 
-function winnersText(view, winners) {
-  if (winners.length === 1) return winners[0] === view.seat ? "You win!" : `${view.names[winners[0]]} wins!`;
-  return `${winners.map((s) => view.names[s]).join(" and ")} draw!`;
-}
-
 function drawResult(view) {
   const box = $("game-result");
   const board = view.board;
@@ -327,7 +424,7 @@ function drawResult(view) {
   const children = [el("h2", { text: board.phase === "match over" ? "Match over" : `Hand ${board.hand} over` }),
     el("p", { text: finish })];
   if (board.phase === "match over") {
-    children.push(el("p", { id: "match-winners" }, el("strong", { text: winnersText(view, board.winners) })));
+    children.push(el("p", { id: "match-winners" }, el("strong", { text: winnersText(view.names, board.winners) })));
     if (view.record) {
       children.push(el("p", { id: "match-record" }, `Saved as ${view.record}: `,
         el("a", { href: "#replay", "data-record": view.record, id: "match-record-link",
@@ -335,7 +432,7 @@ function drawResult(view) {
           text: "replay it" })));
     }
     children.push(el("button", { type: "button", class: "primary", id: "game-again",
-      onclick: () => showSetup(), text: "New match" }));
+      onclick: () => { alertSetup(""); showSetup(); }, text: "New match" }));
   } else {
     children.push(el("button", { type: "button", class: "primary", id: "game-next",
       onclick: nextHand, text: "Next hand" }));
@@ -352,7 +449,8 @@ function drawExchange(view) {
   $("exchange-message").textContent = "";
   $("exchange-cards").replaceChildren(...prompt.eligible.map((name) =>
     cardElement(name, { onclick: () => move([name]) })));
-  if (!dialog.open) dialog.showModal();
+  // Not modal: it sits under the person's hand, which stays in view while they choose.
+  if (!dialog.open) dialog.show();
 }
 
 function onKey(event) {

@@ -1,6 +1,9 @@
 // The Replay page: a record stepped through play by play, every hand visible, a bot's scores.
+// The server sends the first hand's frames when the record is opened and each other hand's
+// when the page reaches it; the keys (arrows, Home, End, Page Up/Down) step through it
+// wherever the focus is, except in a text field.
 import { api, ApiFailure, el } from "./api.js";
-import { renderAdvice, renderBoard, renderHistory, renderScores } from "./board.js";
+import { renderAdvice, renderBoard, renderHistory, renderScores, winnersText } from "./board.js";
 import { fillBotSelect } from "./forms.js";
 
 const $ = (id) => document.getElementById(id);
@@ -8,7 +11,8 @@ const NAMES = ["Seat 0", "Seat 1", "Seat 2", "Seat 3"];
 export const OPEN_KEY = "murlan.replay-open"; // a saved record the Play page asks us to open
 
 let options = null;
-let replay = null; // {id, frames, ...} from the server
+let replay = null; // {id, hand_list, frame_count, ...} from the server
+let frames = []; // every frame of the record, filled hand by hand as the page reaches them
 let index = 0;
 const adviceCache = new Map();
 
@@ -23,13 +27,16 @@ export function initReplay(opts) {
   $("replay-refresh").addEventListener("click", refreshSaved);
   $("replay-file").addEventListener("change", upload);
   $("replay-first").addEventListener("click", () => go(0));
-  $("replay-last").addEventListener("click", () => go(replay.frames.length - 1));
+  $("replay-last").addEventListener("click", () => go(frames.length - 1));
   $("replay-prev").addEventListener("click", () => go(index - 1));
   $("replay-next").addEventListener("click", () => go(index + 1));
   $("replay-prev-hand").addEventListener("click", () => go(handStart(index - 1)));
   $("replay-next-hand").addEventListener("click", () => go(nextHandStart(index)));
   $("replay-scrub").addEventListener("input", (e) => go(Number(e.target.value)));
-  $("replay-bot").addEventListener("change", drawAdvice);
+  $("replay-bot").addEventListener("change", (e) => {
+    e.target.blur(); // the keys step through the replay again, not through this menu
+    drawAdvice();
+  });
   document.addEventListener("keydown", onKey);
 }
 
@@ -68,12 +75,17 @@ async function upload(event) {
 async function open(body, label) {
   const box = $("replay-error");
   try {
-    replay = await api("POST", "/api/replays", body);
+    const opened = await api("POST", "/api/replays", body);
+    if (replay) api("DELETE", `/api/replays/${replay.id}`).catch(() => {}); // the one it replaces
+    replay = opened;
+    frames = new Array(opened.frame_count);
+    opened.frames.forEach((f) => { frames[f.index] = f; });
     box.hidden = true;
     adviceCache.clear();
     $("replay-view").hidden = false;
-    $("replay-scrub").max = replay.frames.length - 1;
-    go(0);
+    $("replay-scrub").max = frames.length - 1;
+    document.activeElement?.blur(); // keys step through the record, not the file or menu
+    await go(0);
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
     $("replay-view").hidden = true;
@@ -96,35 +108,59 @@ function showError(text) {
   box.hidden = false;
 }
 
+/** The hand (from replay.hand_list) that frame `i` belongs to. */
+function handOf(i) {
+  return replay.hand_list.findLast((h) => h.start <= i) || replay.hand_list[0];
+}
+
 function handStart(i) {
-  i = Math.max(0, Math.min(i, replay.frames.length - 1));
-  const hand = replay.frames[i].hand;
-  while (i > 0 && replay.frames[i - 1].hand === hand) i--;
-  return i;
+  return handOf(Math.max(0, Math.min(i, frames.length - 1))).start;
 }
 
 function nextHandStart(i) {
-  const hand = replay.frames[i].hand;
-  while (i < replay.frames.length - 1 && replay.frames[i].hand === hand) i++;
-  return i;
+  const hand = handOf(i);
+  return Math.min(hand.start + hand.frames, frames.length - 1);
 }
 
-function go(i) {
+/** Fetch the frames of frame `i`'s hand unless the page has them. */
+async function load(i) {
+  if (frames[i]) return;
+  const hand = handOf(i);
+  const answer = await api("GET", `/api/replays/${replay.id}/hands/${hand.hand}`);
+  answer.frames.forEach((f) => { frames[f.index] = f; });
+}
+
+async function go(i) {
   if (!replay) return;
-  index = Math.max(0, Math.min(i, replay.frames.length - 1));
-  const frame = replay.frames[index];
+  const wanted = Math.max(0, Math.min(i, frames.length - 1));
+  const shown = replay;
+  try {
+    await load(wanted);
+  } catch (err) {
+    if (!(err instanceof ApiFailure)) throw err;
+    showError(err.body.gone ? "This replay is no longer on the server (idle too long, or the server "
+      + "was restarted): open the record again." : err.message);
+    return;
+  }
+  if (shown !== replay) return; // another record was opened meanwhile
+  index = wanted;
+  const frame = frames[index];
   const start = handStart(index);
-  const events = replay.frames.slice(start + 1, index + 1).map((f) => f.event);
+  const events = frames.slice(start + 1, index + 1).map((f) => f.event);
   renderBoard($("replay-board"), frame.board, { bottom: 0 });
   renderScores($("replay-scores"), frame.board);
   renderHistory($("replay-history"), events, NAMES, { current: events.length - 1 });
   $("replay-scrub").value = index;
-  const plays = replay.frames.filter((f) => f.hand === frame.hand).length - 1;
-  const last = replay.frames.length - 1;
-  const hands = replay.frames[last].hand;
+  const plays = handOf(index).frames - 1;
+  const last = frames.length - 1;
+  const hands = replay.hand_list.length;
   const where = index === start ? "the deal" : `move ${index - start} of ${plays}`;
-  $("replay-where").textContent = `Hand ${frame.hand} of ${hands} · ${where}`
-    + `${index === last ? " (end)" : ""}`;
+  let end = "";
+  if (index === last) {
+    end = frame.board.phase === "match over" && frame.board.winners.length
+      ? ` (end: ${winnersText(NAMES, frame.board.winners)})` : " (end: the record stops here)";
+  }
+  $("replay-where").textContent = `Hand ${frame.hand} of ${hands} · ${where}${end}`;
   $("replay-where").dataset.frame = index;
   drawAdvice();
 }
@@ -135,7 +171,7 @@ async function drawAdvice() {
   const bot = $("replay-bot").value;
   const before = index - 1;
   if (!bot) { box.replaceChildren(el("p", { class: "note", text: "Choose a bot to see its scores at each decision." })); return; }
-  if (before < 0 || !replay.frames[before].decision || !replay.frames[index].event) {
+  if (index === handStart(index) || !frames[before].decision || !frames[index].event) {
     box.replaceChildren(el("p", { class: "note", text: "No decision led to this position." }));
     return;
   }
@@ -157,12 +193,16 @@ async function drawAdvice() {
   }
 }
 
+const TYPED = ["text", "number", "search"]; // fields where the keys are the person's typing
+
 function onKey(event) {
   if ($("page-replay").hidden || !replay || $("replay-view").hidden) return;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) && event.target.type !== "range") return;
+  if (document.querySelector("dialog[open]")) return;
+  const target = event.target;
+  if (target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && TYPED.includes(target.type))) return;
   const moves = {
     ArrowRight: () => go(index + 1), ArrowLeft: () => go(index - 1),
-    Home: () => go(0), End: () => go(replay.frames.length - 1),
+    Home: () => go(0), End: () => go(frames.length - 1),
     PageDown: () => go(nextHandStart(index)), PageUp: () => go(handStart(index - 1)),
   };
   if (!moves[event.key]) return;
