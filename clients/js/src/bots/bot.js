@@ -239,6 +239,29 @@ export class MurlanBot {
     if (!mask.some(Boolean)) throw new Error('no legal move in this position');
     const scores = await this.run(obs, mask);
     const action = argmaxLegal(scores, mask);
+    return this.#moveOf(pos, action, { scores, obs, mask });
+  }
+
+  /**
+   * Another legal action of a position as a move (a level's sampled or mixed-in choice),
+   * with the scores, observation and mask of `base` (the bot's `choose` there).
+   * @param {object} position
+   * @param {number} action
+   * @param {Move} base
+   * @returns {Move}
+   */
+  move(position, action, base) {
+    if (!base.mask[action]) throw new Error(`action ${action} is not legal here`);
+    return this.#moveOf(this.position(position), action, base);
+  }
+
+  /**
+   * @param {import('../game/observation.js').Position} pos
+   * @param {number} action
+   * @param {{scores: Float32Array, obs: Float32Array, mask: Uint8Array}} model
+   * @returns {Move}
+   */
+  #moveOf(pos, action, { scores, obs, mask }) {
     const cards = cardsOfAction(this.table, action, pos.hand, {
       exchange: pos.exchange,
       received: pos.received,
