@@ -28,7 +28,7 @@ from murlan_env.bots import spec as bundle_spec
 from murlan_env.bots.basic import GreedyBot, RandomBot
 from murlan_env.bots.bundle import BundleBot, verify_golden
 from murlan_env.bots.golden import dense_obs
-from murlan_env.bots.spec import BundleError, BundleSpec
+from murlan_env.bots.spec import BUNDLE_FORMAT, BundleError, BundleSpec
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, PASS, action_table
@@ -106,7 +106,9 @@ def test_bundle_files(bundle):
 
 def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     spec = json.loads((bundle / "bot.json").read_text())
-    assert spec["format"] == "murlan-bundle/3"
+    assert spec["format"] == BUNDLE_FORMAT
+    written = sorted(p.name for p in bundle.iterdir() if p.is_file() and p.name != "bot.json")
+    assert sorted(spec["files"]) == written  # every file of the bundle, with its sha256
     assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
     assert spec["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
     assert spec["supported_rules"]["joker_pair"] == [True]

@@ -17,7 +17,7 @@ import numpy as np
 from murlan_env.game import observation, observation_layout
 from murlan_env.game.cards import RANKS
 from murlan_env.game.combos import LENGTH, N_ACTIONS, SINGLE_OF_RANK, action_table
-from murlan_env.game.rules import RULE_CHOICES, flag_word
+from murlan_env.game.rules import RULE_CHOICES
 
 OUTPUT_NAME = "scores"
 F32_MIN = float(np.finfo(np.float32).min)
@@ -119,6 +119,11 @@ def contract() -> dict[str, Any]:
             ),
         },
         "cards": {
+            "order": (
+                "cards are ordered by rank (3 4 5 6 7 8 9 T J Q K A 2 BJ RJ), then by suit "
+                "S H D C: 3S 3H 3D 3C 4S ... 2C BJ RJ (card id 4 * rank + suit for 3S-2C, "
+                "BJ 52, RJ 53); lowest means first in this order"
+            ),
             "play": (
                 "an action names ranks; the cards played are, for each rank it uses, the "
                 "first cards of that rank in the suit order S H D C that the hand holds; BJ "
@@ -132,6 +137,19 @@ def contract() -> dict[str, Any]:
             "give_back": (
                 "the exchange action of rank r gives the first card of rank r in suit order "
                 "S H D C other than the card just received"
+            ),
+            "automatic": (
+                "the automatic give to the 1st player is the last player's highest card: "
+                "of its highest rank, the first suit in S H D C order (a joker is itself); "
+                "the automatic give-back is the 1st player's lowest card other than the one "
+                "received (that player then holds no card ranked "
+                f"{give_back} besides it)"
+            ),
+            "written": (
+                "records (murlan-record/1) write a play's cards lowest first, except a "
+                "straight, written in ladder order (the order of its ranks in the action "
+                "table, e.g. AS 2H 3D 4C 5S); golden positions' cards are written lowest "
+                "first; both separate cards by one space, and a pass is the empty string"
             ),
         },
         "decision": {
@@ -147,9 +165,7 @@ def contract() -> dict[str, Any]:
             ),
         },
         "rules": {
-            "flags": {
-                flag: [flag_word(v) for v in values] for flag, values in RULE_CHOICES.items()
-            },
+            "flags": {flag: list(values) for flag, values in RULE_CHOICES.items()},
             "meaning": "RULES.md section 7; the first value of each flag is the standard game",
         },
     }

@@ -384,6 +384,16 @@ def check_golden(golden: dict, scorers: dict[str, Scorer]) -> dict[str, Any]:
     return report
 
 
+def bot_actions(golden: dict, bot, seed: int = 0) -> list[int]:
+    """A bot's actions at a golden set's positions (all in one call, its generator seeded by
+    ``seed``): test vectors for another client's copy of a deterministic bot (the greedy
+    bot's, in ``clients/js``)."""
+    states = [state for _, state in replay_golden(golden)]
+    obs = np.concatenate([engine.observe(s) for s in states])
+    masks = np.concatenate([engine.legal_action_mask(s) for s in states])
+    return [int(a) for a in bot.act(obs, masks, np.random.default_rng(seed))]
+
+
 def golden_ok(report: dict, tolerances: dict[str, float]) -> bool:
     """Whether a ``check_golden`` report shows an exact replay and every model within its
     tolerance (the float32 reference model also picks every recorded action)."""
@@ -402,6 +412,7 @@ def golden_ok(report: dict, tolerances: dict[str, float]) -> bool:
 __all__ = [
     "ABOUT",
     "GoldenError",
+    "bot_actions",
     "check_coverage",
     "check_golden",
     "coverage",

@@ -324,7 +324,7 @@ class ProcessBot:
             channel = self._channel
             for row, (game, seed) in enumerate(zip(match, seeds, strict=True)):
                 pending[self._next_id] = row
-                channel.send(_request(self._next_id, game, int(seed)))
+                channel.send(move_request(self._next_id, game, int(seed)))
                 self._next_id += 1
             while pending:
                 reply = channel.receive(self.timeout)
@@ -356,7 +356,7 @@ class _Partial(Exception):
         self.faults = faults
 
 
-def _request(request_id: int, game: MatchSoFar, seed: int) -> dict[str, Any]:
+def move_request(request_id: int, game: MatchSoFar, seed: int) -> dict[str, Any]:
     """The move request for one game (see the module docstring)."""
     state = game.state
     legal = np.flatnonzero(engine.legal_action_mask(state)[0])
@@ -371,6 +371,20 @@ def _request(request_id: int, game: MatchSoFar, seed: int) -> dict[str, Any]:
         "state": state_facts(state),
         "legal": [format_cards(np.flatnonzero(c)).split() for c in cards],
     }
+
+
+def golden_requests(golden: dict) -> list[dict[str, Any]]:
+    """The move requests a bot is sent at a golden set's positions (request id and seed: the
+    position's index), each with its match cut just before the decision: test vectors for a
+    program's answers (``clients/js`` checks its murlan-bot against the positions' cards)."""
+    from murlan_env.bots.golden import replay_golden
+    from murlan_env.bots.golden_positions import cut_record
+
+    out = []
+    for i, (p, state) in enumerate(replay_golden(golden)):
+        record = cut_record(golden["matches"][p["match"]], p["hand"], p["plays"], p["exchange"])
+        out.append(move_request(i, MatchSoFar(state, record), i))
+    return out
 
 
 def _read_reply(state, reply: dict) -> int:
@@ -426,4 +440,6 @@ __all__ = [
     "Fault",
     "PROTOCOL",
     "ProcessBot",
+    "golden_requests",
+    "move_request",
 ]

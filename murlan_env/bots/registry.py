@@ -84,6 +84,19 @@ def levels() -> dict[str, dict]:
     return json.loads(path.read_text())
 
 
+def policy_levels(bundle_dir: str | Path) -> dict[str, dict]:
+    """The levels that play the policy in ``bundle_dir`` when it is a shipped policy's
+    folder (name -> the level less its ``policy``; what its bot.json carries), else {}."""
+    path = Path(bundle_dir).resolve()
+    if path.parent != policies_dir().resolve():
+        return {}
+    return {
+        name: {key: value for key, value in level.items() if key != "policy"}
+        for name, level in levels().items()
+        if level.get("policy") == path.name
+    }
+
+
 def shipped_policies() -> list[str]:
     """Names of the shipped policies (bundles under ``policies_dir()``), sorted."""
     root = policies_dir()
@@ -290,6 +303,7 @@ __all__ = [
     "opponent_model",
     "plugin_kinds",
     "policies_dir",
+    "policy_levels",
     "rules_conflict",
     "shipped_policies",
     "spec_forms",

@@ -43,7 +43,9 @@ from murlan_env.game.combos import (
 from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError, flag_word
 from murlan_env.game.version import ENV_NAME
 
-BUNDLE_FORMAT = "murlan-bundle/3"
+BUNDLE_FORMAT = "murlan-bundle/4"
+# The format the upgrade (``bundle.upgrade_spec``) reads besides the one before it.
+PREVIOUS_FORMAT = "murlan-bundle/3"
 GOLDEN_FORMAT = "murlan-golden/2"
 # The environment version the bundle's observations and actions follow (the AEC env's name).
 ENV_VERSION = ENV_NAME
@@ -100,6 +102,11 @@ class BundleSpec:
     coreml: dict[str, Any] | None = None  # {"file" or None, "note"}
     murlan_version: str = ""
     notes: tuple[str, ...] = ()
+    # Every file of the bundle but bot.json: name -> {"sha256", "bytes"} (``file_table``).
+    files: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    # Difficulty levels of this policy: name -> {"temperature", "mix", "search",
+    # "supported_rules", "about", ...} as ``registry.levels()`` holds them, less "policy".
+    levels: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for flag, values in self.supported_rules.items():
@@ -167,6 +174,8 @@ class BundleSpec:
             "golden": self.golden,
             "coreml": self.coreml,
             "notes": list(self.notes),
+            "files": self.files,
+            "levels": self.levels,
             "contract": contract(),
         }
 
@@ -223,6 +232,8 @@ class BundleSpec:
                 coreml=data.get("coreml"),
                 murlan_version=data.get("murlan_version", ""),
                 notes=tuple(data.get("notes") or ()),
+                files=_file_entries(data.get("files"), where),
+                levels=dict(data.get("levels") or {}),
             )
         except (RulesError, TypeError) as e:
             raise BundleError(f"{where}: bad rules or model entry: {e}") from None
@@ -246,6 +257,7 @@ class BundleSpec:
             raise BundleError(f"{path} is not valid JSON: {e}") from None
         spec = cls.from_json(data, str(path))
         if check_files:
+            spec.check_files(bundle_dir)
             for model in spec.models:
                 spec.check_model(bundle_dir, model)
         return spec
@@ -272,11 +284,46 @@ class BundleSpec:
         have = ", ".join(m.precision for m in self.models)
         raise BundleError(f"the bundle has no {precision} model (it has {have})")
 
+    def check_files(self, bundle_dir: str | Path) -> None:
+        """Raise BundleError when a file of the table is missing or not the one listed."""
+        for name, entry in self.files.items():
+            path = Path(bundle_dir) / name
+            if not path.is_file():
+                raise BundleError(
+                    f"{bundle_dir}: {name} is missing; copy the whole bundle or write it again "
+                    "with murlan export"
+                )
+            if entry["sha256"] != file_sha256(path):
+                raise BundleError(
+                    f"{path}: sha256 does not match bot.json's file table (corrupt or replaced "
+                    "file); copy the bundle again or write it again with murlan export"
+                )
+
     def write(self, bundle_dir: str | Path) -> dict[str, Any]:
-        """Write bot.json into ``bundle_dir``; returns what was written."""
-        data = self.to_json()
+        """Write bot.json into ``bundle_dir``, its file table made from the files there now;
+        returns what was written."""
+        data = dataclasses.replace(self, files=file_table(bundle_dir)).to_json()
         (Path(bundle_dir) / SPEC_FILE).write_text(json.dumps(data, indent=1) + "\n")
         return data
+
+
+def file_table(bundle_dir: str | Path) -> dict[str, dict[str, Any]]:
+    """``files`` of bot.json: every regular file in ``bundle_dir`` but bot.json, by name,
+    with its sha256 and size in bytes (folders, e.g. a Core ML package, are left out)."""
+    return {
+        path.name: {"sha256": file_sha256(path), "bytes": path.stat().st_size}
+        for path in sorted(Path(bundle_dir).iterdir())
+        if path.is_file() and path.name != SPEC_FILE
+    }
+
+
+def _file_entries(files: Any, where: str) -> dict[str, dict[str, Any]]:
+    """bot.json's file table, checked for shape."""
+    if not isinstance(files, dict) or not all(
+        isinstance(e, dict) and isinstance(e.get("sha256"), str) for e in files.values()
+    ):
+        raise BundleError(f"{where}: files must map each file name to its sha256 and bytes")
+    return files
 
 
 def _flag_value(flag: str, value: Any) -> Any:
@@ -357,9 +404,12 @@ def markdown() -> str:
         "",
         "### From an action to cards",
         "",
+        f"- Order: {cards['order']}.",
         f"- Plays: {cards['play']}.",
         f"- Start card: {cards['start_card']}.",
         f"- Give-back: {cards['give_back']}.",
+        f"- Automatic: {cards['automatic']}.",
+        f"- Written: {cards['written']}.",
         "",
         "### The decision",
         "",
@@ -408,7 +458,9 @@ __all__ = [
     "ModelFile",
     "OUTPUT_NAME",
     "SPEC_FILE",
+    "PREVIOUS_FORMAT",
     "action_table_hash",
+    "file_table",
     "canonical_json",
     "contract",
     "file_sha256",

@@ -11,4 +11,5 @@ export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observati
 export { cardsOfAction } from './game/moves.js';
 export { denseModel, denseScores, halfToFloat } from './bots/dense.js';
 export { canonicalJson, sha256 } from './files.js';
+export { levelPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
 export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bots/verify.js';

@@ -2,8 +2,9 @@
 # The files the node tests read besides the shipped bundles, all written by the Python side
 # (no expected value in the tests is written by hand). For each shipped bundle
 # (murlan_env/bots/policies/*/): the weights of each of its model files for the runtime-free
-# path (weights.bin and weights.json, weights.fp16.*; murlan_env.bots.plain_weights) and a fresh golden set regenerated with another
-# seed (`murlan golden`). Run from anywhere: npm run vectors (SEED, POSITIONS to change them,
+# path (weights.bin and weights.json, weights.fp16.*; murlan_env.bots.plain_weights), a fresh
+# golden set regenerated with another seed (`murlan golden`), and at its positions the
+# murlan-bot/1 requests a bot is sent and the greedy bot's actions (protocol.json). Run from anywhere: npm run vectors (SEED, POSITIONS to change them,
 # MURLAN_VECTORS to write elsewhere; the tests read the same variable).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
@@ -20,4 +21,11 @@ for dir in murlan_env/bots/policies/*/; do
       "$model" "$out/$name"
   done
   python -m murlan_cli golden "$dir" --seed "$seed" --positions "$positions" --out "$out/$name/fresh.json"
+  python -c 'import json, sys
+from murlan_env.bots.basic import GreedyBot
+from murlan_env.bots.golden import bot_actions
+from murlan_env.bots.process import golden_requests
+golden = json.load(open(sys.argv[1]))
+out = {"requests": golden_requests(golden), "greedy": bot_actions(golden, GreedyBot())}
+json.dump(out, open(sys.argv[2], "w"))' "$out/$name/fresh.json" "$out/$name/protocol.json"
 done
