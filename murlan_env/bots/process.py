@@ -225,6 +225,7 @@ class ProcessBot:
         self.strict = strict
         self.faults: list[Fault] = []
         self._next_id = 0
+        self._lock = threading.Lock()  # one batch of requests at a time (a web server's threads)
         self._holder: list[_Channel | None] = [None]  # shared with the finalizer
         self._finalizer = weakref.finalize(self, _close_channel, self._holder)
         try:
@@ -303,7 +304,8 @@ class ProcessBot:
         if self.given_up:
             return fallback
         try:
-            return self.decide(match, seeds)
+            with self._lock:
+                return self.decide(match, seeds)
         except _Partial as partial:
             out = np.where(partial.answered, partial.actions, fallback)
             for fault, n in partial.faults:

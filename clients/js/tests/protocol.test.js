@@ -134,3 +134,22 @@ test('a level that the bundle lacks is refused, naming the ones it has', async (
   const bot = await loadBot(dir);
   assert.throws(() => levelPlayer(bot, 'nope'), /has no level "nope"/);
 });
+
+test('loadBot checks the files it reads against bot.json\'s file table', async () => {
+  const { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const copy = mkdtempSync(join(tmpdir(), 'murlan-files-'));
+  try {
+    cpSync(join(POLICIES, BUNDLES[0]), copy, { recursive: true });
+    await loadBot(copy); // as shipped: every file matches
+    const description = JSON.parse(readFileSync(join(copy, 'weights.json'), 'utf8'));
+    writeFileSync(join(copy, 'weights.json'), JSON.stringify({ ...description, byte_order: 'little ' }));
+    await assert.rejects(loadBot(copy), /weights.json: sha256 does not match bot.json's file table/);
+    const spec = JSON.parse(readFileSync(join(copy, 'bot.json'), 'utf8'));
+    delete spec.files['weights.json'];
+    writeFileSync(join(copy, 'bot.json'), JSON.stringify(spec));
+    await assert.rejects(loadBot(copy), /weights.json is not in its file table/);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+});
