@@ -217,3 +217,17 @@ def test_proc_without_a_command_is_a_usage_error():
     )
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "proc: needs a command" in out.stderr
+
+
+def test_murlan_play_reads_a_proc_command_with_spaces_as_one_spec():
+    out = subprocess.run(
+        [sys.executable, "-m", "murlan_cli", "play", "--bots", f"proc:{sys.executable} {EXAMPLE}"],
+        input="quit\n",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.count("(lowest-play)") >= 1 and out.stderr == ""
