@@ -76,3 +76,33 @@ def test_what_is_not_a_record_or_a_position_is_refused():
     assert errors("state", {**state, "phase": "bidding"})
     assert errors("state", {**state, "rules": {**state["rules"], "sticky_pass": "true"}})
     assert errors("state", {**state, "extra": 1})
+
+
+def test_the_protocols_lines_conform(tmp_path):
+    """What murlan sends and what the example bot answers, logged through a relay."""
+    import sys
+    from pathlib import Path
+
+    from murlan_env.bots.process import ProcessBot
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "protocol_bot.py"
+    log_in, log_out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    relay = tmp_path / "relay.sh"
+    relay.write_text(f"tee {log_in} | {sys.executable} {example} | tee {log_out}\n")
+    with ProcessBot(["bash", str(relay)]) as bot:
+        from murlan_env.eval.arena import run_arena
+
+        run_arena([bot, "greedy"], 1, 0, max_hands=2)
+    sent = [json.loads(line) for line in log_in.read_text().splitlines()]
+    answered = [json.loads(line) for line in log_out.read_text().splitlines()]
+    assert sent[0]["type"] == "hello" and answered[0]["type"] == "hello"
+    assert errors_of("hello_from_murlan", sent[0]) == errors_of("hello_from_bot", answered[0]) == []
+    moves = [m for m in sent if m["type"] == "move"]
+    assert moves and all(errors_of("move", m) == [] for m in moves)
+    assert all(errors_of("answer", a) == [] for a in answered[1:])
+    assert errors("protocol", sent[-1]) == []  # the bye
+    assert errors_of("answer", {"id": 1}) and errors_of("move", {**moves[0], "seat": 7})
+
+
+def errors_of(part: str, value) -> list[str]:
+    return [e.message for e in validator("protocol", part).iter_errors(value)]
