@@ -257,9 +257,9 @@ class BundleSpec:
             raise BundleError(f"{path} is not valid JSON: {e}") from None
         spec = cls.from_json(data, str(path))
         if check_files:
-            spec.check_files(bundle_dir)
             for model in spec.models:
                 spec.check_model(bundle_dir, model)
+            spec.check_files(bundle_dir)
         return spec
 
     def check_model(self, bundle_dir: Path, model: ModelFile) -> None:
