@@ -24,7 +24,7 @@ import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
 from murlan_env import records
-from murlan_env.bots import spec as bundle_spec
+from murlan_env.bots import contract as bundle_contract
 from murlan_env.bots.basic import GreedyBot, RandomBot
 from murlan_env.bots.bundle import BundleBot, verify_golden
 from murlan_env.bots.golden import dense_obs
@@ -308,7 +308,7 @@ def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypa
 def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
     table = action_table()
     table[1], table[2] = table[2], table[1]
-    monkeypatch.setattr(bundle_spec, "action_table", lambda: table)
+    monkeypatch.setattr(bundle_contract, "action_table", lambda: table)
     with pytest.raises(BundleError, match="action table differs"):
         BundleSpec.load(bundle)
 

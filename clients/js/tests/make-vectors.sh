@@ -4,7 +4,8 @@
 # (murlan_env/bots/policies/*/): the weights of each of its model files for the runtime-free
 # path (weights.bin and weights.json, weights.fp16.*; murlan_env.bots.plain_weights), a fresh
 # golden set regenerated with another seed (`murlan golden`), and at its positions the
-# murlan-bot/1 requests a bot is sent and the greedy bot's actions (protocol.json); the golden
+# murlan-bot/1 requests a bot is sent, the greedy bot's actions and the actions a level's
+# sampling draws for given uniform draws (protocol.json); the golden
 # set and every request's state and record are checked against murlan_env/schemas first. Run from anywhere: npm run vectors (SEED, POSITIONS to change them,
 # MURLAN_VECTORS to write elsewhere; the tests read the same variable).
 set -euo pipefail
@@ -24,12 +25,17 @@ for dir in murlan_env/bots/policies/*/; do
   python -m murlan_cli golden "$dir" --seed "$seed" --positions "$positions" --out "$out/$name/fresh.json"
   python -c 'import json, sys
 from murlan_env.bots.basic import GreedyBot
-from murlan_env.bots.golden import bot_actions
+from murlan_env.bots.golden import bot_actions, sampled_actions
 from murlan_env.bots.process import golden_requests
 from murlan_env.schemas import validator
 golden = json.load(open(sys.argv[1]))
 validator("golden").validate(golden)
 out = {"requests": golden_requests(golden), "greedy": bot_actions(golden, GreedyBot())}
+draws = [(i * 0.6180339887498949) % 1.0 for i in range(len(golden["positions"]))]
+out["samples"] = [
+    {"temperature": t, "draws": draws, "actions": sampled_actions(golden, t, draws)}
+    for t in (0.5, 1.0)
+]
 for request in out["requests"]:
     validator("state").validate(request["state"])
     validator("record").validate(request["record"])

@@ -75,6 +75,24 @@ for (const name of BUNDLES) {
     });
   });
 
+  test(`${name}: a level's sampling draws Python's action for the same uniform draw`, async () => {
+    const { samples } = readJsonFile(join(vectorsOf(name), 'protocol.json'));
+    const golden = readJsonFile(join(vectorsOf(name), 'fresh.json'));
+    const size = readJsonFile(join(dir, 'bot.json')).contract.actions.count;
+    assert.ok(samples.length >= 2);
+    for (const { temperature, draws, actions } of samples) {
+      golden.positions.forEach((p, i) => {
+        const scores = new Float32Array(size).fill(-3.4028234663852886e38);
+        const mask = new Uint8Array(size);
+        p.legal.forEach((a, k) => {
+          scores[a] = p.scores[k];
+          mask[a] = 1;
+        });
+        assert.equal(sampleFromScores(scores, mask, temperature, () => draws[i]), actions[i], `T=${temperature}, position ${i}`);
+      });
+    }
+  });
+
   for (const level of levels) {
     test(`${name}: level ${level} answers with legal moves, the same for the same seed`, async () => {
       const { requests } = readJsonFile(join(vectorsOf(name), 'protocol.json'));
