@@ -35,6 +35,7 @@ from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
+SLOW = 5.0  # seconds: no answer of these bots takes that long but the one that never comes
 EXAMPLE = ROOT / "examples" / "protocol_bot.py"
 
 # A bot that answers every request with its first legal move after ``misbehave(message, n)``
@@ -137,7 +138,9 @@ def test_the_example_bot_plays_an_arena_and_replays_for_a_seed():
     ],
 )
 def test_a_fault_forfeits_only_the_decisions_it_hits(tmp_path, body, fault):
-    with ProcessBot(script(tmp_path, body), timeout=0.5) as bot:
+    # A time limit well above any answer's, even on a loaded machine, except the one that
+    # never comes (the timeout case sleeps a minute).
+    with ProcessBot(script(tmp_path, body), timeout=SLOW) as bot:
         report = arena(bot)
     assert [f.fault for f in bot.faults] == [fault]
     (row,) = report["faults"]
@@ -155,7 +158,7 @@ def test_strict_raises_the_named_fault(tmp_path):
         ("return {'id': message['id'], 'move': ['RJ', 'BJ', '3S']}", BotIllegalMove),
     ]
     for i, (body, error) in enumerate(cases):
-        with ProcessBot(script(tmp_path, body, name=f"b{i}"), timeout=0.3, strict=True) as bot:
+        with ProcessBot(script(tmp_path, body, name=f"b{i}"), timeout=SLOW, strict=True) as bot:
             with pytest.raises(error):
                 arena(bot, boards=1)
 
