@@ -43,6 +43,7 @@ from murlan_env.bots.bundle import (
 )
 from murlan_env.bots.golden import dense_obs, make_golden
 from murlan_env.bots.plain_weights import PlainWeightsError, weights_names, write_plain_weights
+from murlan_env.bots.registry import policy_levels
 from murlan_env.bots.spec import (
     COREML_FILE,
     GOLDEN_FILE,
@@ -227,6 +228,7 @@ def export_bundle(
         policy=description,
         coreml={"file": COREML_FILE if coreml_path.exists() else None, "note": coreml_note},
         murlan_version=__version__,
+        levels=policy_levels(out),  # a shipped policy's levels, when exported again into it
     )
     if n_positions == 0:  # no golden vectors (quick bundles for tests of other things)
         bundle.write(out)

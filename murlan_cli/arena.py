@@ -94,6 +94,9 @@ def run_command(args: argparse.Namespace) -> int:
     finally:
         if bar is not None:
             bar.close()
+        for bot in bots:  # end the processes of bots in other programs
+            if callable(getattr(bot, "close", None)):
+                bot.close()
     if args.json == "-":
         print(json.dumps(report, indent=2))
     else:
@@ -120,6 +123,14 @@ def print_report(report: dict[str, Any], console=None) -> None:
         console = Console(file=console.file, width=natural, no_color=True, highlight=False)
     console.print(f"murlan arena: {report['summary']}", soft_wrap=True)
     console.print(table)
+    for row in report.get("faults", ()):
+        kinds = ", ".join(sorted({f["fault"] for f in row["faults"]}))
+        console.print(
+            f"{row['bot']}: {len(row['faults'])} fault(s) ({kinds}; first: "
+            f"{row['faults'][0]['message']}), {row['forfeited']} decision(s) forfeited",
+            soft_wrap=True,
+            markup=False,
+        )
 
 
 def _progress_bar():

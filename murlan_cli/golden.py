@@ -32,7 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--upgrade",
         action="store_true",
-        help="rewrite a murlan-bundle/2 bot.json in this format first (the model is kept)",
+        help="rewrite an older (murlan-bundle/2 or /3) bot.json in this format first (the "
+        "model is kept; a shipped policy's bot.json gets its levels)",
     )
     add_supports_argument(
         parser,

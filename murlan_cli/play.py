@@ -356,13 +356,26 @@ def run_command(args: argparse.Namespace) -> int:
     except BotError as err:  # a bot that raised or chose an illegal move: say whose, no traceback
         print(f"murlan play: {err}", file=sys.stderr)
         return 1
+    finally:
+        for bot in {id(b): b for b in bots}.values():  # bots in other programs: end them
+            for fault in getattr(bot, "faults", ()):
+                print(
+                    f"murlan play: {bot.name}: {fault.fault}: {fault.message} "
+                    f"(its move forfeited: it passed or made its lowest legal move)",
+                    file=sys.stderr,
+                )
+            if callable(getattr(bot, "close", None)):
+                bot.close()
     return 0
 
 
 def _bots_and_rules(bots: str, rules: list[str]) -> tuple[list[Bot], Rules]:
-    """The three bots of ``--bots`` (one spec for all three, or three separated by commas or
-    spaces) and the rules of ``--rules``; UsageError naming what cannot be used."""
-    specs = [s for s in bots.replace(" ", ",").split(",") if s]
+    """The three bots of ``--bots`` (one spec for all three, or three separated by commas, or
+    by spaces when no spec is a ``proc:COMMAND``) and the rules of ``--rules``; UsageError
+    naming what cannot be used."""
+    if "proc:" not in bots:
+        bots = bots.replace(" ", ",")
+    specs = [s.strip() for s in bots.split(",") if s.strip()]
     if len(specs) == 1:
         specs *= 3
     try:

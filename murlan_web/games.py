@@ -138,7 +138,9 @@ class Game:
             raise ApiError(409, "a hint is for your turn")
         rng = np.random.default_rng([self.seed, HINT_STREAM, self.decisions])
         try:
-            return hints.advice(bot, self.state, rng, logs=self.table.logs)
+            return hints.advice(
+                bot, self.state, rng, logs=self.table.logs, recorder=self.table.recorder
+            )
         except Exception:
             log.exception("hint from %s failed", bot.name)
             raise ApiError(500, f"{bot.name} could not give a hint here: try another bot") from None

@@ -20,6 +20,7 @@ from murlan_env.game import engine
 from murlan_env.game.cards import CARD_RANK
 from murlan_env.game.combos import PASS, describe
 from murlan_env.game.state import Phase, State
+from murlan_env.records import Recorder
 from murlan_web.views import card_names, play_names
 
 TOP_MOVES = 6
@@ -85,13 +86,16 @@ def advice(
     made: int | None = None,
     top: int = TOP_MOVES,
     logs: HandLogs | None = None,
+    recorder: Recorder | None = None,
 ) -> dict[str, Any]:
     """The bot's move and its best-scored candidates in a position waiting for a decision.
 
     ``made``: the action actually played there (Replay), listed among the candidates even
     when it is not in the top ``top``. A bot with scores plays its best-scored move; legal
     moves it does not score (NaN, e.g. the search bot's exchange give-back) are left out.
-    ``logs``: the hand so far (one game), for a bot that reads it (``expert``'s belief).
+    ``logs``: the hand so far (one game), for a bot that reads it (``expert``'s belief);
+    ``recorder``: the match so far (its state is ``state``), for a bot that reads it (a bot in
+    another process).
     """
     obs = engine.observe(state)
     mask = engine.legal_action_mask(state)
@@ -100,7 +104,7 @@ def advice(
     out: dict[str, Any] = {"bot": bot.name, "meaning": score_meaning(bot), "candidates": []}
     legal = np.flatnonzero(mask[0])
     if scores is None or not np.isfinite(scores[0, legal]).any():
-        action = int(act_with_history(bot, obs, mask, rng, logs, [0], state.to_act)[0])
+        action = int(act_with_history(bot, obs, mask, rng, logs, [0], state.to_act, recorder)[0])
         out["move"] = move_json(state, action)
         out["meaning"] = None
         # Why no scores, in words: a bot that scores plays but not this kind of decision.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 from murlan_env.bots import registry
 from murlan_env.bots.bundle import BundleBot, read_golden, verify_golden
 from murlan_env.bots.golden import dense_obs, replay_golden
-from murlan_env.bots.spec import BundleSpec, markdown
+from murlan_env.bots.spec import BundleError, BundleSpec, markdown
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import CARD_RANK, RANKS, parse_cards
 from murlan_env.game.rules import Rules
@@ -185,3 +186,47 @@ def test_the_give_back_card_is_never_the_card_just_received():
     assert [CARD_NAMES[c] for c in np.flatnonzero(cards)] == ["9D"]  # 9S came in: 9D goes
     state = engine.step(state, [7])
     assert CARD_NAMES[int(state.ex_first_gives[0])] == "9D"
+
+
+def test_every_file_of_a_shipped_bundle_is_in_its_file_table(tmp_path):
+    from murlan_env.bots.spec import file_table
+
+    for name in registry.shipped_policies():
+        folder = registry.policies_dir() / name
+        spec = BundleSpec.load(folder)
+        assert spec.files == file_table(folder)
+        assert {"weights.json", "weights.bin", "golden.json", "model.onnx"} <= set(spec.files)
+    copy = tmp_path / "b"
+    shutil.copytree(registry.policies_dir() / "ppo-strong", copy)
+    weights = json.loads((copy / "weights.json").read_text())
+    (copy / "weights.json").write_text(json.dumps({**weights, "byte_order": "big"}))
+    with pytest.raises(BundleError, match="weights.json: sha256 does not match bot.json's file"):
+        BundleSpec.load(copy)
+
+
+def test_shipped_bundles_carry_their_levels_and_one_type_per_rule_value():
+    for name in registry.shipped_policies():
+        data = json.loads((registry.policies_dir() / name / "bot.json").read_text())
+        assert data["levels"] == registry.policy_levels(registry.policies_dir() / name)
+        assert data["levels"]  # each shipped policy plays some level
+        for flag, values in data["contract"]["rules"]["flags"].items():
+            assert {type(v) for v in values} == {type(data["rules"][flag])}
+            assert {type(v) for v in data["supported_rules"][flag]} == {type(data["rules"][flag])}
+
+
+def test_a_previous_format_bundle_upgrades_to_the_shipped_one(tmp_path):
+    """murlan-bundle/3 had no file table and no levels; the upgrade adds both and keeps the
+    golden set, so a shipped bundle written back in that format upgrades to itself."""
+    from murlan_env.bots.bundle import upgrade_spec
+    from murlan_env.bots.spec import PREVIOUS_FORMAT
+
+    shipped = registry.policies_dir() / "ppo-finetune"
+    copy = tmp_path / "ppo-finetune"
+    shutil.copytree(shipped, copy)
+    data = json.loads((copy / "bot.json").read_text())
+    old = {k: v for k, v in data.items() if k not in ("files", "levels")}
+    (copy / "bot.json").write_text(json.dumps({**old, "format": PREVIOUS_FORMAT}))
+    with pytest.raises(BundleError, match="--upgrade"):
+        BundleSpec.load(copy)
+    upgrade_spec(copy, registry.policy_levels(shipped)).write(copy)
+    assert json.loads((copy / "bot.json").read_text()) == data

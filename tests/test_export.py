@@ -24,11 +24,11 @@ import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_spec
 from murlan_env import records
-from murlan_env.bots import spec as bundle_spec
+from murlan_env.bots import contract as bundle_contract
 from murlan_env.bots.basic import GreedyBot, RandomBot
 from murlan_env.bots.bundle import BundleBot, verify_golden
 from murlan_env.bots.golden import dense_obs
-from murlan_env.bots.spec import BundleError, BundleSpec
+from murlan_env.bots.spec import BUNDLE_FORMAT, BundleError, BundleSpec
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, PASS, action_table
@@ -106,7 +106,9 @@ def test_bundle_files(bundle):
 
 def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     spec = json.loads((bundle / "bot.json").read_text())
-    assert spec["format"] == "murlan-bundle/3"
+    assert spec["format"] == BUNDLE_FORMAT
+    written = sorted(p.name for p in bundle.iterdir() if p.is_file() and p.name != "bot.json")
+    assert sorted(spec["files"]) == written  # every file of the bundle, with its sha256
     assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
     assert spec["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
     assert spec["supported_rules"]["joker_pair"] == [True]
@@ -306,7 +308,7 @@ def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypa
 def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
     table = action_table()
     table[1], table[2] = table[2], table[1]
-    monkeypatch.setattr(bundle_spec, "action_table", lambda: table)
+    monkeypatch.setattr(bundle_contract, "action_table", lambda: table)
     with pytest.raises(BundleError, match="action table differs"):
         BundleSpec.load(bundle)
 

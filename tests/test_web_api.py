@@ -546,6 +546,25 @@ def test_bots_named_on_the_command_line_join_the_menu(tmp_path):
         assert hint["meaning"].startswith("policy score") and hint["candidates"]
 
 
+def test_a_bot_in_another_program_takes_a_seat_and_hints(tmp_path):
+    """murlan serve --bots proc:COMMAND: the program plays its seats and gives hints
+    (murlan-bot/1, examples/protocol_bot.py: the lowest legal play)."""
+    import sys
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "protocol_bot.py"
+    spec = f"proc:{sys.executable} {example}"
+    app = create_app(Settings(records_dir=tmp_path / "r", bots=(spec,)))
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        menu = {b["spec"]: b for b in client.get("/api/options").json()["bots"]}
+        assert spec in menu
+        view = new_game(client, bots=[spec, "rule", spec], seat=1, seed=4)
+        hint = client.post(f"/api/games/{view['id']}/hint", json={"bot": spec})
+        assert hint.status_code == 200, hint.text
+        assert "cards" in hint.json()["move"] and not hint.json()["candidates"]  # no scores
+        final, _ = play_to_end(client, view)
+        assert final["board"]["phase"] == "match over"
+
+
 def test_policies_that_insist_on_their_rules_are_refused_under_others():
     from murlan_web.catalog import rules_conflict
 

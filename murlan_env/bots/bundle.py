@@ -30,9 +30,11 @@ import numpy as np
 from murlan_env.bots import basic as bots
 from murlan_env.bots import golden as goldens
 from murlan_env.bots.spec import (
+    BUNDLE_FORMAT,
     GOLDEN_FILE,
     GOLDEN_FORMAT,
     OUTPUT_NAME,
+    PREVIOUS_FORMAT,
     SPEC_FILE,
     BundleError,
     BundleSpec,
@@ -272,9 +274,11 @@ def write_golden(bundle_dir: str | Path, spec: BundleSpec, golden: dict[str, Any
     return spec
 
 
-def upgrade_spec(bundle_dir: str | Path) -> BundleSpec:
-    """The spec of a ``murlan-bundle/2`` bundle in this format (its model file is kept; the
-    golden vectors must be made again). Raises BundleError when it is not such a bundle."""
+def upgrade_spec(bundle_dir: str | Path, levels: dict[str, dict] | None = None) -> BundleSpec:
+    """The spec of an older bundle in this format: a ``murlan-bundle/3`` spec as it was (its
+    golden set still holds), with ``levels`` when given (the file table is made when it is
+    written); a ``murlan-bundle/2`` one with its model file kept (the golden vectors must be
+    made again). Raises BundleError for anything else."""
     from murlan_env import __version__
 
     bundle_dir = Path(bundle_dir)
@@ -283,8 +287,14 @@ def upgrade_spec(bundle_dir: str | Path) -> BundleSpec:
         old = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise BundleError(f"{path}: cannot read it: {e}") from None
+    if old.get("format") == PREVIOUS_FORMAT:
+        spec = BundleSpec.from_json({**old, "format": BUNDLE_FORMAT, "files": {}}, str(path))
+        return dataclasses.replace(spec, levels=levels if levels is not None else spec.levels)
     if old.get("format") != "murlan-bundle/2":
-        raise BundleError(f"{path}: format {old.get('format')!r}: only murlan-bundle/2 upgrades")
+        raise BundleError(
+            f"{path}: format {old.get('format')!r}: only {PREVIOUS_FORMAT} and murlan-bundle/2 "
+            "upgrade"
+        )
     model = old.get("model") or {}
     model_path = bundle_dir / model.get("file", "model.onnx")
     if not model_path.is_file() or file_sha256(model_path) != model.get("sha256"):
@@ -322,10 +332,16 @@ def regenerate_golden(
 ) -> tuple[BundleSpec, dict[str, Any]]:
     """New golden vectors for a bundle, scored by its float32 ONNX model: written to ``out``
     when given (the bundle is left as it is), else into the bundle (golden.json and its
-    entry in bot.json). ``upgrade``: first rewrite a murlan-bundle/2 spec in this format.
+    entry in bot.json). ``upgrade``: first rewrite an older spec in this format
+    (``upgrade_spec``; a shipped policy gets its levels, ``registry.policy_levels``).
     ``supports``: rule variants (flag -> values) to add to the spec's ``supported_rules``
     (then written to bot.json even with ``out``)."""
-    spec = upgrade_spec(bundle_dir) if upgrade else BundleSpec.load(bundle_dir)
+    if upgrade:
+        from murlan_env.bots.registry import policy_levels
+
+        spec = upgrade_spec(bundle_dir, policy_levels(bundle_dir) or None)
+    else:
+        spec = BundleSpec.load(bundle_dir)
     if supports:
         spec = spec.widened(supports)
     model = spec.model("float32")

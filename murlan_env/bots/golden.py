@@ -45,7 +45,7 @@ from murlan_env.bots.golden_positions import (
 from murlan_env.bots.spec import GOLDEN_FORMAT, BundleSpec
 from murlan_env.game import engine, observation, observation_layout
 from murlan_env.game.cards import format_cards
-from murlan_env.game.combos import JOKER_PAIR
+from murlan_env.game.combos import JOKER_PAIR, N_ACTIONS
 from murlan_env.game.rules import Rules
 from murlan_env.game.state import TARGETS, State
 
@@ -384,6 +384,37 @@ def check_golden(golden: dict, scorers: dict[str, Scorer]) -> dict[str, Any]:
     return report
 
 
+def bot_actions(golden: dict, bot, seed: int = 0) -> list[int]:
+    """A bot's actions at a golden set's positions (all in one call, its generator seeded by
+    ``seed``): test vectors for another client's copy of a deterministic bot (the greedy
+    bot's, in ``clients/js``)."""
+    states = [state for _, state in replay_golden(golden)]
+    obs = np.concatenate([engine.observe(s) for s in states])
+    masks = np.concatenate([engine.legal_action_mask(s) for s in states])
+    return [int(a) for a in bot.act(obs, masks, np.random.default_rng(seed))]
+
+
+def sampled_actions(golden: dict, temperature: float, draws: np.ndarray) -> list[int]:
+    """The actions ``basic.sample_from_scores`` draws at a golden set's positions from their
+    golden scores at ``temperature``, given each position's uniform draw in ``draws``
+    (B,) floats in [0, 1): test vectors for another client's sampling of a level's moves."""
+    from murlan_env.bots.basic import sample_from_scores
+
+    positions = golden["positions"]
+    scores = np.full((len(positions), N_ACTIONS), np.finfo(np.float32).min, np.float32)
+    mask = np.zeros((len(positions), N_ACTIONS), bool)
+    for i, p in enumerate(positions):
+        scores[i, p["legal"]] = p["scores"]
+        mask[i, p["legal"]] = True
+
+    class Draws:  # a generator whose next uniform draws are ``draws``
+        def random(self, n):
+            assert n == len(draws)
+            return np.asarray(draws, np.float64)
+
+    return [int(a) for a in sample_from_scores(scores, mask, temperature, Draws())]
+
+
 def golden_ok(report: dict, tolerances: dict[str, float]) -> bool:
     """Whether a ``check_golden`` report shows an exact replay and every model within its
     tolerance (the float32 reference model also picks every recorded action)."""
@@ -402,6 +433,8 @@ def golden_ok(report: dict, tolerances: dict[str, float]) -> bool:
 __all__ = [
     "ABOUT",
     "GoldenError",
+    "bot_actions",
+    "sampled_actions",
     "check_coverage",
     "check_golden",
     "coverage",

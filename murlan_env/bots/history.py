@@ -13,14 +13,24 @@ per game (slot 0 is the acting seat, as in the observation). Duplicate play (are
 evaluation, the benchmarks), ``murlan play`` and the web game (its bots, hints and replays)
 keep the logs; the Gymnasium and PettingZoo environments and training rollouts do not, and
 there such a bot acts without them (a search then deals the hidden cards uniformly).
+
+A bot that needs the whole match so far (a bot in another process, ``murlan_env.bots.process``,
+which is sent the match's record and the position) says so with a true ``uses_match``
+attribute; drivers that keep a ``records.Recorder`` of their games (duplicate play, ``murlan
+play``, the web game) then call ``bot.act(obs, mask, rng, match=[MatchSoFar, ...])``, one per
+game.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from typing import Any
 
 import numpy as np
 
 from murlan_env.game.cards import N_CARDS
 from murlan_env.game.state import N_SEATS, Phase, State
+from murlan_env.records.writer import Recorder
 
 # Every play takes at least one card and at most three passes follow it before the trick
 # ends, so no hand has more play decisions than this.
@@ -32,13 +42,35 @@ def uses_history(bot: object) -> bool:
     return bool(getattr(bot, "uses_history", False))
 
 
-def act_with_history(bot, obs, mask, rng, logs: HandLogs | None, games, seats) -> np.ndarray:
-    """``bot.act(obs, mask, rng)`` for the given games (their indices in ``logs``, and the
-    seats acting), with the games' hands so far when ``logs`` keeps them and the bot reads
-    them."""
+def uses_match(bot: object) -> bool:
+    """Whether ``bot.act`` wants the ``match`` so far of its games (see the module docstring)."""
+    return bool(getattr(bot, "uses_match", False))
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSoFar:
+    """One game as a bot that reads the whole match sees it before its decision."""
+
+    state: State  # the game now, a batch of one
+    record: dict[str, Any]  # murlan-record/1 of the match as far as it has been played
+
+
+def act_with_history(
+    bot, obs, mask, rng, logs: HandLogs | None, games, seats, recorder: Recorder | None = None
+) -> np.ndarray:
+    """``bot.act(obs, mask, rng)`` for the given games (their indices in ``logs`` and in
+    ``recorder``, and the seats acting), with the games' hands so far when ``logs`` keeps them
+    and the bot reads them, and the matches so far when ``recorder`` keeps them (its current
+    state is the games' state) and the bot reads them."""
+    options = {}
     if logs is not None and uses_history(bot):
-        return bot.act(obs, mask, rng, history=logs.turned(games, seats))
-    return bot.act(obs, mask, rng)
+        options["history"] = logs.turned(games, seats)
+    if recorder is not None and uses_match(bot):
+        options["match"] = [
+            MatchSoFar(recorder.state.index(np.array([g])), recorder.record(int(g)))
+            for g in np.asarray(games, np.int64)
+        ]
+    return bot.act(obs, mask, rng, **options)
 
 
 class HandLogs:
@@ -75,4 +107,11 @@ class HandLogs:
         return out
 
 
-__all__ = ["MAX_DECISIONS", "HandLogs", "act_with_history", "uses_history"]
+__all__ = [
+    "MAX_DECISIONS",
+    "HandLogs",
+    "MatchSoFar",
+    "act_with_history",
+    "uses_history",
+    "uses_match",
+]

@@ -15,6 +15,9 @@ training configs' opponents and evaluation bots, the benchmarks) calls ``make_bo
 |                   | and its own move stands unless the search finds one better by           |
 |                   | ``SEARCH_MARGIN`` points                                                |
 | ``bundle:DIR``    | an exported bundle (``BundleBot``, onnxruntime only)                    |
+| ``proc:COMMAND``  | a program in any language speaking ``murlan-bot/1`` on stdin/stdout     |
+|                   | (``ProcessBot``, ``murlan_env.bots.process``), e.g.                     |
+|                   | ``proc:murlan-bot BUNDLE_DIR --level hard`` (clients/js)                |
 | a shipped name    | a policy shipped inside the package (``murlan_env/bots/policies/NAME``)      |
 | ``easy`` ...      | a difficulty level: a shipped policy played with a temperature, a       |
 |                   | share of a weaker bot's moves, or a search on top (``expert``); see     |
@@ -81,6 +84,19 @@ def levels() -> dict[str, dict]:
     return json.loads(path.read_text())
 
 
+def policy_levels(bundle_dir: str | Path) -> dict[str, dict]:
+    """The levels that play the policy in ``bundle_dir`` when it is a shipped policy's
+    folder (name -> the level less its ``policy``; what its bot.json carries), else {}."""
+    path = Path(bundle_dir).resolve()
+    if path.parent != policies_dir().resolve():
+        return {}
+    return {
+        name: {key: value for key, value in level.items() if key != "policy"}
+        for name, level in levels().items()
+        if level.get("policy") == path.name
+    }
+
+
 def shipped_policies() -> list[str]:
     """Names of the shipped policies (bundles under ``policies_dir()``), sorted."""
     root = policies_dir()
@@ -104,6 +120,7 @@ def spec_forms() -> list[str]:
         "search:SECONDSs",
         "search:N:BOT",
         "bundle:DIR",
+        "proc:COMMAND",
         *levels(),
         *shipped_policies(),
         *(f"{kind}:ARG" for kind in sorted(plugin_kinds())),
@@ -134,6 +151,12 @@ def make_bot(spec: str) -> Bot:
         from murlan_env.bots.bundle import BundleBot
 
         return BundleBot(arg)
+    if kind == "proc":
+        if not arg.strip():
+            raise _unknown(text, "proc: needs a command, e.g. proc:python my_bot.py")
+        from murlan_env.bots.process import ProcessBot
+
+        return ProcessBot(arg)
     level = levels().get(kind) if not sep else None
     if level is not None:
         return _level_bot(kind, level)
@@ -261,8 +284,12 @@ def _bots_within(bot, seen: set[int] | None = None):
 
 
 def check_spec(spec: str) -> None:
-    """Raise BotSpecError if ``spec`` names no bot (builds it once, then drops it)."""
-    make_bot(spec)
+    """Raise BotSpecError if ``spec`` names no bot (builds it once, then drops it, ending a
+    bot's process)."""
+    bot = make_bot(spec)
+    close = getattr(bot, "close", None)
+    if callable(close):
+        close()
 
 
 __all__ = [
@@ -276,6 +303,7 @@ __all__ = [
     "opponent_model",
     "plugin_kinds",
     "policies_dir",
+    "policy_levels",
     "rules_conflict",
     "shipped_policies",
     "spec_forms",

@@ -22,23 +22,30 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from murlan_env.game import observation, observation_layout
-from murlan_env.game.cards import RANKS
+from murlan_env.bots.contract import (
+    GIVE_BACK_IDS,
+    OUTPUT_NAME,
+    action_table_hash,
+    canonical_json,
+    contract,
+    layout_hash,
+    layout_rows,
+)
+from murlan_env.game import observation_layout
 from murlan_env.game.combos import (
     KIND,
     LENGTH,
     N_ACTIONS,
     PASS,
-    SINGLE_OF_RANK,
     Kind,
     action_table,
 )
 from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError, flag_word
 from murlan_env.game.version import ENV_NAME
 
-BUNDLE_FORMAT = "murlan-bundle/3"
+BUNDLE_FORMAT = "murlan-bundle/4"
+# The format the upgrade (``bundle.upgrade_spec``) reads besides the one before it.
+PREVIOUS_FORMAT = "murlan-bundle/3"
 GOLDEN_FORMAT = "murlan-golden/2"
 # The environment version the bundle's observations and actions follow (the AEC env's name).
 ENV_VERSION = ENV_NAME
@@ -47,39 +54,13 @@ GOLDEN_FILE = "golden.json"
 MODEL_FILE = "model.onnx"
 COREML_FILE = "model.mlpackage"
 INPUT_NAMES = ("obs", "mask")
-OUTPUT_NAME = "scores"
-F32_MIN = float(np.finfo(np.float32).min)
-# The give-back of the exchange: the single ids of ranks 3..10 (RULES.md 5).
-GIVE_BACK_RANKS = tuple(range(RANKS.index("T") + 1))
-GIVE_BACK_IDS = tuple(int(SINGLE_OF_RANK[r]) for r in GIVE_BACK_RANKS)
 
 
 class BundleError(ValueError):
     """A bundle that cannot be used with the installed murlan (wrong version, hash or file)."""
 
 
-# --------------------------------------------------------------------------- fingerprints
-
-
-def canonical_json(value: Any) -> str:
-    """The text the bundle hashes are taken of: JSON with sorted object keys, no spaces
-    (separators "," and ":"), ASCII only."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
-def layout_rows() -> list[list]:
-    """What the observation hash covers: ``[[name, offset, size], ...]`` in layout order."""
-    return [[p["name"], p["offset"], p["size"]] for p in observation_layout.layout()]
-
-
-def layout_hash() -> str:
-    """sha256 of ``canonical_json(layout_rows())`` (= ``observation_layout.layout_hash()``)."""
-    return hashlib.sha256(canonical_json(layout_rows()).encode()).hexdigest()
-
-
-def action_table_hash() -> str:
-    """sha256 of ``canonical_json(combos.action_table())`` (rows ``{id, kind, ranks}``)."""
-    return hashlib.sha256(canonical_json(action_table()).encode()).hexdigest()
+# --------------------------------------------------------------------------- files
 
 
 def file_sha256(path: str | Path) -> str:
@@ -89,111 +70,6 @@ def file_sha256(path: str | Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-# --------------------------------------------------------------------------- the contract
-
-
-def _rank_list(ranks) -> str:
-    return " ".join(RANKS[r] for r in ranks)
-
-
-def contract() -> dict[str, Any]:
-    """What an encoder and a move chooser must do, generated from the engine's own tables."""
-    give_back = _rank_list(GIVE_BACK_RANKS)
-    return {
-        "observation": {
-            "size": observation.SIZE,
-            "dtype": "float32",
-            "sha256": layout_hash(),
-            "hash_of": (
-                "sha256 of the UTF-8 text of the JSON array [[name, offset, size], ...] of the "
-                "pieces in layout order, no spaces: " + canonical_json(layout_rows())
-            ),
-            "slots": (
-                "egocentric seat slots: slot k is seat (me + k) mod 4, where me is the seat "
-                "to act; slot 0 is the seat to act, then the next seats in turn order. Seats "
-                "that have gone out keep their slots (nothing is skipped)"
-            ),
-            "ranks": "rank index r = 0..14: " + " ".join(RANKS),
-            "pieces": observation_layout.layout(),
-            "fixed_entries": {str(i): why for i, why in observation_layout.fixed_entries().items()},
-        },
-        "actions": {
-            "count": N_ACTIONS,
-            "sha256": action_table_hash(),
-            "hash_of": (
-                "sha256 of the canonical JSON (sorted keys, no spaces, ASCII) of the rows "
-                '{"id", "kind", "ranks"} of the table below, e.g. the first row '
-                + canonical_json(action_table()[0])
-            ),
-            "columns": (
-                "id; kind: pass, single, pair, triple, quad (a bomb), straight; ranks: the "
-                "ranks it plays (straights in ladder order, A low or high); cards: how many"
-            ),
-            "table": [{**row, "cards": int(LENGTH[row["id"]])} for row in action_table()],
-            "legal": (
-                "a play is legal when the hand holds the cards of its ranks and it beats the "
-                "play on the table (RULES.md 3, with the variant flags of 7); on an empty "
-                "table any play but pass; pass is legal on a non-empty table only; the joker "
-                f"pair (id {N_ACTIONS - 1}) only with joker_pair. Under the start duty only "
-                "plays that contain the start card's rank are legal"
-            ),
-        },
-        "exchange": {
-            "ids": list(GIVE_BACK_IDS),
-            "ranks": give_back,
-            "meaning": (
-                "in phase exchange the previous hand's 1st player gives back one card: action "
-                f"id 1 + r gives back a card of rank r ({give_back}); no other id is legal"
-            ),
-            "legal": (
-                "id 1 + r is legal when the player holds a card of rank r other than the card "
-                "just received (another card of the received card's rank may go back)"
-            ),
-            "automatic": (
-                "the last player's highest card (its first suit in S H D C order) goes to the "
-                "1st player before the decision; a 1st player holding no card ranked "
-                f"{give_back} besides the one received gives back the lowest other card "
-                "without a decision; then the last player leads. A last player dealt both jokers "
-                "makes no exchange and the 1st player leads; with no_exchange no hand has one"
-            ),
-        },
-        "cards": {
-            "play": (
-                "an action names ranks; the cards played are, for each rank it uses, the "
-                "first cards of that rank in the suit order S H D C that the hand holds; BJ "
-                "and RJ are themselves"
-            ),
-            "start_card": (
-                "while the start duty holds (hand 1's first play, start_duty = 1), the start "
-                "card (3S, or 3C with start_card=3C) is taken first, then the rank's other "
-                "cards in suit order"
-            ),
-            "give_back": (
-                "the exchange action of rank r gives the first card of rank r in suit order "
-                "S H D C other than the card just received"
-            ),
-        },
-        "decision": {
-            "inputs": [
-                {"name": "obs", "dtype": "float32", "shape": ["batch", observation.SIZE]},
-                {"name": "mask", "dtype": "bool", "shape": ["batch", N_ACTIONS]},
-            ],
-            "outputs": [{"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch", N_ACTIONS]}],
-            "rule": (
-                "the move is the argmax of scores over the legal actions (mask true); the "
-                f"model scores illegal actions {F32_MIN!r} (float32's minimum); ties go to "
-                "the lowest action id. A row with no legal action has no move"
-            ),
-        },
-        "rules": {
-            "flags": {
-                flag: [flag_word(v) for v in values] for flag, values in RULE_CHOICES.items()
-            },
-            "meaning": "RULES.md section 7; the first value of each flag is the standard game",
-        },
-    }
 
 
 # --------------------------------------------------------------------------- the spec
@@ -226,6 +102,11 @@ class BundleSpec:
     coreml: dict[str, Any] | None = None  # {"file" or None, "note"}
     murlan_version: str = ""
     notes: tuple[str, ...] = ()
+    # Every file of the bundle but bot.json: name -> {"sha256", "bytes"} (``file_table``).
+    files: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
+    # Difficulty levels of this policy: name -> {"temperature", "mix", "search",
+    # "supported_rules", "about", ...} as ``registry.levels()`` holds them, less "policy".
+    levels: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for flag, values in self.supported_rules.items():
@@ -293,6 +174,8 @@ class BundleSpec:
             "golden": self.golden,
             "coreml": self.coreml,
             "notes": list(self.notes),
+            "files": self.files,
+            "levels": self.levels,
             "contract": contract(),
         }
 
@@ -349,6 +232,8 @@ class BundleSpec:
                 coreml=data.get("coreml"),
                 murlan_version=data.get("murlan_version", ""),
                 notes=tuple(data.get("notes") or ()),
+                files=_file_entries(data.get("files"), where),
+                levels=dict(data.get("levels") or {}),
             )
         except (RulesError, TypeError) as e:
             raise BundleError(f"{where}: bad rules or model entry: {e}") from None
@@ -374,6 +259,7 @@ class BundleSpec:
         if check_files:
             for model in spec.models:
                 spec.check_model(bundle_dir, model)
+            spec.check_files(bundle_dir)
         return spec
 
     def check_model(self, bundle_dir: Path, model: ModelFile) -> None:
@@ -398,11 +284,46 @@ class BundleSpec:
         have = ", ".join(m.precision for m in self.models)
         raise BundleError(f"the bundle has no {precision} model (it has {have})")
 
+    def check_files(self, bundle_dir: str | Path) -> None:
+        """Raise BundleError when a file of the table is missing or not the one listed."""
+        for name, entry in self.files.items():
+            path = Path(bundle_dir) / name
+            if not path.is_file():
+                raise BundleError(
+                    f"{bundle_dir}: {name} is missing; copy the whole bundle or write it again "
+                    "with murlan export"
+                )
+            if entry["sha256"] != file_sha256(path):
+                raise BundleError(
+                    f"{path}: sha256 does not match bot.json's file table (corrupt or replaced "
+                    "file); copy the bundle again or write it again with murlan export"
+                )
+
     def write(self, bundle_dir: str | Path) -> dict[str, Any]:
-        """Write bot.json into ``bundle_dir``; returns what was written."""
-        data = self.to_json()
+        """Write bot.json into ``bundle_dir``, its file table made from the files there now;
+        returns what was written."""
+        data = dataclasses.replace(self, files=file_table(bundle_dir)).to_json()
         (Path(bundle_dir) / SPEC_FILE).write_text(json.dumps(data, indent=1) + "\n")
         return data
+
+
+def file_table(bundle_dir: str | Path) -> dict[str, dict[str, Any]]:
+    """``files`` of bot.json: every regular file in ``bundle_dir`` but bot.json, by name,
+    with its sha256 and size in bytes (folders, e.g. a Core ML package, are left out)."""
+    return {
+        path.name: {"sha256": file_sha256(path), "bytes": path.stat().st_size}
+        for path in sorted(Path(bundle_dir).iterdir())
+        if path.is_file() and path.name != SPEC_FILE
+    }
+
+
+def _file_entries(files: Any, where: str) -> dict[str, dict[str, Any]]:
+    """bot.json's file table, checked for shape."""
+    if not isinstance(files, dict) or not all(
+        isinstance(e, dict) and isinstance(e.get("sha256"), str) for e in files.values()
+    ):
+        raise BundleError(f"{where}: files must map each file name to its sha256 and bytes")
+    return files
 
 
 def _flag_value(flag: str, value: Any) -> Any:
@@ -483,9 +404,12 @@ def markdown() -> str:
         "",
         "### From an action to cards",
         "",
+        f"- Order: {cards['order']}.",
         f"- Plays: {cards['play']}.",
         f"- Start card: {cards['start_card']}.",
         f"- Give-back: {cards['give_back']}.",
+        f"- Automatic: {cards['automatic']}.",
+        f"- Written: {cards['written']}.",
         "",
         "### The decision",
         "",
@@ -534,7 +458,9 @@ __all__ = [
     "ModelFile",
     "OUTPUT_NAME",
     "SPEC_FILE",
+    "PREVIOUS_FORMAT",
     "action_table_hash",
+    "file_table",
     "canonical_json",
     "contract",
     "file_sha256",

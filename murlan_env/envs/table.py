@@ -107,7 +107,9 @@ class Table:
         mask = engine.legal_action_mask(self.state)
         obs = engine.observe(self.state)
         try:
-            actions = act_with_history(bot, obs, mask, self.bot_rng, self.logs, [0], [seat])
+            actions = act_with_history(
+                bot, obs, mask, self.bot_rng, self.logs, [0], [seat], self.recorder
+            )
             action = int(actions[0])
         except Exception as err:  # any failure of a bot is the table's BotError
             raise BotError(seat, bot.name, f"{type(err).__name__}: {err}") from err

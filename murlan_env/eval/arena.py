@@ -183,7 +183,28 @@ def run_arena(
         ),
         "seed": seed,
         "rules": rules.to_dict(),
+        "faults": bot_faults(bots, result.names),
     }
+
+
+def bot_faults(bots: Sequence[Bot], names: Sequence[str]) -> list[dict[str, Any]]:
+    """Per bot that reports faults (a bot in another process: ``murlan_env.bots.process``),
+    its name, how many decisions they forfeited and each fault; bots without faults are left
+    out."""
+    out, seen = [], set()
+    for bot, name in zip(bots, names, strict=True):
+        faults = getattr(bot, "faults", None)
+        if not faults or id(bot) in seen:
+            continue
+        seen.add(id(bot))
+        out.append(
+            {
+                "bot": name,
+                "forfeited": sum(f.forfeited for f in faults),
+                "faults": [{"fault": f.fault, "message": f.message} for f in faults],
+            }
+        )
+    return out
 
 
 # --------------------------------------------------------------------------- output

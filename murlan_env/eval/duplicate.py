@@ -12,7 +12,8 @@ seating of the bots), so each bot holds each seat's cards in turn.
   for quick training evaluation: hand 1 with its opening duty, hand 2 with the exchange).
 - All games of all boards and lineups step together on the batched engine; each distinct
   bot object acts once per step on the games where it is to act (observations from
-  ``engine.observe``, and the hands so far for bots that read them: ``murlan_env.bots.history``),
+  ``engine.observe``, and the hands so far, or the whole matches so far as records, for bots
+  that read them: ``murlan_env.bots.history``),
   and every action is checked against the legal mask
   (``IllegalActionError`` names the bot). All randomness comes from ``seed``: same bots,
   same seed, same results.
@@ -39,11 +40,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from murlan_env.bots.basic import Bot
-from murlan_env.bots.history import HandLogs, act_with_history, uses_history
+from murlan_env.bots.history import HandLogs, act_with_history, uses_history, uses_match
 from murlan_env.game import engine
 from murlan_env.game.combos import N_ACTIONS, describe
 from murlan_env.game.engine import N_SEATS, Phase
 from murlan_env.game.rules import Rules
+from murlan_env.records.writer import Recorder
 
 Z95 = 1.959963984540054  # the normal 97.5% quantile
 MATCH_HAND_LIMIT = 500  # a match this long means a broken bot or rule: stop with an error
@@ -343,14 +345,19 @@ def play_duplicate(
     state = engine.deal_from(
         np.stack([d for _, d in first]), np.array([d for d, _ in first], np.int8), rules
     )
+    # Records of every game, for bots that read the match so far (the Recorder compares each
+    # state with the one before, so states are then not stepped in place).
+    recorder = Recorder(state) if any(uses_match(b) for b in bots) else None
     done = 0  # hands played
     if progress is not None:
         progress(done, _hands_to_come(state, active, hand_no, max_hands))
     while active.any():
-        actions = _act(state, active, seat_bots, bots, bot_rng, hand_logs)
+        actions = _act(state, active, seat_bots, bots, bot_rng, hand_logs, recorder)
         if hand_logs is not None:
             hand_logs.record(state, actions)
-        state = engine.step(state, actions, donate=True)
+        state = engine.step(state, actions, donate=recorder is None)
+        if recorder is not None:
+            recorder.update(state)
         ended = np.flatnonzero(active & state.hand_over)
         if not ended.size:
             continue
@@ -371,7 +378,9 @@ def play_duplicate(
             if [d for d, _ in dealt] != dealer.tolist():
                 raise ValueError("a board's dealer must move one seat per hand (RULES.md 5)")
             sub = engine.next_hand(state.index(go_on), hands=np.stack([c for _, c in dealt]))
-            state = engine.replace_games(state, go_on, sub, donate=True)
+            state = engine.replace_games(state, go_on, sub, donate=recorder is None)
+            if recorder is not None:
+                recorder.update(state)
             if hand_logs is not None:
                 hand_logs.clear(go_on)
         done += ended.size
@@ -411,9 +420,10 @@ def _act(
     bots: Sequence[Bot],
     rng: np.random.Generator,
     hand_logs: HandLogs | None = None,
+    recorder: Recorder | None = None,
 ) -> np.ndarray:
     """(G,) the actions of every active game waiting for a decision, one call per bot object
-    (with its games' hands so far if it reads them)."""
+    (with its games' hands, or matches, so far if it reads them)."""
     actions = np.zeros(state.batch_size, np.int64)
     waiting = np.flatnonzero(active & (state.phase <= Phase.EXCHANGE))
     if not waiting.size:
@@ -431,7 +441,7 @@ def _act(
         if not rows.size:
             continue
         chosen = act_with_history(
-            bot, obs[rows], mask[rows], rng, hand_logs, waiting[rows], sub.to_act[rows]
+            bot, obs[rows], mask[rows], rng, hand_logs, waiting[rows], sub.to_act[rows], recorder
         )
         chosen = np.asarray(chosen).reshape(-1)
         if chosen.shape != rows.shape:

@@ -14,6 +14,7 @@ says which suits were played even though the engine's action ids name ranks only
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,19 @@ def play_text(cards, action: int | None = None) -> str:
     if action is not None and KIND[action] == Kind.STRAIGHT:
         ids.sort(key=lambda c: (_LADDER_POS[action, CARD_RANK[c]], c))
     return " ".join(CARD_NAMES[c] for c in ids)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _play_of_bits(bits: int, action: int) -> str:
+    """``play_text`` of a play's card bit set (cached: records are written again and again
+    for bots that read the match so far)."""
+    return play_text(_ids(bits), action)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _cards_of_bits(bits: int) -> str:
+    """``format_cards`` of a card bit set (cached, as ``_play_of_bits``)."""
+    return format_cards(_ids(bits))
 
 
 def finish_order(place: np.ndarray) -> list[int]:
@@ -241,7 +255,7 @@ class Recorder:
                 }
             hand = {
                 "dealer": int(ev["dealer"]),
-                "deal": [format_cards(_ids(b)) for b in ev["deal"]],
+                "deal": [_cards_of_bits(int(b)) for b in ev["deal"]],
                 "exchange": exchange,
                 "plays": [],
                 "finish": [],
@@ -251,11 +265,11 @@ class Recorder:
             by_no[int(ev["hand"])] = hand
         for ev in my_decisions:
             hand = by_no[int(ev["hand"])]
-            cards = _ids(ev["cards"])
             if ev["exchange"]:
-                hand["exchange"]["first_gives"] = CARD_NAMES[cards[0]]
+                hand["exchange"]["first_gives"] = CARD_NAMES[_ids(ev["cards"])[0]]
             else:
-                hand["plays"].append([int(ev["seat"]), play_text(cards, int(ev["action"]))])
+                text = _play_of_bits(int(ev["cards"]), int(ev["action"]))
+                hand["plays"].append([int(ev["seat"]), text])
         for no, end in my_ends.items():
             by_no[no]["finish"] = finish_order(end["place"])
             by_no[no]["points"] = [int(p) for p in end["points"]]

@@ -48,4 +48,5 @@ export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, f
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
 export { denseModel, denseScores, halfToFloat } from './bots/dense.js';
 export { canonicalJson, sha256 } from './files.js';
+export { levelPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
 export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bots/verify.js';

@@ -2,12 +2,16 @@
 # The files the node tests read besides the shipped bundles, all written by the Python side
 # (no expected value in the tests is written by hand). For each shipped bundle
 # (murlan_env/bots/policies/*/): the weights of each of its model files for the runtime-free
-# path (weights.bin and weights.json, weights.fp16.*; murlan_env.bots.plain_weights) and a fresh golden set regenerated with another
-# seed (`murlan golden`); for the engine, transitions from every phase and variant and
-# lock-step matches (`murlan vectors transitions|lockstep`); for the records, valid and
-# corrupted records with the Python validator's verdict (`murlan vectors records`). Run from anywhere: npm run vectors
-# (SEED, POSITIONS, MATCHES (lock-step matches, default 8) to change them, MURLAN_VECTORS to
-# write elsewhere; the tests read the same variable).
+# path (weights.bin and weights.json, weights.fp16.*; murlan_env.bots.plain_weights), a fresh
+# golden set regenerated with another seed (`murlan golden`), and at its positions the
+# murlan-bot/1 requests a bot is sent, the greedy bot's actions and the actions a level's
+# sampling draws for given uniform draws (protocol.json); the golden set and every request's
+# state and record are checked against murlan_env/schemas first. For the engine, transitions
+# from every phase and variant and lock-step matches (`murlan vectors transitions|lockstep`);
+# for the records, valid and corrupted records with the Python validator's verdict (`murlan
+# vectors records`). Run from anywhere: npm run vectors (SEED, POSITIONS, MATCHES (lock-step
+# matches, default 8) to change them, MURLAN_VECTORS to write elsewhere; the tests read the
+# same variable).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 out="${MURLAN_VECTORS:-$root/clients/js/tests/vectors}"
@@ -23,6 +27,23 @@ for dir in murlan_env/bots/policies/*/; do
       "$model" "$out/$name"
   done
   python -m murlan_cli golden "$dir" --seed "$seed" --positions "$positions" --out "$out/$name/fresh.json"
+  python -c 'import json, sys
+from murlan_env.bots.basic import GreedyBot
+from murlan_env.bots.golden import bot_actions, sampled_actions
+from murlan_env.bots.process import golden_requests
+from murlan_env.schemas import validator
+golden = json.load(open(sys.argv[1]))
+validator("golden").validate(golden)
+out = {"requests": golden_requests(golden), "greedy": bot_actions(golden, GreedyBot())}
+draws = [(i * 0.6180339887498949) % 1.0 for i in range(len(golden["positions"]))]
+out["samples"] = [
+    {"temperature": t, "draws": draws, "actions": sampled_actions(golden, t, draws)}
+    for t in (0.5, 1.0)
+]
+for request in out["requests"]:
+    validator("state").validate(request["state"])
+    validator("record").validate(request["record"])
+json.dump(out, open(sys.argv[2], "w"))' "$out/$name/fresh.json" "$out/$name/protocol.json"
 done
 python -m murlan_cli vectors transitions --seed "$seed" --out "$out/transitions.json"
 python -m murlan_cli vectors lockstep --seed "$seed" --matches "${MATCHES:-8}" --out "$out/lockstep.jsonl"

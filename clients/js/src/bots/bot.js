@@ -20,7 +20,7 @@ import { checkLayout, encode, N_SEATS, ruleFeatures } from '../game/observation.
 import { ruleValue } from '../game/rules.js';
 
 /** The bundle format this client reads. */
-export const BUNDLE_FORMAT = 'murlan-bundle/3';
+export const BUNDLE_FORMAT = 'murlan-bundle/4';
 export const ENV_VERSION = 'murlan_v1';
 
 /**
@@ -44,6 +44,7 @@ export async function readContract(spec) {
       : 'is this a murlan bundle?';
     throw new Error(`bot.json: format ${JSON.stringify(spec.format)}, this client reads ${BUNDLE_FORMAT}: ${fix}`);
   }
+  if (!spec.files || typeof spec.files !== 'object') throw new Error('bot.json: no file table (files)');
   if (spec.env_version !== ENV_VERSION) {
     throw new Error(`bot.json: env_version ${JSON.stringify(spec.env_version)}, this client plays ${ENV_VERSION}`);
   }
@@ -70,15 +71,15 @@ export async function readContract(spec) {
 }
 
 /**
- * Load a bundle and check it: format, env version, the hashes of its action table,
- * observation layout and model (or weights) file.
+ * Load a bundle and check it: format, env version, the hashes of its action table and
+ * observation layout, and every file it reads (the model file, or weights.json and
+ * weights.bin) against bot.json's file table.
  * @param {string | URL} source a directory (Node.js) or a base URL
  * @param {object} [opts]
  * @param {any} [opts.ort] an onnxruntime module (node or web): run a model file with it;
  *   without it the bot multiplies the weights itself (weights.json, weights.bin)
  * @param {string | URL} [opts.weights] where the plain weights lie (weights.json and
- *   weights.bin for model.onnx; default: the bundle, where a model entry's `weights` in
- *   bot.json, when there is one, stands for the .json file)
+ *   weights.bin for model.onnx; default: the bundle, whose file table holds their sha256)
  * @param {string} [opts.precision] which model file ("float32", the default, or "float16")
  * @param {object} [opts.sessionOptions] passed to `ort.InferenceSession.create`
  * @returns {Promise<MurlanBot>}
@@ -88,9 +89,15 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
   const contract = await readContract(spec);
   const model = spec.models.find((m) => m.precision === precision);
   if (!model) throw new Error(`bot.json: no ${precision} model (it has ${spec.models.map((m) => m.precision).join(', ')})`);
+  const checked = async (name, bytes) => {
+    const entry = spec.files[name];
+    if (!entry) throw new Error(`bot.json: ${name} is not in its file table`);
+    if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${name}: sha256 does not match bot.json's file table`);
+    return bytes;
+  };
   let run;
   if (ort) {
-    const bytes = await readBytes(source, model.file);
+    const bytes = await checked(model.file, await readBytes(source, model.file));
     if ((await sha256(bytes)) !== model.sha256) throw new Error(`${model.file}: sha256 does not match bot.json`);
     const session = await ort.InferenceSession.create(bytes, sessionOptions ?? {});
     const [obsName, maskName] = spec.contract.decision.inputs.map((i) => i.name);
@@ -104,9 +111,19 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
       return Float32Array.from(out[outName].data);
     };
   } else {
+    // From the bundle, both files are checked against its file table; from elsewhere
+    // (opts.weights), weights.bin against the sha256 its description gives.
     const where = weights ?? source;
-    const weightsSpec = (!weights && model.weights) || (await readJson(where, weightsName(model.file)));
-    const bytes = await readBytes(where, weightsSpec.file);
+    const inBundle = async (name) => (weights ? readBytes(where, name) : checked(name, await readBytes(where, name)));
+    const descriptionName = weightsName(model.file);
+    const text = new TextDecoder().decode(await inBundle(descriptionName));
+    let weightsSpec;
+    try {
+      weightsSpec = JSON.parse(text);
+    } catch (e) {
+      throw new Error(`${descriptionName} is not valid JSON: ${e.message}`);
+    }
+    const bytes = await inBundle(weightsSpec.file);
     if ((await sha256(bytes)) !== weightsSpec.sha256) throw new Error(`${weightsSpec.file}: sha256 does not match its description`);
     const dense = denseModel(weightsSpec, bytes);
     run = async (obs, mask) => denseScores(dense, obs, mask);
@@ -240,6 +257,29 @@ export class MurlanBot {
     if (!mask.some(Boolean)) throw new Error('no legal move in this position');
     const scores = await this.run(obs, mask);
     const action = argmaxLegal(scores, mask);
+    return this.#moveOf(pos, action, { scores, obs, mask });
+  }
+
+  /**
+   * Another legal action of a position as a move (a level's sampled or mixed-in choice),
+   * with the scores, observation and mask of `base` (the bot's `choose` there).
+   * @param {object} position
+   * @param {number} action
+   * @param {Move} base
+   * @returns {Move}
+   */
+  move(position, action, base) {
+    if (!base.mask[action]) throw new Error(`action ${action} is not legal here`);
+    return this.#moveOf(this.position(position), action, base);
+  }
+
+  /**
+   * @param {import('../game/observation.js').Position} pos
+   * @param {number} action
+   * @param {{scores: Float32Array, obs: Float32Array, mask: Uint8Array}} model
+   * @returns {Move}
+   */
+  #moveOf(pos, action, { scores, obs, mask }) {
     const cards = cardsOfAction(this.table, action, pos.hand, {
       exchange: pos.exchange,
       received: pos.received,
@@ -358,8 +398,9 @@ function rankCountsOf(played) {
 }
 
 /**
- * Variant flags with their values as JavaScript values: bot.json and golden.json write them
- * as words ("true", "leader", "3C").
+ * Variant flags with their values as JavaScript values. bot.json, golden.json and records
+ * write booleans and strings ("leader", "3C"); an app may also write a boolean as a word
+ * ("true"), as the command line does.
  * @param {object | undefined} rules
  * @returns {object}
  */

@@ -23,7 +23,8 @@ export const SCORE_CAP = 60;
 /**
  * The `rules` piece's entries: one (flag, value) per non-default value of each variant flag,
  * in the order of bot.json's `contract.rules.flags` (each flag's first value is the default).
- * @param {Object<string, Array<string>>} flags flag -> its values as words ("true", "3C")
+ * @param {Object<string, Array<boolean | string>>} flags flag -> its values, as bot.json's
+ *   `rules` writes them (booleans, or strings such as "3C")
  * @returns {Array<[string, boolean | string]>}
  */
 export function ruleFeatures(flags) {

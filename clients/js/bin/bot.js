@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+/**
+ * murlan-bot BUNDLE_DIR [--level NAME] [--precision float32|float16] [--name NAME]
+ *
+ * A bundle's bot speaking the murlan-bot/1 protocol (docs/protocol.md): JSON lines on stdin,
+ * JSON lines on stdout, so it takes a seat in murlan's own arena, terminal game and web app:
+ *
+ *     murlan arena proc:"murlan-bot murlan_env/bots/policies/ppo-finetune --level hard" rule
+ *
+ * It answers the hello with its name and the rules the level plays, and each move request
+ * with the level's move in the request's `state` (the position as the seat to act sees it),
+ * drawing at random from the request's `seed` only. Without --level it plays the policy's best
+ * move. Exit status 2 when the bundle or the arguments cannot be used (one line on stderr);
+ * a request it cannot answer gets an answer with an `error` and no move.
+ */
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { loadBot } from '../src/bots/bot.js';
+import { levelPlayer } from '../src/bots/levels.js';
+
+export const PROTOCOL = 'murlan-bot/1';
+const usage = 'usage: murlan-bot BUNDLE_DIR [--level NAME] [--precision float32|float16] [--name NAME]';
+
+async function main() {
+  let args;
+  try {
+    args = parseArgs({
+      allowPositionals: true,
+      options: {
+        level: { type: 'string' },
+        precision: { type: 'string', default: 'float32' },
+        name: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    console.error(`${e.message}\n${usage}`);
+    return 2;
+  }
+  if (args.values.help) {
+    console.log(usage);
+    return 0;
+  }
+  if (args.positionals.length !== 1) {
+    console.error(usage);
+    return 2;
+  }
+  const [dir] = args.positionals;
+  let bot;
+  let player;
+  try {
+    bot = await loadBot(dir, { precision: args.values.precision });
+    if (args.values.level !== undefined) player = levelPlayer(bot, args.values.level);
+  } catch (e) {
+    console.error(`murlan-bot: ${dir}: ${e.message}`);
+    return 2;
+  }
+  const level = player?.level;
+  const name = args.values.name ?? `js:${dir.replace(/\/+$/, '').split('/').pop()}${level ? `:${player.name}` : ''}`;
+  const rules = level?.supported_rules ?? bot.spec.supported_rules;
+  const write = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let message;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      write({ error: `not JSON: ${line.slice(0, 80)}` });
+      continue;
+    }
+    if (message.type === 'hello') {
+      write({ type: 'hello', protocol: PROTOCOL, name, rules });
+    } else if (message.type === 'move') {
+      try {
+        const move = player ? await player.choose(message.state, message.seed >>> 0) : await bot.choose(message.state);
+        write({ id: message.id, move: move.cards });
+      } catch (e) {
+        write({ id: message.id, error: e.message });
+      }
+    } else if (message.type === 'bye') {
+      break;
+    }
+  }
+  return 0;
+}
+
+process.exitCode = await main();

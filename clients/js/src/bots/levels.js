@@ -1,0 +1,150 @@
+/**
+ * Difficulty levels of a bundle (bot.json's `levels`), and the random and greedy bots a level
+ * mixes in, as the Python side plays them (murlan_env/bots/bundle.py `BundleBot.act`,
+ * murlan_env/bots/basic.py `RandomBot`, `GreedyBot`).
+ *
+ * A level is `{temperature, mix: [bot, share] | null, search, supported_rules}`. One decision:
+ * the policy's move is the argmax of its scores (temperature 0) or drawn from
+ * softmax(scores / temperature) over the legal actions; then with probability `share` the
+ * decision goes to the mixed-in bot instead. Draws come from a generator seeded per decision
+ * (`mulberry32`), so a decision replays for its seed; the draws are made in Python's order
+ * (the policy's draw, the mix draw, the weaker bot's draw) but the generator is not numpy's,
+ * so a level plays Python's level in distribution, not move for move. A level with a search
+ * (`expert`) is not played here.
+ * @module
+ */
+
+import { actionOfCounts, KINDS, PASS } from '../game/actions.js';
+import { N_RANKS, rankCounts } from '../game/cards.js';
+import { argmaxLegal } from './bot.js';
+
+/**
+ * A generator of floats in [0, 1) from a 32-bit seed (mulberry32).
+ * @param {number} seed
+ * @returns {() => number}
+ */
+export function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * An action drawn from softmax(scores / temperature) over the legal actions (temperature 0:
+ * the argmax), as murlan_env/bots/basic.py `sample_from_scores` draws it: one draw u, the
+ * first action whose cumulative weight exceeds u times the total.
+ * @param {Float32Array} scores
+ * @param {Uint8Array} mask
+ * @param {number} temperature
+ * @param {() => number} rng
+ * @returns {number}
+ */
+export function sampleFromScores(scores, mask, temperature, rng) {
+  if (temperature === 0) return argmaxLegal(scores, mask);
+  let top = -Infinity;
+  for (let a = 0; a < mask.length; a++) if (mask[a]) top = Math.max(top, scores[a] / temperature);
+  const cum = new Float64Array(mask.length);
+  let total = 0;
+  for (let a = 0; a < mask.length; a++) {
+    if (mask[a]) total += Math.exp(scores[a] / temperature - top);
+    cum[a] = total;
+  }
+  const pick = rng() * total;
+  for (let a = 0; a < mask.length; a++) if (cum[a] > pick) return a;
+  return argmaxLegal(scores, mask);
+}
+
+/**
+ * A uniformly random legal action (Python's `RandomBot`).
+ * @param {Uint8Array} mask
+ * @param {() => number} rng
+ * @returns {number}
+ */
+export function randomAction(mask, rng) {
+  const legal = [];
+  for (let a = 0; a < mask.length; a++) if (mask[a]) legal.push(a);
+  return legal[Math.floor(rng() * legal.length)];
+}
+
+/**
+ * The greedy bot's action (Python's `GreedyBot`, rule for rule): a play that empties the hand
+ * is always made; leading, all copies of the lowest rank held outside bombs (with only bombs,
+ * the lowest bomb; the first legal action when the opening duty forbids it); following, the
+ * lowest legal play that uses no rank held four times and is no quad, else pass; in the
+ * exchange, the first legal give-back.
+ * @param {import('../game/actions.js').ActionTable} t
+ * @param {number[]} hand my card ids
+ * @param {Uint8Array} mask
+ * @param {boolean} exchange
+ * @returns {number}
+ */
+export function greedyAction(t, hand, mask, exchange) {
+  const first = mask.indexOf(1);
+  if (exchange) return first;
+  const counts = rankCounts(hand);
+  const quad = KINDS.indexOf('quad');
+  let goesOut = -1;
+  let follow = -1;
+  for (let a = 0; a < t.size; a++) {
+    if (!mask[a]) continue;
+    let exact = true;
+    let touchesBomb = false;
+    for (let r = 0; r < N_RANKS; r++) {
+      const need = t.cost[a * N_RANKS + r];
+      if (need !== counts[r]) exact = false;
+      if (need > 0 && counts[r] === 4) touchesBomb = true;
+    }
+    if (exact && goesOut < 0) goesOut = a;
+    if (a !== PASS && follow < 0 && !touchesBomb && t.kind[a] !== quad) follow = a;
+  }
+  if (goesOut >= 0) return goesOut;
+  if (mask[PASS]) return follow >= 0 ? follow : PASS;
+  const low = counts.findIndex((n) => n > 0 && n < 4);
+  const bomb = counts.findIndex((n) => n === 4);
+  const lead = new Array(N_RANKS).fill(0);
+  if (low >= 0) lead[low] = counts[low];
+  else if (bomb >= 0) lead[bomb] = 4;
+  const action = low >= 0 || bomb >= 0 ? actionOfCounts(t, lead) : -1;
+  return action >= 0 && mask[action] ? action : first;
+}
+
+/** The bots a level may mix in, by the name bot.json's `levels` give them. */
+export const MIXABLE = Object.freeze(['random', 'greedy']);
+
+/**
+ * A level of a loaded bundle as a player: `choose(position, seed)` gives the level's move.
+ * @param {import('./bot.js').MurlanBot} bot
+ * @param {string} name a key of bot.json's `levels`
+ * @returns {{name: string, level: object, choose: (position: object, seed: number) => Promise<import('./bot.js').Move>}}
+ */
+export function levelPlayer(bot, name) {
+  const levels = bot.spec.levels ?? {};
+  const level = levels[name];
+  if (!level) {
+    const have = Object.keys(levels);
+    throw new Error(`the bundle has no level ${JSON.stringify(name)} (it has ${have.length ? have.join(', ') : 'none'})`);
+  }
+  if (level.search) throw new Error(`level ${name} searches (${level.search} rollouts a move): this client plays levels without a search`);
+  const [weak, share] = level.mix ?? [null, 0];
+  if (weak !== null && !MIXABLE.includes(weak)) throw new Error(`level ${name} mixes in ${JSON.stringify(weak)}: this client mixes in ${MIXABLE.join(' or ')}`);
+  const temperature = Number(level.temperature ?? 0);
+  return {
+    name,
+    level,
+    async choose(position, seed) {
+      const rng = mulberry32(seed);
+      const move = await bot.choose(position);
+      let action = sampleFromScores(move.scores, move.mask, temperature, rng);
+      if (weak !== null && share > 0 && rng() < share) {
+        const pos = bot.position(position);
+        action = weak === 'random' ? randomAction(move.mask, rng) : greedyAction(bot.table, pos.hand, move.mask, pos.exchange);
+      }
+      return action === move.action ? move : bot.move(position, action, move);
+    },
+  };
+}

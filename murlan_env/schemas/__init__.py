@@ -1,0 +1,44 @@
+"""JSON Schemas of the files murlan writes for other programs to read (package data).
+
+- ``state.schema.json``: a position as the seat to act sees it (a golden position's and a
+  bot request's ``state``);
+- ``record.schema.json``: a ``murlan-record/1`` record's shape (the validator judges its play);
+- ``golden.schema.json``: a ``murlan-golden/2`` golden set;
+- ``protocol.schema.json``: the lines of the bot protocol ``murlan-bot/1`` (its ``$defs``
+  name each message: ``hello_from_murlan``, ``hello_from_bot``, ``move``, ``answer``, ``bye``).
+
+The schemas refer to each other by ``$id`` (``urn:murlan:schemas:NAME``); ``validator``
+resolves those references. Validating needs the ``jsonschema`` package (the test extra).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Any
+
+NAMES = ("state", "record", "golden", "protocol")
+
+
+def schema(name: str) -> dict[str, Any]:
+    """The schema ``NAME.schema.json`` as a dict."""
+    if name not in NAMES:
+        raise ValueError(f"no schema {name!r}; schemas: {', '.join(NAMES)}")
+    path = resources.files("murlan_env.schemas") / f"{name}.schema.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def validator(name: str, part: str | None = None):
+    """A ``jsonschema`` validator of schema ``name`` (or of its ``$defs`` entry ``part``)
+    that resolves the other schemas."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    registry = Registry().with_resources(
+        (schema(n)["$id"], Resource.from_contents(schema(n))) for n in NAMES
+    )
+    target = schema(name) if part is None else {"$ref": f"{schema(name)['$id']}#/$defs/{part}"}
+    return Draft202012Validator(target, registry=registry)
+
+
+__all__ = ["NAMES", "schema", "validator"]
