@@ -1,0 +1,311 @@
+"""The JavaScript client's play page (clients/js/play/) in a real browser, with no server
+behind it: headless Chromium driven through Selenium, the page served as plain files.
+
+The files are laid out as an app would serve them (a static server of a folder holding the
+npm package's ``src/`` and ``play/`` and one bundle folder, named by ``?bundle=``): nothing
+of murlan_web and no Python process answers the page. A person's whole match is played by
+clicking (the test reads the legal moves from the page's Game to decide what to click, then
+clicks the cards and Play, Pass, the give-back's card or Next hand), the record is
+downloaded and judged by this checkout's validator, an illegal selection is refused with the
+engine's own reason, and the layout is checked at a phone's, a laptop's and a wide screen's
+width: nothing scrolls sideways, the seats, the table, the hand and its buttons lie inside
+the window, and nothing of the table or the hand moves while a bot thinks.
+
+Needs Debian's Chromium and its driver and the selenium package; without them every test
+here skips with the command that installs them. With ``MURLAN_SCREENSHOTS=DIR`` set, the
+tests save a screenshot of the table at each width there (``MURLAN_SCREENSHOTS=docs``
+refreshes docs/js-play.png and docs/js-play-phone.png).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ENABLE = (
+    "browser tests need Chromium, its driver and selenium: "
+    "apt-get install chromium chromium-driver && pip install selenium"
+)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+webdriver = pytest.importorskip("selenium.webdriver", reason=ENABLE)
+if not (CHROMIUM and CHROMEDRIVER):
+    pytest.skip(ENABLE, allow_module_level=True)
+
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+from murlan_env import records  # noqa: E402
+from murlan_env.bots import registry  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+CLIENT = REPO / "clients" / "js"
+SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS")
+WINDOW = (1280, 900)
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory) -> Path:
+    """An app's folder: the package's src/ and play/ and the hard level's bundle."""
+    root = tmp_path_factory.mktemp("app")
+    (root / "murlan-client").mkdir()
+    for part in ("src", "play"):
+        (root / "murlan-client" / part).symlink_to(CLIENT / part, target_is_directory=True)
+    (root / "bundles").mkdir()
+    hard = registry.policies_dir() / registry.levels()["hard"]["policy"]
+    (root / "bundles" / "hard").symlink_to(hard, target_is_directory=True)
+    return root
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript"}
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def page_url(app):
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(app))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/murlan-client/play/index.html"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def driver(downloads):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(arg)
+    options.add_argument(f"--window-size={WINDOW[0]},{WINDOW[1]}")
+    options.add_experimental_option(
+        "prefs",
+        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+    )
+    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    browser.execute_cdp_cmd(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
+    )
+    yield browser
+    browser.quit()
+
+
+def wait_for(browser, condition, timeout: float = 30, what: str = "the page"):
+    try:
+        return WebDriverWait(browser, timeout, poll_frequency=0.02).until(condition)
+    except TimeoutException:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+def idle(browser) -> None:
+    """Wait until the page has loaded its bundle and no bot is at work."""
+    wait_for(
+        browser,
+        lambda b: b.execute_script(
+            "const d = document.body.dataset; return d.ready === '1' && d.working === '0'"
+        ),
+        what="the bots to finish",
+    )
+
+
+def by_id(browser, name: str):
+    return browser.find_element(By.ID, name)
+
+
+def screenshot(browser, name: str) -> None:
+    """Save the page as a 256-colour PNG when MURLAN_SCREENSHOTS names a folder."""
+    if not SCREENSHOTS:
+        return
+    from PIL import Image  # matplotlib's dependency
+
+    Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+    image = Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB")
+    image = image.quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    image.save(Path(SCREENSHOTS) / name, optimize=True)
+
+
+def start_match(browser, page_url: str, *, seed: int, pace: int = 0, rules=()) -> None:
+    browser.get(f"{page_url}?bundle=../../bundles/hard/&pace={pace}&fresh={time.monotonic()}")
+    idle(browser)
+    assert not by_id(browser, "load-error").is_displayed(), by_id(browser, "load-error").text
+    for i in (1, 2, 3):
+        assert Select(by_id(browser, f"setup-bot-{i}")).first_selected_option.text == "hard"
+    for flag in rules:
+        by_id(browser, f"rule-{flag}").click()
+    by_id(browser, "setup-seed").send_keys(str(seed))
+    by_id(browser, "setup-start").click()
+    idle(browser)
+    assert by_id(browser, "table").is_displayed()
+
+
+# What the page shows and the person's legal moves, read in one call (each WebDriver call is a
+# round trip). The legal moves come from the page's own Game: the test decides from them what
+# to click, then clicks.
+PAGE = """
+const d = document.body.dataset, g = window.murlan.game, q = (s) => document.querySelector(s);
+if (d.ready !== '1' || d.working !== '0') return null;
+return {
+  phase: d.phase, turn: d.turn, working: d.working,
+  legal: g && d.turn === '0' ? g.legalMoves().map((m) => m.cards) : [],
+  hand: g ? g.hand(0) : [],
+  canPass: !q('#pass').disabled,
+  exchangeShown: !q('#exchange').hidden,
+  message: q('#message').textContent,
+};
+"""
+
+
+def click_cards(browser, cards) -> None:
+    for card in cards:
+        browser.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
+
+
+def test_a_whole_match_by_clicking_and_its_record_downloaded(driver, page_url, downloads):
+    start_match(driver, page_url, seed=5, rules=("sticky_pass",))
+    assert "seed 5" in by_id(driver, "status").text
+    assert "sticky_pass" in by_id(driver, "variant").text
+    hands_seen = 1
+    gave_back = 0
+    for _ in range(3000):
+        page = wait_for(driver, lambda b: b.execute_script(PAGE), what="the bots to finish")
+        assert not page["message"], page["message"]  # every move made here is legal
+        if page["phase"] == "match_over":
+            break
+        if page["phase"] == "hand_over":
+            result = by_id(driver, "hand-result").text  # the hand's points, before dealing on
+            assert result.startswith("1st ") and "(+3)" in result and "(+0)" in result
+            by_id(driver, "next-hand").click()
+            hands_seen += 1
+        elif page["phase"] == "exchange":
+            assert page["exchangeShown"] and by_id(driver, "hand").is_displayed()
+            gave_back += 1
+            driver.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
+        elif page["legal"] == [[]]:  # nothing beats the table
+            by_id(driver, "pass").click()
+        else:  # the play of the most cards, to go out in few turns
+            click_cards(driver, max(page["legal"], key=len))
+            by_id(driver, "play").click()
+    else:
+        pytest.fail("the match did not end")
+    assert "match over" in by_id(driver, "status").text
+    rows = driver.find_elements(By.CSS_SELECTOR, "#hand-scores tr[data-hand]")
+    assert len(rows) == hands_seen
+    by_id(driver, "download").click()
+    path = downloads / "murlan-seed-5.json"
+    wait_for(driver, lambda _: path.exists() and path.stat().st_size > 0, what="the download")
+    record = records.load(path)
+    assert records.validate(record).valid
+    assert record["rules"] == {"sticky_pass": True}
+    assert len(record["hands"]) == hands_seen
+    assert sum(h["exchange"] is not None and h["exchange"]["first"] == 0 for h in record["hands"]) == gave_back
+    winners = by_id(driver, "match-winners").text
+    names = ["You" if s == 0 else f"Seat {s}" for s in record["winners"]]
+    assert record["winners"] and all(name in winners for name in names)
+    shown = [int(td.text) for td in driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(2)")]
+    assert shown == record["scores"]
+
+
+def test_an_illegal_selection_is_refused_with_the_engines_reason(driver, page_url):
+    start_match(driver, page_url, seed=3)
+    page = driver.execute_script(PAGE)
+    hand = page["hand"]
+    pick = [hand[0], hand[-1]]  # the lowest and the highest card: no play
+    click_cards(driver, pick)
+    reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", pick)
+    assert reason
+    by_id(driver, "play").click()
+    assert by_id(driver, "message").text == f"Not allowed: {reason}"
+    assert driver.execute_script(PAGE)["hand"] == hand  # nothing was played
+    by_id(driver, "clear").click()
+    by_id(driver, "play").click()
+    assert "Select the cards to play first" in by_id(driver, "message").text
+
+
+# Elements that must lie inside the window, and the page's overflow, read in one call.
+LAYOUT = """
+const out = {width: innerWidth, height: innerHeight,
+  scroll: document.documentElement.scrollWidth, boxes: {}};
+for (const sel of arguments[0]) {
+  const found = [...document.querySelectorAll(sel)].filter((e) => e.offsetParent !== null);
+  out.boxes[sel] = found.map((e) => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom]; });
+}
+return out;
+"""
+# Whether bots are at work and what the sign says, read with the layout (LAYOUT returns).
+THINKING = """
+const sign = document.getElementById('thinking').textContent;
+const working = document.body.dataset.working;
+const layout = ((...args) => {""" + LAYOUT + """})(...arguments);
+return {...layout, sign, working};
+"""
+TABLE = ["#board .seat", "#board .centre", "#hand", "#controls", "#status"]
+STILL = ["#board", "#hand", "#controls", "#play", "#pass"]
+
+
+@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
+def test_the_table_fits_the_window_and_stays_still_while_bots_think(driver, page_url, width, height):
+    driver.set_window_size(width, height)
+    try:
+        start_match(driver, page_url, seed=3, pace=300)
+        page = driver.execute_script(LAYOUT, ["#setup"])
+        assert page["scroll"] <= page["width"], f"page is {page['scroll']} px wide"
+        for sel in TABLE:
+            boxes = driver.execute_script(LAYOUT, [sel])["boxes"][sel]
+            assert boxes, f"{sel} is not shown"
+            for i, _ in enumerate(boxes):
+                driver.execute_script(
+                    "[...document.querySelectorAll(arguments[0])]"
+                    ".filter((e) => e.offsetParent !== null)[arguments[1]]"
+                    ".scrollIntoView({block: 'nearest'})",
+                    sel,
+                    i,
+                )
+                left, top, right, bottom = driver.execute_script(LAYOUT, [sel])["boxes"][sel][i]
+                assert left >= -0.5 and right <= width + 0.5, (sel, left, right, width)
+                assert top >= -1 and bottom <= driver.execute_script("return innerHeight") + 1
+        driver.execute_script("window.scrollTo(0, 0)")
+        screenshot(driver, {400: "js-play-phone.png", 1280: "js-play.png"}.get(width, f"js-play-{width}.png"))
+        # A move, then the bots at work: the table, the hand and the buttons stay where they are.
+        page = driver.execute_script(PAGE)
+        plays = [cards for cards in page["legal"] if cards]
+        click_cards(driver, plays[0])
+        by_id(driver, "play").click()
+        seen = []
+        while True:
+            boxes = driver.execute_script(THINKING, STILL)
+            if boxes["working"] != "1":
+                break
+            assert "is thinking" in boxes["sign"], boxes["sign"]
+            seen.append(boxes["boxes"])
+        assert seen, "no bot was seen thinking"
+        idle(driver)
+        seen.append(driver.execute_script(LAYOUT, STILL)["boxes"])
+        first = seen[0]
+        for boxes in seen:
+            for sel in STILL:
+                assert [round(v) for v in boxes[sel][0]] == [round(v) for v in first[sel][0]], sel
+        page = driver.execute_script(LAYOUT, ["#board"])
+        assert page["scroll"] <= page["width"], f"page is {page['scroll']} px wide"
+    finally:
+        driver.set_window_size(*WINDOW)
