@@ -158,17 +158,17 @@ def start_match(browser, page_url: str, *, seed: int, pace: int = 0, rules=()) -
     assert by_id(browser, "table").is_displayed()
 
 
-# What the page shows and the person's legal moves, read in one call (each WebDriver call is a
-# round trip). The legal moves come from the page's own Game: the test decides from them what
-# to click, then clicks.
+# What the page shows, the person's legal moves and their cards' buttons, read in one call
+# (each WebDriver call is a round trip); null while the bots are at work. The legal moves come
+# from the page's own Game: the test decides from them what to click, then clicks.
 PAGE = """
 const d = document.body.dataset, g = window.murlan.game, q = (s) => document.querySelector(s);
 if (d.ready !== '1' || d.working !== '0') return null;
 return {
-  phase: d.phase, turn: d.turn, working: d.working,
+  phase: d.phase, turn: d.turn,
   legal: g && d.turn === '0' ? g.legalMoves().map((m) => m.cards) : [],
   hand: g ? g.hand(0) : [],
-  canPass: !q('#pass').disabled,
+  buttons: Object.fromEntries([...document.querySelectorAll('#hand button.card')].map((b) => [b.dataset.card, b])),
   exchangeShown: !q('#exchange').hidden,
   message: q('#message').textContent,
 };
@@ -180,54 +180,94 @@ def click_cards(browser, cards) -> None:
         browser.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
 
 
+def play_until(browser, phases: set[str]) -> dict:
+    """Click through the match as a person until the page shows one of `phases`: the play of
+    the most cards (to go out in few turns), Pass when nothing beats the table or, following a
+    play, after an odd number of plays (the Pass button in use), the first card
+    the give-back offers, Next hand once the hand's result has been read. Returns what the
+    page showed at the end and counts of what was done."""
+    play, passing, next_hand = by_id(browser, "play"), by_id(browser, "pass"), by_id(browser, "next-hand")
+    done = {"hands": 1, "gave_back": 0, "passes": 0, "plays": 0}
+    for _ in range(3000):
+        page = wait_for(browser, lambda b: b.execute_script(PAGE), what="the bots to finish")
+        assert not page["message"], page["message"]  # every move made here is legal
+        if page["phase"] in phases:
+            return {**page, **done}
+        if page["phase"] == "match_over":
+            pytest.fail("the match ended first")
+        if page["phase"] == "hand_over":
+            result = by_id(browser, "hand-result").text  # the hand's points, before dealing on
+            assert result.startswith("1st ") and "(+3)" in result and "(+0)" in result
+            next_hand.click()
+            done["hands"] += 1
+        elif page["phase"] == "exchange":
+            assert page["exchangeShown"] and by_id(browser, "hand").is_displayed()
+            browser.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
+            done["gave_back"] += 1
+        elif page["legal"] == [[]] or ([] in page["legal"] and done["plays"] % 2):
+            passing.click()
+            done["passes"] += 1
+        else:
+            for card in max(page["legal"], key=len):
+                page["buttons"][card].click()
+            play.click()
+            done["plays"] += 1
+    pytest.fail("the match did not end")
+
+
+def download(browser, downloads: Path, seed: int) -> dict:
+    """Click Download record and read the file the browser saved."""
+    path = downloads / f"murlan-seed-{seed}.json"
+    path.unlink(missing_ok=True)
+    by_id(browser, "download").click()
+    wait_for(browser, lambda _: path.exists() and path.stat().st_size > 0, what="the download")
+    return records.load(path)
+
+
+def test_a_hand_by_clicking_its_result_and_record(driver, page_url, downloads):
+    """One whole hand (a whole match is the slow test below: the page plays to the rule
+    book's target, about ten hands)."""
+    start_match(driver, page_url, seed=5, rules=("joker_pair",))
+    assert "seed 5" in by_id(driver, "status").text
+    assert "joker_pair" in by_id(driver, "variant").text
+    page = play_until(driver, {"hand_over"})
+    assert page["plays"] and page["passes"]
+    assert "hand over" in by_id(driver, "status").text
+    assert by_id(driver, "next-hand").is_displayed()
+    record = download(driver, downloads, 5)
+    assert records.validate(record).valid
+    assert record["rules"] == {"joker_pair": True} and len(record["hands"]) == 1
+    points = record["hands"][0]["points"]
+    shown = [td.text for td in driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(3)")]
+    assert shown == [f"+{p}" for p in points]
+    row = driver.find_element(By.CSS_SELECTOR, '#hand-scores tr[data-hand="1"]')
+    assert [td.text for td in row.find_elements(By.TAG_NAME, "td")] == ["1", *map(str, points)]
+
+
+@pytest.mark.slow
 def test_a_whole_match_by_clicking_and_its_record_downloaded(driver, page_url, downloads):
     start_match(driver, page_url, seed=5, rules=("sticky_pass",))
-    assert "seed 5" in by_id(driver, "status").text
     assert "sticky_pass" in by_id(driver, "variant").text
-    hands_seen = 1
-    gave_back = 0
-    for _ in range(3000):
-        page = wait_for(driver, lambda b: b.execute_script(PAGE), what="the bots to finish")
-        assert not page["message"], page["message"]  # every move made here is legal
-        if page["phase"] == "match_over":
-            break
-        if page["phase"] == "hand_over":
-            result = by_id(driver, "hand-result").text  # the hand's points, before dealing on
-            assert result.startswith("1st ") and "(+3)" in result and "(+0)" in result
-            by_id(driver, "next-hand").click()
-            hands_seen += 1
-        elif page["phase"] == "exchange":
-            assert page["exchangeShown"] and by_id(driver, "hand").is_displayed()
-            gave_back += 1
-            driver.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
-        elif page["legal"] == [[]]:  # nothing beats the table
-            by_id(driver, "pass").click()
-        else:  # the play of the most cards, to go out in few turns
-            click_cards(driver, max(page["legal"], key=len))
-            by_id(driver, "play").click()
-    else:
-        pytest.fail("the match did not end")
+    page = play_until(driver, {"match_over"})
     assert "match over" in by_id(driver, "status").text
     rows = driver.find_elements(By.CSS_SELECTOR, "#hand-scores tr[data-hand]")
-    assert len(rows) == hands_seen
-    by_id(driver, "download").click()
-    path = downloads / "murlan-seed-5.json"
-    wait_for(driver, lambda _: path.exists() and path.stat().st_size > 0, what="the download")
-    record = records.load(path)
+    assert len(rows) == page["hands"]
+    record = download(driver, downloads, 5)
     assert records.validate(record).valid
     assert record["rules"] == {"sticky_pass": True}
-    assert len(record["hands"]) == hands_seen
-    assert sum(h["exchange"] is not None and h["exchange"]["first"] == 0 for h in record["hands"]) == gave_back
+    assert len(record["hands"]) == page["hands"]
+    mine = sum(h["exchange"] is not None and h["exchange"]["first"] == 0 for h in record["hands"])
+    assert mine == page["gave_back"]
     winners = by_id(driver, "match-winners").text
     names = ["You" if s == 0 else f"Seat {s}" for s in record["winners"]]
     assert record["winners"] and all(name in winners for name in names)
-    shown = [int(td.text) for td in driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(2)")]
-    assert shown == record["scores"]
+    cells = driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(2)")
+    assert [int(td.text) for td in cells] == record["scores"]
 
 
 def test_an_illegal_selection_is_refused_with_the_engines_reason(driver, page_url):
     start_match(driver, page_url, seed=3)
-    page = driver.execute_script(PAGE)
+    page = wait_for(driver, lambda b: b.execute_script(PAGE))
     hand = page["hand"]
     pick = [hand[0], hand[-1]]  # the lowest and the highest card: no play
     click_cards(driver, pick)
@@ -236,6 +276,9 @@ def test_an_illegal_selection_is_refused_with_the_engines_reason(driver, page_ur
     by_id(driver, "play").click()
     assert by_id(driver, "message").text == f"Not allowed: {reason}"
     assert driver.execute_script(PAGE)["hand"] == hand  # nothing was played
+    assert driver.execute_script("return window.murlan.game.record().hands[0].plays.length") == len(
+        driver.find_elements(By.CSS_SELECTOR, "#history li")
+    )
     by_id(driver, "clear").click()
     by_id(driver, "play").click()
     assert "Select the cards to play first" in by_id(driver, "message").text
@@ -287,7 +330,7 @@ def test_the_table_fits_the_window_and_stays_still_while_bots_think(driver, page
         driver.execute_script("window.scrollTo(0, 0)")
         screenshot(driver, {400: "js-play-phone.png", 1280: "js-play.png"}.get(width, f"js-play-{width}.png"))
         # A move, then the bots at work: the table, the hand and the buttons stay where they are.
-        page = driver.execute_script(PAGE)
+        page = wait_for(driver, lambda b: b.execute_script(PAGE))
         plays = [cards for cards in page["legal"] if cards]
         click_cards(driver, plays[0])
         by_id(driver, "play").click()

@@ -342,24 +342,30 @@ function statusText(view) {
   return bits.join(' · ');
 }
 
+/** The person's cards: the buttons are kept while the hand is the same (a click only presses one). */
 function drawHand() {
   const game = state.game;
   if (!game) return;
   const box = $('hand');
-  const focused = /** @type {HTMLElement | null} */ (document.activeElement)?.dataset?.card;
+  const cards = game.hand(0);
   const eligible = game.turn === 0 && game.phase === 'exchange' ? new Set(game.legalMoves().map((m) => m.cards[0])) : new Set();
-  box.replaceChildren(...game.hand(0).map((name) => cardElement(name, {
-    pressed: state.selected.has(name),
-    extra: eligible.has(name) ? 'eligible' : '',
-    onclick: () => {
-      if (game.phase === 'exchange') state.selected.clear(); // one card goes back
-      if (state.selected.has(name)) state.selected.delete(name);
-      else state.selected.add(name);
-      setMessage('');
-      drawHand();
-    },
-  })));
-  if (focused) /** @type {HTMLElement | null} */ (box.querySelector(`[data-card="${focused}"]`))?.focus();
+  const buttons = /** @type {HTMLElement[]} */ ([...box.children]);
+  if (buttons.map((b) => b.dataset.card).join(' ') !== cards.join(' ')) {
+    box.replaceChildren(...cards.map((name) => cardElement(name, { onclick: () => toggle(name) })));
+  }
+  for (const button of /** @type {HTMLElement[]} */ ([...box.children])) {
+    const name = /** @type {string} */ (button.dataset.card);
+    button.setAttribute('aria-pressed', state.selected.has(name) ? 'true' : 'false');
+    button.classList.toggle('eligible', eligible.has(name));
+  }
+}
+
+function toggle(name) {
+  if (state.game?.phase === 'exchange' && !state.selected.has(name)) state.selected.clear(); // one card goes back
+  if (state.selected.has(name)) state.selected.delete(name);
+  else state.selected.add(name);
+  setMessage('');
+  drawHand();
 }
 
 /** The give-back, under the hand (the hand stays in sight): the card received, the cards that may go back. */
