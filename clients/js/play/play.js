@@ -11,6 +11,7 @@
 import { Game, RULE_CHOICES, describe, dumps, loadBot, rulesFromDict } from '../src/index.js';
 import { cardElement, cardsText, el, finishText, plural, renderBoard, renderHistory, renderScores } from './view.js';
 
+/** @type {(id: string) => any} the page's elements by id (inputs, selects, dialogs, buttons) */
 const $ = (id) => document.getElementById(id);
 const DEFAULT_BUNDLES = ['../../../murlan_env/bots/policies/ppo-finetune/'];
 const PACE_KEY = 'murlan.pace';
@@ -28,6 +29,7 @@ function levelsOf(spec) {
   const named = Object.entries(spec.levels ?? {}).filter(([, l]) => !l.search && !l.mix && !Number(l.temperature ?? 0));
   return named.length ? named : [['hard', { about: "the policy's best move" }]];
 }
+/** @type {(bot: any, level: string) => {choose: (position: object, seed: number) => Promise<any>}} */
 const playerOf = (bot) => ({ choose: (position) => bot.choose(position) });
 
 const state = {
@@ -47,7 +49,7 @@ const state = {
   match: 0,
   decisions: 0,
 };
-window.murlan = state;
+/** @type {any} */ (window).murlan = state;
 
 async function init() {
   const params = new URLSearchParams(location.search);
@@ -104,8 +106,8 @@ function buildSetup() {
   const ambiguous = (level) => state.choices.filter((c) => c.level === level).length > 1;
   const help = $('setup-bot-help');
   for (let seat = 1; seat < 4; seat++) {
-    const select = el('select', { id: `setup-bot-${seat}` }, state.choices.map((c) =>
-      el('option', { value: c.key, text: ambiguous(c.level) ? `${c.level} (${c.bundle})` : c.level })));
+    const select = /** @type {HTMLSelectElement} */ (el('select', { id: `setup-bot-${seat}` }, state.choices.map((c) =>
+      el('option', { value: c.key, text: ambiguous(c.level) ? `${c.level} (${c.bundle})` : c.level }))));
     const hard = state.choices.find((c) => c.level === 'hard');
     if (hard) select.value = hard.key;
     const about = () => { const c = state.choices[Number(select.value)]; help.textContent = `${c.level} (${c.bundle}): ${c.about}`; };
@@ -410,10 +412,19 @@ function setControls() {
   $('clear').disabled = !mine;
   $('next-hand').hidden = game.phase !== 'hand_over';
   $('next-hand').disabled = state.working;
-  $('download').hidden = false;
+  if (!state.working) $('thinking').textContent = prompt(game);
   document.body.dataset.working = state.working ? '1' : '0';
   document.body.dataset.phase = game.phase;
   document.body.dataset.turn = game.turn === null ? '' : String(game.turn);
+}
+
+/** What the page waits for from the person, in the line the bots' sign uses. */
+function prompt(game) {
+  if (game.phase === 'match_over') return 'Match over.';
+  if (game.phase === 'hand_over') return 'Hand over: press Next hand.';
+  if (game.turn !== 0) return '';
+  if (game.phase === 'exchange') return 'Your turn: give a card back (below).';
+  return game.table === null ? 'Your turn: you lead.' : 'Your turn: beat the table, or Pass.';
 }
 
 function onKey(event) {

@@ -44,7 +44,11 @@ export function cardParts(name) {
   return { rank: rank === 'T' ? '10' : rank, suit: suit.symbol, red: suit.red, joker: false, label: `${RANK_WORDS[rank] || rank} of ${suit.word}` };
 }
 
-/** One card; a toggle button when `onclick` is given. */
+/**
+ * One card; a button when `onclick` is given.
+ * @param {string} name
+ * @param {{onclick?: () => void, pressed?: boolean, disabled?: boolean, extra?: string}} [opts]
+ */
 export function cardElement(name, { onclick, pressed = false, disabled = false, extra = '' } = {}) {
   const parts = cardParts(name);
   const classes = ['card', parts.red ? 'red' : '', parts.joker ? 'joker' : '', extra].join(' ').replace(/\s+/g, ' ').trim();
@@ -130,7 +134,7 @@ export function renderScores(box, view) {
 /**
  * The hand's moves so far, a dashed line after each trick.
  * @param {HTMLElement} list
- * @param {Array<{seat: number, cards: string[], kind: string, out: number | null, leads: number | null}>} events
+ * @param {Array<{seat: number, cards: string[], kind: string, out: number | null, leads: number | null, shown?: boolean}>} events
  * @param {string[]} names
  */
 export function renderHistory(list, events, names) {
