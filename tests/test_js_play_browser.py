@@ -260,7 +260,9 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     hand_box = by_id(driver, "hand").rect
     offer = by_id(driver, "exchange").rect
     assert offer["y"] >= hand_box["y"] + hand_box["height"], "the give-back covers the hand"
-    eligible = [c[0] for c in page["legal"]]
+    offered = [b.get_attribute("data-card") for b in driver.find_elements(By.CSS_SELECTOR, "#exchange-cards .card")]
+    eligible = [card for card in page["hand"] if driver.execute_script("return window.murlan.game.whyNot(arguments[0]) === null", [card])]
+    assert offered == eligible and {c[0] for c in page["legal"]} <= set(eligible)
     page["buttons"][received].click()  # the card received is above 10: not to give back
     reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", [received])
     assert received not in eligible and reason

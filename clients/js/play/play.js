@@ -350,7 +350,7 @@ function drawHand() {
   if (!game) return;
   const box = $('hand');
   const cards = game.hand(0);
-  const eligible = game.turn === 0 && game.phase === 'exchange' ? new Set(game.legalMoves().map((m) => m.cards[0])) : new Set();
+  const eligible = new Set(giveBackCards(game));
   const buttons = /** @type {HTMLElement[]} */ ([...box.children]);
   if (buttons.map((b) => b.dataset.card).join(' ') !== cards.join(' ')) {
     box.replaceChildren(...cards.map((name) => cardElement(name, { onclick: () => toggle(name) })));
@@ -370,6 +370,12 @@ function toggle(name) {
   drawHand();
 }
 
+/** The person's cards that may go back in the exchange (any suit of an allowed rank). */
+function giveBackCards(game) {
+  if (game.turn !== 0 || game.phase !== 'exchange') return [];
+  return game.hand(0).filter((name) => game.whyNot([name]) === null);
+}
+
 /** The give-back, under the hand (the hand stays in sight): the card received, the cards that may go back. */
 function drawExchange() {
   const game = /** @type {Game} */ (state.game);
@@ -378,7 +384,7 @@ function drawExchange() {
   const { received } = game.position().exchange;
   const from = game.state.exLast;
   $('exchange-text').textContent = `${state.names[from]} (last in the previous hand) gave you ${cardsText([received])}, their highest card. Give back one card ranked 3 to 10: click it here, or select it in your hand and press Give back.`;
-  $('exchange-cards').replaceChildren(...game.legalMoves().map((m) => cardElement(m.cards[0], { onclick: () => tryMove(m.cards) })));
+  $('exchange-cards').replaceChildren(...giveBackCards(game).map((name) => cardElement(name, { onclick: () => tryMove([name]) })));
   box.hidden = false;
 }
 
