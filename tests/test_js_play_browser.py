@@ -13,8 +13,8 @@ the window, and nothing of the table or the hand moves while a bot thinks.
 
 Needs Debian's Chromium and its driver and the selenium package; without them every test
 here skips with the command that installs them. With ``MURLAN_SCREENSHOTS=DIR`` set, the
-tests save a screenshot of the table at each width there (``MURLAN_SCREENSHOTS=docs``
-refreshes docs/js-play.png and docs/js-play-phone.png).
+tests save screenshots of the table there (``MURLAN_SCREENSHOTS=docs`` refreshes
+docs/js-play-exchange.png and docs/js-play-phone.png, the two the docs show).
 """
 
 from __future__ import annotations
@@ -202,8 +202,6 @@ def play_until(browser, phases: set[str]) -> dict:
             done["hands"] += 1
         elif page["phase"] == "exchange":
             assert page["exchangeShown"] and by_id(browser, "hand").is_displayed()
-            if not done["gave_back"]:
-                screenshot(browser, "js-play-exchange.png")
             browser.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
             done["gave_back"] += 1
         elif page["legal"] == [[]] or ([] in page["legal"] and done["plays"] % 2):
@@ -257,6 +255,7 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     assert received in page["hand"]
     text = by_id(driver, "exchange-text").text
     assert "gave you" in text and "ranked 3 to 10" in text
+    screenshot(driver, "js-play-exchange.png")
     hand_box = by_id(driver, "hand").rect
     offer = by_id(driver, "exchange").rect
     assert offer["y"] >= hand_box["y"] + hand_box["height"], "the give-back covers the hand"
@@ -364,7 +363,7 @@ def test_the_table_fits_the_window_and_stays_still_while_bots_think(driver, page
                 assert left >= -0.5 and right <= width + 0.5, (sel, left, right, width)
                 assert top >= -1 and bottom <= driver.execute_script("return innerHeight") + 1
         driver.execute_script("window.scrollTo(0, 0)")
-        screenshot(driver, {400: "js-play-phone.png", 1280: "js-play.png"}.get(width, f"js-play-{width}.png"))
+        screenshot(driver, "js-play-phone.png" if width == 400 else f"js-play-{width}.png")
         # A move, then the bots at work: the table, the hand and the buttons stay where they are.
         page = wait_for(driver, lambda b: b.execute_script(PAGE))
         plays = [cards for cards in page["legal"] if cards]

@@ -78,7 +78,7 @@ export function renderBoard(box, view) {
   for (const seat of view.seats) {
     const badges = [];
     if (seat.seat === view.dealer) badges.push(el('span', { class: 'badge', text: 'dealer' }));
-    if (seat.place !== null) badges.push(el('span', { class: 'badge out', text: `out ${PLACES[seat.place]}` }));
+    if (seat.place !== null) badges.push(el('span', { class: 'badge out', text: seat.count ? PLACES[seat.place] : `out ${PLACES[seat.place]}` }));
     if (seat.passed && view.phase === 'play') badges.push(el('span', { class: 'badge', text: 'passed' }));
     box.append(el('div', { class: `seat pos-${POSITIONS[seat.seat]}${view.turn === seat.seat ? ' acting' : ''}`, 'data-seat': seat.seat },
       el('div', { class: 'who' }, seat.name, badges),
