@@ -70,7 +70,10 @@ def app(tmp_path_factory) -> Path:
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".js": "text/javascript"}
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+    }
 
     def log_message(self, *args) -> None:
         pass
@@ -168,7 +171,8 @@ return {
   phase: d.phase, turn: d.turn,
   legal: g && d.turn === '0' ? g.legalMoves().map((m) => m.cards) : [],
   hand: g ? g.hand(0) : [],
-  buttons: Object.fromEntries([...document.querySelectorAll('#hand button.card')].map((b) => [b.dataset.card, b])),
+  buttons: Object.fromEntries([...document.querySelectorAll('#hand button.card')]
+    .map((b) => [b.dataset.card, b])),
   exchangeShown: !q('#exchange').hidden,
   message: q('#message').textContent,
 };
@@ -186,7 +190,11 @@ def play_until(browser, phases: set[str]) -> dict:
     play, after an odd number of plays (the Pass button in use), the first card
     the give-back offers, Next hand once the hand's result has been read. Returns what the
     page showed at the end and counts of what was done."""
-    play, passing, next_hand = by_id(browser, "play"), by_id(browser, "pass"), by_id(browser, "next-hand")
+    play, passing, next_hand = (
+        by_id(browser, "play"),
+        by_id(browser, "pass"),
+        by_id(browser, "next-hand"),
+    )
     done = {"hands": 1, "gave_back": 0, "passes": 0, "plays": 0}
     for _ in range(3000):
         page = wait_for(browser, lambda b: b.execute_script(PAGE), what="the bots to finish")
@@ -244,7 +252,9 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     assert records.validate(record).valid
     assert record["rules"] == {"joker_pair": True} and len(record["hands"]) == 1
     points = record["hands"][0]["points"]
-    shown = [td.text for td in driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(3)")]
+    shown = [
+        td.text for td in driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(3)")
+    ]
     assert shown == [f"+{p}" for p in points]
     row = driver.find_element(By.CSS_SELECTOR, '#hand-scores tr[data-hand="1"]')
     assert [td.text for td in row.find_elements(By.TAG_NAME, "td")] == ["1", *map(str, points)]
@@ -259,8 +269,10 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     hand_box = by_id(driver, "hand").rect
     offer = by_id(driver, "exchange").rect
     assert offer["y"] >= hand_box["y"] + hand_box["height"], "the give-back covers the hand"
-    offered = [b.get_attribute("data-card") for b in driver.find_elements(By.CSS_SELECTOR, "#exchange-cards .card")]
-    eligible = [card for card in page["hand"] if driver.execute_script("return window.murlan.game.whyNot(arguments[0]) === null", [card])]
+    offer_cards = driver.find_elements(By.CSS_SELECTOR, "#exchange-cards .card")
+    offered = [b.get_attribute("data-card") for b in offer_cards]
+    may_go = "return window.murlan.game.whyNot(arguments[0]) === null"
+    eligible = [card for card in page["hand"] if driver.execute_script(may_go, [card])]
     assert offered == eligible and {c[0] for c in page["legal"]} <= set(eligible)
     page["buttons"][received].click()  # the card received is above 10: not to give back
     reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", [received])
@@ -331,18 +343,24 @@ for (const sel of arguments[0]) {
 return out;
 """
 # Whether bots are at work and what the sign says, read with the layout (LAYOUT returns).
-THINKING = """
+THINKING = (
+    """
 const sign = document.getElementById('thinking').textContent;
 const working = document.body.dataset.working;
-const layout = ((...args) => {""" + LAYOUT + """})(...arguments);
+const layout = ((...args) => {"""
+    + LAYOUT
+    + """})(...arguments);
 return {...layout, sign, working};
 """
+)
 TABLE = ["#board .seat", "#board .centre", "#hand", "#controls", "#status"]
 STILL = ["#board", "#hand", "#controls", "#play", "#pass"]
 
 
 @pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
-def test_the_table_fits_the_window_and_stays_still_while_bots_think(driver, page_url, width, height):
+def test_the_table_fits_the_window_and_stays_still_while_bots_think(
+    driver, page_url, width, height
+):
     driver.set_window_size(width, height)
     try:
         start_match(driver, page_url, seed=3, pace=300)
