@@ -9,7 +9,7 @@
 // page), the person's controls are off and a sign says who is thinking. The page keeps its
 // state in `window.murlan` (the Game, whether bots are at work) for tests and the curious.
 import { Game, RULE_CHOICES, describe, dumps, loadBot, rulesFromDict } from '../src/index.js';
-import { cardElement, cardsText, el, finishText, plural, renderBoard, renderHistory, renderScores } from './view.js';
+import { cardElement, cardsText, el, finishText, plural, renderBoard, renderHistory, renderScores, words } from './view.js';
 
 /** @type {(id: string) => any} the page's elements by id (inputs, selects, dialogs, buttons) */
 const $ = (id) => document.getElementById(id);
@@ -234,14 +234,11 @@ function apply(cards) {
   state.events.push({
     seat: move.seat,
     cards: move.cards,
-    kind: exchange ? 'give back' : words(move.action),
+    kind: exchange ? 'give back' : words(describe(move.action)),
     out: !exchange && place >= 0 && move.cards.length && game.cardsLeft()[move.seat] === 0 ? place : null,
     leads: game.phase === 'play' ? leads : null,
-    shown: false,
   });
 }
-
-const words = (action) => describe(action).replace(/\bT\b/g, '10');
 
 /** The person's move: refused with the engine's reason when it is not legal. */
 function tryMove(cards) {
@@ -311,7 +308,7 @@ function tableView() {
     dealer: game.dealer,
     target: game.target,
     seats: [0, 1, 2, 3].map((seat) => ({ seat, name: state.names[seat], count: counts[seat], score: game.scores[seat], place: g.place[seat] >= 0 ? g.place[seat] : null, passed: g.passed[seat] === 1 })),
-    table: table && { seat: table.seat, cards: table.play.split(' '), words: words(g.table) },
+    table: table && { seat: table.seat, cards: table.play.split(' '), words: words(describe(g.table)) },
     startCard: g.startDuty ? game.rules.start_card : null,
     exchange: hand.exchange,
     result: over ? { finish: hand.finish, points: hand.points } : null,
