@@ -346,11 +346,12 @@ return out;
 THINKING = (
     """
 const sign = document.getElementById('thinking').textContent;
+const locked = document.getElementById('play').disabled && document.getElementById('pass').disabled;
 const working = document.body.dataset.working;
 const layout = ((...args) => {"""
     + LAYOUT
     + """})(...arguments);
-return {...layout, sign, working};
+return {...layout, sign, working, locked};
 """
 )
 TABLE = ["#board .seat", "#board .centre", "#hand", "#controls", "#status"]
@@ -393,6 +394,7 @@ def test_the_table_fits_the_window_and_stays_still_while_bots_think(
             if boxes["working"] != "1":
                 break
             assert "is thinking" in boxes["sign"], boxes["sign"]
+            assert boxes["locked"], "the person's buttons work while a bot is to move"
             seen.append(boxes["boxes"])
         assert seen, "no bot was seen thinking"
         idle(driver)
@@ -405,3 +407,12 @@ def test_the_table_fits_the_window_and_stays_still_while_bots_think(
         assert page["scroll"] <= page["width"], f"page is {page['scroll']} px wide"
     finally:
         driver.set_window_size(*WINDOW)
+
+
+def test_a_bundle_that_cannot_be_read_is_said_in_words(driver, page_url):
+    driver.get(f"{page_url}?bundle=../../bundles/none/")
+    idle(driver)
+    error = by_id(driver, "load-error")
+    assert error.is_displayed() and not by_id(driver, "setup").is_displayed()
+    assert "cannot load the bundle at" in error.text and "/bundles/none/" in error.text
+    assert "HTTP 404" in error.text and "?bundle=URL" in error.text
