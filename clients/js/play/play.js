@@ -237,6 +237,7 @@ function apply(cards) {
     kind: exchange ? 'give back' : words(describe(move.action)),
     out: !exchange && place >= 0 && move.cards.length && game.cardsLeft()[move.seat] === 0 ? place : null,
     leads: game.phase === 'play' ? leads : null,
+    toYou: exchange && game.state.exLast === 0,
   });
 }
 

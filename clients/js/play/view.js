@@ -132,15 +132,16 @@ export function renderScores(box, view) {
 }
 
 /**
- * The hand's moves so far, a dashed line after each trick.
+ * The hand's moves so far, a dashed line after each trick; the card given back in the
+ * exchange only to the two seats it passes between.
  * @param {HTMLElement} list
- * @param {Array<{seat: number, cards: string[], kind: string, out: number | null, leads: number | null}>} events
+ * @param {Array<{seat: number, cards: string[], kind: string, out: number | null, leads: number | null, toYou: boolean}>} events
  * @param {string[]} names
  */
 export function renderHistory(list, events, names) {
   list.replaceChildren(...events.map((e) => {
     let what = 'pass';
-    if (e.kind === 'give back') what = e.seat === 0 ? `gives back ${cardsText(e.cards)}` : 'gives a card back';
+    if (e.kind === 'give back') what = e.seat === 0 || e.toYou ? `gives back ${cardsText(e.cards)}` : 'gives a card back';
     else if (e.cards.length) what = `${cardsText(e.cards)} (${e.kind})`;
     const notes = [];
     if (e.out !== null) notes.push(el('span', { class: 'note', text: `${names[e.seat]} ${e.seat === 0 ? 'are' : 'is'} out, ${PLACES[e.out]}` }));
