@@ -1,0 +1,418 @@
+"""The JavaScript client's play page (clients/js/play/) in a real browser, with no server
+behind it: headless Chromium driven through Selenium, the page served as plain files.
+
+The files are laid out as an app would serve them (a static server of a folder holding the
+npm package's ``src/`` and ``play/`` and one bundle folder, named by ``?bundle=``): nothing
+of murlan_web and no Python process answers the page. A person's whole match is played by
+clicking (the test reads the legal moves from the page's Game to decide what to click, then
+clicks the cards and Play, Pass, the give-back's card or Next hand), the record is
+downloaded and judged by this checkout's validator, an illegal selection is refused with the
+engine's own reason, and the layout is checked at a phone's, a laptop's and a wide screen's
+width: nothing scrolls sideways, the seats, the table, the hand and its buttons lie inside
+the window, and nothing of the table or the hand moves while a bot thinks.
+
+Needs Debian's Chromium and its driver and the selenium package; without them every test
+here skips with the command that installs them. With ``MURLAN_SCREENSHOTS=DIR`` set, the
+tests save screenshots of the table there (``MURLAN_SCREENSHOTS=docs`` refreshes
+docs/js-play-exchange.png and docs/js-play-phone.png, the two the docs show).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+ENABLE = (
+    "browser tests need Chromium, its driver and selenium: "
+    "apt-get install chromium chromium-driver && pip install selenium"
+)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+webdriver = pytest.importorskip("selenium.webdriver", reason=ENABLE)
+if not (CHROMIUM and CHROMEDRIVER):
+    pytest.skip(ENABLE, allow_module_level=True)
+
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+from murlan_env import records  # noqa: E402
+from murlan_env.bots import registry  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+CLIENT = REPO / "clients" / "js"
+SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS")
+WINDOW = (1280, 900)
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory) -> Path:
+    """An app's folder: the package's src/ and play/ and the hard level's bundle."""
+    root = tmp_path_factory.mktemp("app")
+    (root / "murlan-client").mkdir()
+    for part in ("src", "play"):
+        (root / "murlan-client" / part).symlink_to(CLIENT / part, target_is_directory=True)
+    (root / "bundles").mkdir()
+    hard = registry.policies_dir() / registry.levels()["hard"]["policy"]
+    (root / "bundles" / "hard").symlink_to(hard, target_is_directory=True)
+    return root
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        ".js": "text/javascript",
+    }
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def page_url(app):
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(app))
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/murlan-client/play/index.html"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def driver(downloads):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(arg)
+    options.add_argument(f"--window-size={WINDOW[0]},{WINDOW[1]}")
+    options.add_experimental_option(
+        "prefs",
+        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+    )
+    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    browser.execute_cdp_cmd(
+        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
+    )
+    yield browser
+    browser.quit()
+
+
+def wait_for(browser, condition, timeout: float = 30, what: str = "the page"):
+    try:
+        return WebDriverWait(browser, timeout, poll_frequency=0.02).until(condition)
+    except TimeoutException:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+def idle(browser) -> None:
+    """Wait until the page has loaded its bundle and no bot is at work."""
+    wait_for(
+        browser,
+        lambda b: b.execute_script(
+            "const d = document.body.dataset; return d.ready === '1' && d.working === '0'"
+        ),
+        what="the bots to finish",
+    )
+
+
+def by_id(browser, name: str):
+    return browser.find_element(By.ID, name)
+
+
+def screenshot(browser, name: str) -> None:
+    """Save the page as a 256-colour PNG when MURLAN_SCREENSHOTS names a folder."""
+    if not SCREENSHOTS:
+        return
+    from PIL import Image  # matplotlib's dependency
+
+    Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)
+    image = Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB")
+    image = image.quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    image.save(Path(SCREENSHOTS) / name, optimize=True)
+
+
+def start_match(browser, page_url: str, *, seed: int, pace: int = 0, rules=()) -> None:
+    browser.get(f"{page_url}?bundle=../../bundles/hard/&pace={pace}&fresh={time.monotonic()}")
+    idle(browser)
+    assert not by_id(browser, "load-error").is_displayed(), by_id(browser, "load-error").text
+    for i in (1, 2, 3):
+        assert Select(by_id(browser, f"setup-bot-{i}")).first_selected_option.text == "hard"
+    for flag in rules:
+        by_id(browser, f"rule-{flag}").click()
+    by_id(browser, "setup-seed").send_keys(str(seed))
+    by_id(browser, "setup-start").click()
+    idle(browser)
+    assert by_id(browser, "table").is_displayed()
+
+
+# What the page shows, the person's legal moves and their cards' buttons, read in one call
+# (each WebDriver call is a round trip); null while the bots are at work. The legal moves come
+# from the page's own Game: the test decides from them what to click, then clicks.
+PAGE = """
+const d = document.body.dataset, g = window.murlan.game, q = (s) => document.querySelector(s);
+if (d.ready !== '1' || d.working !== '0') return null;
+return {
+  phase: d.phase, turn: d.turn,
+  legal: g && d.turn === '0' ? g.legalMoves().map((m) => m.cards) : [],
+  hand: g ? g.hand(0) : [],
+  buttons: Object.fromEntries([...document.querySelectorAll('#hand button.card')]
+    .map((b) => [b.dataset.card, b])),
+  exchangeShown: !q('#exchange').hidden,
+  message: q('#message').textContent,
+};
+"""
+
+
+def click_cards(browser, cards) -> None:
+    for card in cards:
+        browser.find_element(By.CSS_SELECTOR, f'#hand button[data-card="{card}"]').click()
+
+
+def play_until(browser, phases: set[str]) -> dict:
+    """Click through the match as a person until the page shows one of `phases`: the play of
+    the most cards (to go out in few turns), Pass when nothing beats the table or, following a
+    play, after an odd number of plays (the Pass button in use), the first card
+    the give-back offers, Next hand once the hand's result has been read. Returns what the
+    page showed at the end and counts of what was done."""
+    play, passing, next_hand = (
+        by_id(browser, "play"),
+        by_id(browser, "pass"),
+        by_id(browser, "next-hand"),
+    )
+    done = {"hands": 1, "gave_back": 0, "passes": 0, "plays": 0}
+    for _ in range(3000):
+        page = wait_for(browser, lambda b: b.execute_script(PAGE), what="the bots to finish")
+        assert not page["message"], page["message"]  # every move made here is legal
+        if page["phase"] in phases:
+            return {**page, **done}
+        if page["phase"] == "match_over":
+            pytest.fail("the match ended first")
+        if page["phase"] == "hand_over":
+            result = by_id(browser, "hand-result").text  # the hand's points, before dealing on
+            assert result.startswith("1st ") and "(+3)" in result and "(+0)" in result
+            next_hand.click()
+            done["hands"] += 1
+        elif page["phase"] == "exchange":
+            assert page["exchangeShown"] and by_id(browser, "hand").is_displayed()
+            browser.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
+            done["gave_back"] += 1
+        elif page["legal"] == [[]] or ([] in page["legal"] and done["plays"] % 2):
+            passing.click()
+            done["passes"] += 1
+        else:
+            for card in max(page["legal"], key=len):
+                page["buttons"][card].click()
+            play.click()
+            done["plays"] += 1
+    pytest.fail("the match did not end")
+
+
+def download(browser, downloads: Path, seed: int) -> dict:
+    """Click Download record and read the file the browser saved."""
+    path = downloads / f"murlan-seed-{seed}.json"
+    path.unlink(missing_ok=True)
+    by_id(browser, "download").click()
+    wait_for(browser, lambda _: path.exists() and path.stat().st_size > 0, what="the download")
+    return records.load(path)
+
+
+# A seed under which the person, playing as play_until does, finishes 1st in hand 1 (under
+# either variant below), so hand 2 opens with their give-back.
+SEED = 28
+
+
+def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url, downloads):
+    """One whole hand, then the next hand's give-back (a whole match is the slow test below:
+    the page plays to the rule book's target, about ten hands)."""
+    start_match(driver, page_url, seed=SEED, rules=("joker_pair",))
+    assert f"seed {SEED}" in by_id(driver, "status").text
+    assert "joker_pair" in by_id(driver, "variant").text
+    page = play_until(driver, {"hand_over"})
+    assert page["plays"]
+    assert "hand over" in by_id(driver, "status").text
+    assert by_id(driver, "next-hand").is_displayed()
+    screenshot(driver, "js-play-hand-over.png")
+    record = download(driver, downloads, SEED)
+    assert records.validate(record).valid
+    assert record["rules"] == {"joker_pair": True} and len(record["hands"]) == 1
+    points = record["hands"][0]["points"]
+    shown = [
+        td.text for td in driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(3)")
+    ]
+    assert shown == [f"+{p}" for p in points]
+    row = driver.find_element(By.CSS_SELECTOR, '#hand-scores tr[data-hand="1"]')
+    assert [td.text for td in row.find_elements(By.TAG_NAME, "td")] == ["1", *map(str, points)]
+
+    page = play_until(driver, {"exchange"})  # hand 2: the person, 1st, gives a card back
+    assert page["hands"] == 2 and page["turn"] == "0"
+    received = driver.execute_script("return window.murlan.game.position().exchange.received")
+    assert received in page["hand"]
+    text = by_id(driver, "exchange-text").text
+    assert "gave you" in text and "ranked 3 to 10" in text
+    screenshot(driver, "js-play-exchange.png")
+    hand_box = by_id(driver, "hand").rect
+    offer = by_id(driver, "exchange").rect
+    assert offer["y"] >= hand_box["y"] + hand_box["height"], "the give-back covers the hand"
+    offer_cards = driver.find_elements(By.CSS_SELECTOR, "#exchange-cards .card")
+    offered = [b.get_attribute("data-card") for b in offer_cards]
+    may_go = "return window.murlan.game.whyNot(arguments[0]) === null"
+    eligible = [card for card in page["hand"] if driver.execute_script(may_go, [card])]
+    assert offered == eligible and {c[0] for c in page["legal"]} <= set(eligible)
+    page["buttons"][received].click()  # the card received is above 10: not to give back
+    reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", [received])
+    assert received not in eligible and reason
+    by_id(driver, "play").click()  # labelled Give back
+    assert by_id(driver, "message").text == f"Not allowed: {reason}"
+    by_id(driver, "hand").find_element(By.CSS_SELECTOR, f'[data-card="{eligible[-1]}"]').click()
+    assert by_id(driver, "play").text == "Give back"
+    by_id(driver, "play").click()
+    wait_for(driver, lambda b: b.execute_script(PAGE), what="the bots to finish")
+    assert eligible[-1] not in driver.execute_script(PAGE)["hand"]
+    record = download(driver, downloads, SEED)
+    assert record["hands"][1]["exchange"]["first"] == 0
+    assert record["hands"][1]["exchange"]["first_gives"] == eligible[-1]
+
+
+@pytest.mark.slow
+def test_a_whole_match_by_clicking_and_its_record_downloaded(driver, page_url, downloads):
+    start_match(driver, page_url, seed=SEED, rules=("sticky_pass",))
+    assert "sticky_pass" in by_id(driver, "variant").text
+    page = play_until(driver, {"match_over"})
+    assert page["plays"] and page["passes"]
+    assert "match over" in by_id(driver, "status").text
+    screenshot(driver, "js-play-match-over.png")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#hand-scores tr[data-hand]")
+    assert len(rows) == page["hands"]
+    record = download(driver, downloads, SEED)
+    assert records.validate(record).valid
+    assert record["rules"] == {"sticky_pass": True}
+    assert len(record["hands"]) == page["hands"]
+    mine = sum(h["exchange"] is not None and h["exchange"]["first"] == 0 for h in record["hands"])
+    assert mine == page["gave_back"] >= 1
+    winners = by_id(driver, "match-winners").text
+    names = ["You" if s == 0 else f"Seat {s}" for s in record["winners"]]
+    assert record["winners"] and all(name in winners for name in names)
+    cells = driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(2)")
+    assert [int(td.text) for td in cells] == record["scores"]
+
+
+def test_an_illegal_selection_is_refused_with_the_engines_reason(driver, page_url):
+    start_match(driver, page_url, seed=3)
+    page = wait_for(driver, lambda b: b.execute_script(PAGE))
+    hand = page["hand"]
+    pick = [hand[0], hand[-1]]  # the lowest and the highest card: no play
+    click_cards(driver, pick)
+    reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", pick)
+    assert reason
+    by_id(driver, "play").click()
+    assert by_id(driver, "message").text == f"Not allowed: {reason}"
+    assert driver.execute_script(PAGE)["hand"] == hand  # nothing was played
+    assert driver.execute_script("return window.murlan.game.record().hands[0].plays.length") == len(
+        driver.find_elements(By.CSS_SELECTOR, "#history li")
+    )
+    by_id(driver, "clear").click()
+    by_id(driver, "play").click()
+    assert "Select the cards to play first" in by_id(driver, "message").text
+
+
+# Elements that must lie inside the window, and the page's overflow, read in one call.
+LAYOUT = """
+const out = {width: innerWidth, height: innerHeight,
+  scroll: document.documentElement.scrollWidth, boxes: {}};
+for (const sel of arguments[0]) {
+  const found = [...document.querySelectorAll(sel)].filter((e) => e.offsetParent !== null);
+  out.boxes[sel] = found.map((e) => { const r = e.getBoundingClientRect();
+    return [r.left, r.top, r.right, r.bottom]; });
+}
+return out;
+"""
+# Whether bots are at work and what the sign says, read with the layout (LAYOUT returns).
+THINKING = (
+    """
+const sign = document.getElementById('thinking').textContent;
+const locked = document.getElementById('play').disabled && document.getElementById('pass').disabled;
+const working = document.body.dataset.working;
+const layout = ((...args) => {"""
+    + LAYOUT
+    + """})(...arguments);
+return {...layout, sign, working, locked};
+"""
+)
+TABLE = ["#board .seat", "#board .centre", "#hand", "#controls", "#status"]
+STILL = ["#board", "#hand", "#controls", "#play", "#pass"]
+
+
+@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
+def test_the_table_fits_the_window_and_stays_still_while_bots_think(
+    driver, page_url, width, height
+):
+    driver.set_window_size(width, height)
+    try:
+        start_match(driver, page_url, seed=3, pace=300)
+        page = driver.execute_script(LAYOUT, ["#setup"])
+        assert page["scroll"] <= page["width"], f"page is {page['scroll']} px wide"
+        for sel in TABLE:
+            boxes = driver.execute_script(LAYOUT, [sel])["boxes"][sel]
+            assert boxes, f"{sel} is not shown"
+            for i, _ in enumerate(boxes):
+                driver.execute_script(
+                    "[...document.querySelectorAll(arguments[0])]"
+                    ".filter((e) => e.offsetParent !== null)[arguments[1]]"
+                    ".scrollIntoView({block: 'nearest'})",
+                    sel,
+                    i,
+                )
+                left, top, right, bottom = driver.execute_script(LAYOUT, [sel])["boxes"][sel][i]
+                assert left >= -0.5 and right <= width + 0.5, (sel, left, right, width)
+                assert top >= -1 and bottom <= driver.execute_script("return innerHeight") + 1
+        driver.execute_script("window.scrollTo(0, 0)")
+        screenshot(driver, "js-play-phone.png" if width == 400 else f"js-play-{width}.png")
+        # A move, then the bots at work: the table, the hand and the buttons stay where they are.
+        page = wait_for(driver, lambda b: b.execute_script(PAGE))
+        plays = [cards for cards in page["legal"] if cards]
+        click_cards(driver, plays[0])
+        by_id(driver, "play").click()
+        seen = []
+        while True:
+            boxes = driver.execute_script(THINKING, STILL)
+            if boxes["working"] != "1":
+                break
+            assert "is thinking" in boxes["sign"], boxes["sign"]
+            assert boxes["locked"], "the person's buttons work while a bot is to move"
+            seen.append(boxes["boxes"])
+        assert seen, "no bot was seen thinking"
+        idle(driver)
+        seen.append(driver.execute_script(LAYOUT, STILL)["boxes"])
+        first = seen[0]
+        for boxes in seen:
+            for sel in STILL:
+                assert [round(v) for v in boxes[sel][0]] == [round(v) for v in first[sel][0]], sel
+        page = driver.execute_script(LAYOUT, ["#board"])
+        assert page["scroll"] <= page["width"], f"page is {page['scroll']} px wide"
+    finally:
+        driver.set_window_size(*WINDOW)
+
+
+def test_a_bundle_that_cannot_be_read_is_said_in_words(driver, page_url):
+    driver.get(f"{page_url}?bundle=../../bundles/none/")
+    idle(driver)
+    error = by_id(driver, "load-error")
+    assert error.is_displayed() and not by_id(driver, "setup").is_displayed()
+    assert "cannot load the bundle at" in error.text and "/bundles/none/" in error.text
+    assert "HTTP 404" in error.text and "?bundle=URL" in error.text
