@@ -8,29 +8,28 @@
 // One thing at a time: while the bots move (each after a visible pause, never blocking the
 // page), the person's controls are off and a sign says who is thinking. The page keeps its
 // state in `window.murlan` (the Game, whether bots are at work) for tests and the curious.
-import { Game, RULE_CHOICES, describe, dumps, loadBot, rulesFromDict } from '../src/index.js';
+import { Game, RULE_CHOICES, describe, dumps, levelPlayer, loadBot, rulesFromDict } from '../src/index.js';
 import { cardElement, cardsText, el, finishText, plural, renderBoard, renderHistory, renderScores, words } from './view.js';
 
 /** @type {(id: string) => any} the page's elements by id (inputs, selects, dialogs, buttons) */
 const $ = (id) => document.getElementById(id);
-const DEFAULT_BUNDLES = ['../../../murlan_env/bots/policies/ppo-finetune/'];
+const DEFAULT_BUNDLES = ['../../../murlan_env/bots/policies/ppo-finetune/', '../../../murlan_env/bots/policies/ppo-strong/'];
 const PACE_KEY = 'murlan.pace';
 
 /**
- * The levels a bundle plays here: bot.json's `levels` that need no search and are the
- * policy's argmax (temperature 0, no mix), or, for a bundle that names none, its argmax
- * policy as `hard`. A level is played by `playerOf(bot, name)`: `{choose(position, seed)}`.
- * Once the client plays temperatures and mixes (a `levelPlayer(bot, name)` of that shape),
- * `playerOf` becomes it and the filter keeps every level without a search.
+ * The levels a bundle plays here: bot.json's `levels` that need no search (`levelPlayer`
+ * plays their temperature and mix), or, for a bundle that names none, its argmax policy as
+ * `hard`. A level is played by `playerOf(bot, name)`: `{choose(position, seed)}`.
  * @param {any} spec bot.json
  * @returns {Array<[string, any]>}
  */
 function levelsOf(spec) {
-  const named = Object.entries(spec.levels ?? {}).filter(([, l]) => !l.search && !l.mix && !Number(l.temperature ?? 0));
+  const named = Object.entries(spec.levels ?? {}).filter(([, l]) => !l.search);
   return named.length ? named : [['hard', { about: "the policy's best move" }]];
 }
 /** @type {(bot: any, level: string) => {choose: (position: object, seed: number) => Promise<any>}} */
-const playerOf = (bot) => ({ choose: (position) => bot.choose(position) });
+const playerOf = (bot, level) =>
+  bot.spec.levels?.[level] ? levelPlayer(bot, level) : { choose: (position) => bot.choose(position) };
 
 const state = {
   /** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
