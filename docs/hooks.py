@@ -4,9 +4,9 @@
   beside the checkout (``../shared/RULES.md``), so the site always shows the rules the engine
   and its tests follow, never a copy that drifts. A missing rule book stops the build with one
   line that says where it was looked for.
-- ``cli.md`` includes the ``--help`` of ``murlan`` and of each of its subcommands, and of
-  ``python train.py``, run from this checkout at build time, so the reference cannot disagree
-  with the parsers.
+- ``cli.md`` includes the ``--help`` of ``murlan`` and of each of its subcommands (``murlan
+  train`` is what ``python train.py`` runs), run from this checkout at build time, so the
+  reference cannot disagree with the parsers.
 
 A page asks for either with a line of its own: ``<!-- murlan-docs: rules -->`` or
 ``<!-- murlan-docs: cli -->``. The functions take the repository root, so tests call them
@@ -78,7 +78,6 @@ def cli_markdown(root: Path = ROOT) -> str:
     for name in names:
         text = help_text(root, ["-m", "murlan_cli", name])
         parts += [f"## murlan {name}", "", "```text", text, "```", ""]
-    parts += ["## python train.py", "", "```text", help_text(root, ["train.py"]), "```", ""]
     return "\n".join(parts)
 
 

@@ -1,7 +1,8 @@
 """The command layer: argparse, printing and exit statuses live in ``murlan_cli`` only.
 
-``murlan_env`` is a library (STYLE.md, "The shape of the house"): no module below the command
-layer builds a parser or writes to the terminal, so a program that imports it decides what
+``murlan_env`` and ``agents`` are libraries (STYLE.md, "The shape of the house"): no module below
+the command layer builds a parser or writes to the terminal (the trainers log through
+``logging`` and show tqdm's progress bar, which the command layer can switch off), so a program that imports it decides what
 reaches its users. These tests read the source (AST), so they hold for code no test runs.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = sorted((ROOT / "murlan_env").rglob("*.py"))
+LIBRARY = sorted([*(ROOT / "murlan_env").rglob("*.py"), *(ROOT / "agents").rglob("*.py")])
 
 # Where the library may still do it, and why. Each entry must still be true (see
 # test_every_exemption_is_still_needed), so a stale one fails instead of lingering.

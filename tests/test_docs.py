@@ -2,7 +2,7 @@
 
 A page's Python blocks run in order in one namespace, as one session would run them; its bash
 blocks run in order, each in its own ``bash -euo pipefail``, all in one scratch folder per
-page, with ``murlan`` the command of this checkout and ``train.py``, ``configs/``,
+page, with ``murlan`` the command of this checkout and ``train.py``,
 ``examples/`` and ``benchmarks/`` where they are in the repository root (so ``runs/`` and the
 files a sample writes land in the scratch folder). Python blocks run there too.
 
@@ -45,7 +45,7 @@ PAGES = sorted(DOCS.rglob("*.md"))
 SAMPLED = [ROOT / "README.md", *PAGES]
 MARKER = re.compile(r"^<!-- docs-test: (?P<kind>skip|slow) \((?P<reason>[^)]+)\) -->$")
 # Reachable from the scratch folder as from the repository root.
-LINKED = ("train.py", "configs", "examples", "benchmarks")
+LINKED = ("train.py", "examples", "benchmarks")
 
 
 def optional_modules() -> dict[str, str]:
