@@ -76,6 +76,23 @@ def checked_value(key: str, value: Any, default: Any) -> Any:
     return value
 
 
+def check_at_least(cfg: Any, low: float, *keys: str) -> None:
+    """ConfigError naming the first of ``keys`` whose value (or list item) is below ``low``."""
+    for key in keys:
+        value = getattr(cfg, key)
+        for item in value if isinstance(value, list) else [value]:
+            if item < low:
+                raise ConfigError(f"config key {key!r} must be at least {low}, got {value!r}")
+
+
+def check_share(cfg: Any, *keys: str) -> None:
+    """ConfigError unless each of ``keys`` is a share in [0, 1]."""
+    for key in keys:
+        value = getattr(cfg, key)
+        if not 0 <= value <= 1:
+            raise ConfigError(f"config key {key!r} is a share in [0, 1], got {value!r}")
+
+
 def check_choice(key: str, value: str, allowed: tuple[str, ...]) -> None:
     """ConfigError unless ``value`` is one of ``allowed`` (the error names ``key``)."""
     if value not in allowed:
@@ -127,6 +144,10 @@ class RunConfig(ConfigPart):
     progress: bool = True
     """Show a progress bar."""
 
+    def check_values(self) -> None:
+        super().check_values()
+        check_at_least(self, 1, "torch_threads")
+
     def run_dir(self) -> Path:
         """The directory of this config's run: ``<runs_dir>/<name>``."""
         return Path(self.runs_dir) / self.name
@@ -158,6 +179,11 @@ class NetworkConfig(ConfigPart):
     learning_rate: float = 3e-4
     """Adam learning rate."""
 
+    def check_values(self) -> None:
+        super().check_values()
+        check_at_least(self, 1, "hidden")
+        check_at_least(self, 0, "learning_rate")
+
 
 @dataclasses.dataclass
 class EvalConfig(ConfigPart):
@@ -175,6 +201,8 @@ class EvalConfig(ConfigPart):
 
     def check_values(self) -> None:
         super().check_values()
+        check_at_least(self, 1, "eval_deals")
+        check_at_least(self, 0, "eval_hands")
         check_bots("eval_bots", self.eval_bots)
 
 
@@ -240,6 +268,15 @@ class SelfPlayConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
         check_choice("inference", self.inference, INFERENCE_MODES)
         check_choice("precision", self.precision, PRECISIONS)
         check_device(self.device)
+        check_at_least(self, 1, "total_steps", "num_envs", "num_steps", "num_workers")
+        check_at_least(self, 1, "snapshot_every", "snapshot_pool")
+        check_at_least(self, 0, "eval_every", "final_eval_deals", "checkpoint_every")
+        check_share(self, "snapshot_share", "bot_share")
+        if self.snapshot_share + self.bot_share > 1:
+            raise ConfigError(
+                f"snapshot_share + bot_share is the share of games against others: at most 1, "
+                f"got {self.snapshot_share} + {self.bot_share}"
+            )
         if self.inference == "server" and self.workers != "process":
             raise ConfigError('inference="server" serves process workers: set workers=process')
         check_bots("bots", self.bots)
@@ -275,9 +312,11 @@ __all__ = [
     "RulesConfig",
     "RunConfig",
     "SelfPlayConfig",
+    "check_at_least",
     "check_bots",
     "check_device",
     "check_choice",
+    "check_share",
     "checked_value",
     "run_name",
 ]

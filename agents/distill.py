@@ -54,6 +54,7 @@ from agents.config import (
     NetworkConfig,
     RulesConfig,
     RunConfig,
+    check_at_least,
     check_bots,
     check_choice,
 )
@@ -133,6 +134,10 @@ class DistillConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
         super().check_values()
         check_choice("targets", self.targets, TARGETS)
         check_choice("label_precision", self.label_precision, LABEL_PRECISIONS)
+        check_at_least(
+            self, 0, "search_rollouts", "belief_candidates", "soft_temperature", "kl_coef"
+        )
+        check_at_least(self, 1, "epochs", "minibatch_size", "play_hands")
         check_bots("opponent", [self.opponent])
         check_bots("search_models", self.search_models)
         if not 0 <= self.self_play_share <= 1 or not 0 <= self.holdout < 1:

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.config import ConfigError, SelfPlayConfig
+from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_share
 from agents.networks import (
     QNetwork,
     autocast,
@@ -53,6 +53,8 @@ class DMCConfig(SelfPlayConfig):
 
     def check_values(self) -> None:
         super().check_values()
+        check_at_least(self, 1, "pair_hidden", "replay_size", "batch_size", "updates_per_rollout")
+        check_share(self, "epsilon")
         if self.reward != "hand":
             raise ConfigError(
                 f"DMC learns from Monte-Carlo returns of hands: reward must be 'hand', "

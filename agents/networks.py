@@ -216,20 +216,22 @@ class ActorCritic(nn.Module):
         return self.policy_head(self.trunk(obs))
 
     def logits_and_value(
-        self, obs: torch.Tensor, hidden: torch.Tensor | None = None
+        self, obs: torch.Tensor, hidden_hands: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Unmasked logits (B, A) and values (B,); ``hidden`` feeds a privileged critic."""
+        """Unmasked logits (B, A) and values (B,); ``hidden_hands`` (the other seats' hands,
+        ``observation.encode_hidden``) feeds a privileged critic."""
         h = self.trunk(obs)
         if self.privileged:
-            return self.policy_head(h), self.value(obs, hidden)
+            return self.policy_head(h), self.value(obs, hidden_hands)
         return self.policy_head(h), self.value_head(h).squeeze(-1)
 
-    def value(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> torch.Tensor:
+    def value(self, obs: torch.Tensor, hidden_hands: torch.Tensor | None = None) -> torch.Tensor:
         """Values (B,) of the seat to act."""
         if self.privileged:
-            if hidden is None:
+            if hidden_hands is None:
                 raise ValueError("a privileged critic needs the hidden hands (encode_hidden)")
-            return self.value_head(self.critic(torch.cat([obs, hidden], -1))).squeeze(-1)
+            both = torch.cat([obs, hidden_hands], -1)
+            return self.value_head(self.critic(both)).squeeze(-1)
         return self.value_head(self.trunk(obs)).squeeze(-1)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

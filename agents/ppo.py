@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.config import ConfigError, SelfPlayConfig
+from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_share
 from agents.networks import (
     ActorCritic,
     autocast,
@@ -81,6 +81,9 @@ class PPOConfig(SelfPlayConfig):
 
     def check_values(self) -> None:
         super().check_values()
+        check_at_least(self, 1, "update_epochs", "minibatch_size", "critic_hidden")
+        check_at_least(self, 0, "imitate_decisions", "imitate_epochs", "clip_coef", "max_grad_norm")
+        check_share(self, "gamma", "gae_lambda")
         if self.critic not in CRITICS:
             raise ConfigError(f"critic must be one of {list(CRITICS)}, got {self.critic!r}")
         if self.init_from and self.imitate:
@@ -100,10 +103,10 @@ class PPOActing:
 
     def fields(self, settings: RolloutSettings) -> tuple[str, ...]:
         names = ("obs", "mask", "action", "logp", "value", "advantage", "returns")
-        return (*names, "hidden") if privileged(settings) else names
+        return (*names, "hidden_hands") if privileged(settings) else names
 
-    def scores(self, play, obs, mask, hidden):
-        logits, value = play.net.logits_and_value(obs, hidden)
+    def scores(self, play, obs, mask, hidden_hands):
+        logits, value = play.net.logits_and_value(obs, hidden_hands)
         return masked_logits(logits, mask), value
 
     def choose(self, play, t: int, rows: np.ndarray, scores, value) -> None:
@@ -124,10 +127,10 @@ class PPOActing:
         next_v = np.zeros((b, N_SEATS), np.float32)
         for k in range(N_SEATS):
             obs = torch.from_numpy(observation.encode(play.state, k))
-            hidden = None
-            if "hidden" in buf:
-                hidden = torch.from_numpy(observation.encode_hidden(play.state, k))
-            next_v[:, k] = play.net.value(obs, hidden).numpy()
+            hands = None
+            if "hidden_hands" in buf:
+                hands = torch.from_numpy(observation.encode_hidden(play.state, k))
+            next_v[:, k] = play.net.value(obs, hands).numpy()
         adv = gae_advantages(
             buf["seat"],
             buf["learner"],
@@ -140,7 +143,7 @@ class PPOActing:
         )
         sel = buf["learner"].reshape(-1)
         out = sink.arrays(batch_spec(self.fields(play.s), int(sel.sum())))
-        for name in ("obs", "mask", "action", "logp", "value", "hidden"):
+        for name in ("obs", "mask", "action", "logp", "value", "hidden_hands"):
             if name in out:
                 arr = buf[name]
                 np.compress(sel, arr.reshape(sel.size, *arr.shape[2:]), axis=0, out=out[name])
@@ -236,7 +239,8 @@ class PPOLearner:
         old_logp = torch.from_numpy(batch.logp).to(dev)
         adv_all = torch.from_numpy(batch.advantage).to(dev)
         ret = torch.from_numpy(batch.returns).to(dev)
-        hidden = None if batch.hidden is None else torch.from_numpy(batch.hidden).to(dev)
+        hands = batch.hidden_hands
+        hands = None if hands is None else torch.from_numpy(hands).to(dev)
         n = len(act)
         n_minibatches = max(1, round(n / c.minibatch_size))
         stats: dict[str, list[float]] = {
@@ -247,7 +251,7 @@ class PPOLearner:
             for idx in torch.tensor_split(order, n_minibatches):
                 with autocast(self.precision, dev):
                     logits, value = self.net.logits_and_value(
-                        obs[idx], None if hidden is None else hidden[idx]
+                        obs[idx], None if hands is None else hands[idx]
                     )
                 adv = adv_all[idx]
                 if c.norm_adv and len(idx) > 1:
@@ -306,7 +310,6 @@ def warm_start(learner: PPOLearner) -> dict[str, float]:
         device=learner.device,
     )
     log.info(
-        f"warm start: the policy agrees with {c.imitate!r} on {stats['agreement']:.1%} of "
-        "decisions"
+        f"warm start: the policy agrees with {c.imitate!r} on {stats['agreement']:.1%} of decisions"
     )
     return stats

@@ -63,7 +63,7 @@ class Batch:
     returns: np.ndarray = _rows(
         (), np.float32, "target: advantage + value (PPO), the hand's Monte-Carlo return (DMC)"
     )
-    hidden: np.ndarray = _rows(
+    hidden_hands: np.ndarray = _rows(
         (HIDDEN_SIZE,), np.float32, "the other seats' hands, for a privileged critic (PPO)"
     )
     stats: dict = dataclasses.field(default_factory=dict)
@@ -71,7 +71,7 @@ class Batch:
     hands, matches, hand_length, points_vs_snapshot, points_vs_bots, seconds, engine_seconds."""
 
     ARRAYS: ClassVar[tuple[str, ...]] = (
-        "obs", "mask", "action", "logp", "value", "advantage", "returns", "hidden"
+        "obs", "mask", "action", "logp", "value", "advantage", "returns", "hidden_hands"
     )  # fmt: skip
 
     def arrays(self) -> dict[str, np.ndarray]:
@@ -120,7 +120,7 @@ class Acting(Protocol):
 
     def fields(self, settings: RolloutSettings) -> tuple[str, ...]: ...
 
-    def scores(self, play: SelfPlay, obs, mask, hidden) -> tuple[torch.Tensor, Any]: ...
+    def scores(self, play: SelfPlay, obs, mask, hidden_hands) -> tuple[torch.Tensor, Any]: ...
 
     def choose(self, play: SelfPlay, t: int, rows: np.ndarray, scores, extra) -> None: ...
 
@@ -205,7 +205,7 @@ class SelfPlay:
             "reward": np.zeros((t, b, N_SEATS), np.float32),
         }
         if privileged(settings):
-            self.buf["hidden"] = np.zeros((t, b, HIDDEN_SIZE), np.float32)
+            self.buf["hidden_hands"] = np.zeros((t, b, HIDDEN_SIZE), np.float32)
 
     # ------------------------------------------------------------------ acting
     def _networks(self, t: int, rows: np.ndarray, rows_snap: np.ndarray) -> tuple:
@@ -213,8 +213,9 @@ class SelfPlay:
         snapshot's scores on ``rows_snap`` (no random draws, so they can overlap the bots)."""
         buf = self.buf
         o, m = torch.from_numpy(buf["obs"][t, rows]), torch.from_numpy(buf["mask"][t, rows])
-        hidden = torch.from_numpy(buf["hidden"][t, rows]) if "hidden" in buf else None
-        learner = self.s.acting.scores(self, o, m, hidden)
+        hands = buf.get("hidden_hands")
+        hands = None if hands is None else torch.from_numpy(hands[t, rows])
+        learner = self.s.acting.scores(self, o, m, hands)
         snap = None
         if len(rows_snap):
             snap = policy_scores(
@@ -285,8 +286,8 @@ class SelfPlay:
             t0 = time.perf_counter()
             mask = engine.legal_action_mask(state)
             observation.encode(state, out=buf["obs"][t])
-            if "hidden" in buf:
-                observation.encode_hidden(state, out=buf["hidden"][t])
+            if "hidden_hands" in buf:
+                observation.encode_hidden(state, out=buf["hidden_hands"][t])
             seat = state.to_act.copy()
             t_engine += time.perf_counter() - t0
             learner = (kind == Opponents.SELF) | (seat == learner_seat)

@@ -331,7 +331,7 @@ class TrainLoop:
 
     def train(self) -> dict:
         """Train to ``total_steps``, evaluate, save; returns the final evaluation results,
-        counters, run directory and the time split of the iterations."""
+        counters, run directory, the time split of the iterations and the precision."""
         start = time.perf_counter()
         self.iteration_end = start
         try:
@@ -348,6 +348,7 @@ class TrainLoop:
             "counters": self.counters,
             "run_dir": str(self.run.dir),
             "split": split,
+            "precision": getattr(self.learner, "precision", "fp32"),
         }
 
     def _iteration(self) -> None:

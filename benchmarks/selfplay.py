@@ -267,8 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     r = run_loop(args.preset, steps, args.overrides)
     if args.beside_openspiel:
         yardstick.append(openspiel_rate(args.beside_openspiel))
-    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; precision {r['precision']}")
     print_loop(r)
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; learner precision {r['precision']}")
     if yardstick:
         ours = r["decisions"] / r["split"]["total"]
         print(

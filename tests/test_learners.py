@@ -32,7 +32,7 @@ def _tiny_batch(n: int = 64, seed: int = 0) -> dict:
         "obs": engine.observe(state),
         "mask": mask,
         "action": action,
-        "hidden": observation.encode_hidden(state),
+        "hidden_hands": observation.encode_hidden(state),
         "return": rng.normal(0.0, 1.0, n).astype(np.float32),
     }
 
@@ -83,7 +83,7 @@ def test_ppo_updates_on_a_fixed_batch_lower_the_loss(critic):
     learner = PPOLearner(cfg)
     b = _tiny_batch(64)
     with torch.no_grad():
-        hidden = torch.from_numpy(b["hidden"]) if critic == "privileged" else None
+        hidden = torch.from_numpy(b["hidden_hands"]) if critic == "privileged" else None
         logits, value = learner.net.logits_and_value(torch.from_numpy(b["obs"]), hidden)
         logp = torch.log_softmax(
             torch.where(torch.from_numpy(b["mask"]), logits, -1e30), -1
@@ -93,7 +93,7 @@ def test_ppo_updates_on_a_fixed_batch_lower_the_loss(critic):
         mask=b["mask"],
         action=b["action"],
         returns=b["return"],
-        hidden=b["hidden"] if critic == "privileged" else None,
+        hidden_hands=b["hidden_hands"] if critic == "privileged" else None,
         logp=logp.numpy(),
         value=value.numpy(),
         advantage=(b["return"] - value.numpy()).astype(np.float32),
