@@ -171,7 +171,8 @@ def cpu_name() -> str:
 
 def precision_row(preset: str, repeats: int) -> dict:
     """Median seconds of one learner update of ``preset`` in fp32 and in bf16 on the same
-    rollout batch (each from the same fresh learner), and what ``auto`` chooses here."""
+    rollout batch (each from the same fresh learner; the two precisions take turns, so a
+    change in the machine's load reaches both), and what ``auto`` chooses here."""
     from agents.networks import resolve_precision
 
     algorithm, cfg = presets.build_config(presets.load_preset(preset))
@@ -181,12 +182,11 @@ def precision_row(preset: str, repeats: int) -> dict:
         from agents.ppo import PPOLearner as Learner
     else:
         from agents.dmc import DMCLearner as Learner
-    seconds = {}
+    times: dict[str, list[float]] = {"fp32": [], "bf16": []}
     batch = None
-    for precision in ("fp32", "bf16"):
-        cfg.precision = precision
-        times = []
-        for _ in range(repeats + 1):  # the first update warms the kernels up
+    for _ in range(repeats + 1):  # the first round warms the kernels up
+        for precision in times:
+            cfg.precision = precision
             torch.manual_seed(cfg.seed)
             learner = Learner(cfg)
             if batch is None:
@@ -195,9 +195,9 @@ def precision_row(preset: str, repeats: int) -> dict:
                 batch = selfplay.collect(weights)
             t = time.perf_counter()
             learner.update(batch, batch.stats["decisions"])
-            times.append(time.perf_counter() - t)
-        seconds[precision] = float(np.median(times[1:]))
-    chosen, why = resolve_precision("auto", torch.device("cpu"))
+            times[precision].append(time.perf_counter() - t)
+    seconds = {p: float(np.median(t[1:])) for p, t in times.items()}
+    chosen, why = resolve_precision("auto", torch.device("cpu"), seconds.__getitem__)
     return {
         "preset": preset,
         "samples": len(batch),

@@ -1,7 +1,7 @@
 """Learning works: a short training run from scratch beats the random and greedy bots by a
-clear margin, so a change that breaks learning fails CI (issue 10). Slow: about a minute.
+clear margin, so a change that breaks learning fails CI. Slow: about a minute.
 
-The bars come from twelve seeds of this very run (1-12, December 2026): against random bots the
+The bars come from twelve seeds of this very run (seeds 1-12): against random bots the
 95% lower bounds ranged 2.69-2.81, against greedy ones 1.57-1.86 (seed 5 the one low run, the
 others 1.77 or more). So the test asserts a margin every seed clears, and a run that did not
 learn (0.6 and 0.1, below) is far under both bars.
