@@ -33,7 +33,8 @@ from agents.config import ConfigError, run_name
 RENAMED_PRESETS = {
     "hard": ("hard-recipe", "'hard' is a difficulty level; the preset is the recipe of its policy")
 }
-ALGORITHMS = ("ppo", "dmc", "distill")
+# Each algorithm's trainer module (agents.<name>) and the name of its config class there.
+ALGORITHMS = {"ppo": "PPOConfig", "dmc": "DMCConfig", "distill": "DistillConfig"}
 
 
 def preset_dir():
@@ -59,9 +60,7 @@ def trainer_module(algorithm: str):
 
 def config_class(algorithm: str) -> type:
     """The config class of an algorithm (``PPOConfig``, ``DMCConfig``, ``DistillConfig``)."""
-    module = trainer_module(algorithm)
-    return {"ppo": module.__dict__.get("PPOConfig"), "dmc": module.__dict__.get("DMCConfig"),
-            "distill": module.__dict__.get("DistillConfig")}[algorithm]  # fmt: skip
+    return getattr(trainer_module(algorithm), ALGORITHMS[algorithm])
 
 
 def trainer_of(algorithm: str):

@@ -22,7 +22,7 @@ import dataclasses
 import enum
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import torch
@@ -70,13 +70,10 @@ class Batch:
     """The rollout's counts and rates (``SelfPlay.collect``): decisions, learner_decisions,
     hands, matches, hand_length, points_vs_snapshot, points_vs_bots, seconds, engine_seconds."""
 
-    ARRAYS: ClassVar[tuple[str, ...]] = (
-        "obs", "mask", "action", "logp", "value", "advantage", "returns", "hidden_hands"
-    )  # fmt: skip
-
     def arrays(self) -> dict[str, np.ndarray]:
         """The filled arrays by name."""
-        return {k: getattr(self, k) for k in self.ARRAYS if getattr(self, k) is not None}
+        names = (f.name for f in dataclasses.fields(self) if f.metadata)
+        return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
 
     def __len__(self) -> int:
         return len(self.action)
