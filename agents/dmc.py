@@ -1,6 +1,7 @@
 """Deep Monte-Carlo (DouZero's method): Q(s, a) regressed on Monte-Carlo returns.
 
-Reading order: the config, the learner (network, replay, update), ``train``.
+Reading order: the config; ``DMCActing``, DMC's part of a rollout (epsilon-greedy moves, the
+Monte-Carlo returns of finished hands); the replay; the learner (network, update); ``train``.
 Self-play is epsilon-greedy over the Q-values of the legal actions; every decision of a seat
 gets that seat's return of the hand (``points - 1.5``, undiscounted) as its target once the
 hand ends. Targets are exact returns, not bootstraps, which is what makes DMC stable on long

@@ -1,12 +1,14 @@
 """Self-play PPO with action masking: one actor-critic shared by all four seats.
 
-Reading order: the config, the learner (network, optimiser, update), ``train``.
-Rollouts (``agents.rollout``) play thousands of matches together on the batched engine; the
-observation is egocentric, so one network serves every seat, and each seat's decisions form
-its own trajectory for GAE. The legal-action mask is stored with every sample and re-applied
-when log-probabilities are recomputed in the update. A share of games can be played against
-frozen past snapshots and rule-based bots (the opponent pool), which keeps the policy from
-chasing its own tail and measures progress against fixed opponents as it trains.
+Reading order: the config; ``PPOActing``, PPO's part of a rollout (how the learner picks its
+moves, and the GAE advantages of its decisions at the end); the loss; the learner (network,
+optimiser, the update over a ``Batch``); ``train``. Rollouts (``agents.rollout``) play
+thousands of matches together on the batched engine; the observation is egocentric, so one
+network serves every seat, and each seat's decisions form its own trajectory for GAE. The
+legal-action mask is stored with every sample and re-applied when log-probabilities are
+recomputed in the update. A share of games can be played against frozen past snapshots and
+rule-based bots (the opponent pool), which keeps the policy from chasing its own tail and
+measures progress against fixed opponents as it trains.
 """
 
 from __future__ import annotations
