@@ -46,17 +46,22 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agents.config import CommonConfig, ConfigError, check_choice
-from agents.labelling import Positions, label_positions, play_positions, save_arrays
-from agents.networks import (
-    CHECKPOINT_NAME,
-    ActorCritic,
-    load_checkpoint,
-    make_spec,
-    masked_logits,
+from agents.checkpoint import CHECKPOINT_NAME, Checkpoint
+from agents.checkpoint import load as load_checkpoint
+from agents.config import (
+    ConfigError,
+    EvalConfig,
+    NetworkConfig,
+    RulesConfig,
+    RunConfig,
+    check_at_least,
+    check_bots,
+    check_choice,
 )
+from agents.labelling import Positions, label_positions, play_positions, save_arrays
+from agents.networks import ActorCritic, make_spec, masked_logits
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
-from agents.training import cpu_weights, run_dir, save_checkpoint, seed_everything
+from agents.training import cpu_weights, seed_everything, start_run
 from murlan_env.bots import registry
 from murlan_env.bots.search import SearchBot
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
@@ -67,10 +72,9 @@ LABEL_PRECISIONS = ("float32", "int8")
 
 
 @dataclasses.dataclass
-class DistillConfig(CommonConfig):
-    """Expert iteration's settings (the common fields are documented on CommonConfig; of
-    them it reads name, seed, runs_dir, rules, hidden, learning_rate, torch_threads,
-    eval_deals, eval_hands, eval_bots, eval_seed and progress)."""
+class DistillConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
+    """Expert iteration's settings (the shared parts' fields are documented in
+    agents.config: the run, the rules, the network and the evaluation)."""
 
     start: str = "ppo-finetune"
     """The policy of round 1: a shipped policy's name (murlan_env/bots/policies) or a bundle
@@ -130,6 +134,12 @@ class DistillConfig(CommonConfig):
         super().check_values()
         check_choice("targets", self.targets, TARGETS)
         check_choice("label_precision", self.label_precision, LABEL_PRECISIONS)
+        check_at_least(
+            self, 0, "search_rollouts", "belief_candidates", "soft_temperature", "kl_coef"
+        )
+        check_at_least(self, 1, "epochs", "minibatch_size", "play_hands")
+        check_bots("opponent", [self.opponent])
+        check_bots("search_models", self.search_models)
         if not 0 <= self.self_play_share <= 1 or not 0 <= self.holdout < 1:
             raise ConfigError("self_play_share must be in [0, 1] and holdout in [0, 1)")
         counts = (self.rounds, self.positions, self.label_batch, self.label_chunk)
@@ -364,52 +374,35 @@ def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -
 # --------------------------------------------------------------------------- the loop
 
 
-def train(cfg: DistillConfig, resume: str | None = None) -> dict:
+def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> dict:
     """Run (or resume) expert iteration; returns the last evaluation (``EvalResult`` per
-    bot), counters and the run directory (as ``train.py``'s report reads them)."""
+    bot), counters and the run directory (as the training command's report reads them)."""
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.evaluation import EvalResult
 
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
-    if not cfg.name:
-        cfg.name = f"distill-s{cfg.seed}-{time.strftime('%Y%m%d-%H%M%S')}"
-    root = run_dir(cfg)
-    root.mkdir(parents=True, exist_ok=True)
-    config = {"algorithm": "distill", **dataclasses.asdict(cfg)}
-    (root / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    ckpt_file = root / CHECKPOINT_NAME
     if resume:
         ckpt = load_checkpoint(resume)
-        net = ActorCritic(ckpt["spec"])
-        net.load_state_dict(ckpt["model"])
-        counters = dict(ckpt["counters"])
+        net = ActorCritic(ckpt.spec)
+        net.load_state_dict(ckpt.model)
+        counters = dict(ckpt.counters)
     else:
-        if ckpt_file.exists():
-            raise FileExistsError(
-                f"{root} holds a run: resume it (python train.py --resume {root}) or pick "
-                "another name"
-            )
         net = policy_from_bundle(bundle_dir(cfg.start))
         counters = {"step": 0, "iteration": 0, "fitted": 0}
     if list(net.spec["hidden"]) != list(cfg.hidden):
-        raise ValueError(
+        raise ConfigError(
             f"the start policy has widths {net.spec['hidden']}, the config's hidden is "
             f"{cfg.hidden}: set hidden to the start's"
         )
+    root = start_run(cfg, "distill", resuming=bool(resume))
+    config = {"algorithm": "distill", **dataclasses.asdict(cfg)}
+    ckpt_file = root / CHECKPOINT_NAME
     net.eval()
 
     def save() -> None:
-        save_checkpoint(
-            ckpt_file,
-            {
-                "spec": net.spec,
-                "model": cpu_weights(net),
-                "counters": dict(counters),
-                "config": config,
-            },
-        )
+        Checkpoint(net.spec, cpu_weights(net), config, dict(counters)).save(ckpt_file)
 
     if not resume:
         save()

@@ -1,6 +1,7 @@
 """Deep Monte-Carlo (DouZero's method): Q(s, a) regressed on Monte-Carlo returns.
 
-Reading order: the config, the learner (network, replay, update), ``train``.
+Reading order: the config; ``DMCActing``, DMC's part of a rollout (epsilon-greedy moves, the
+Monte-Carlo returns of finished hands); the replay; the learner (network, update); ``train``.
 Self-play is epsilon-greedy over the Q-values of the legal actions; every decision of a seat
 gets that seat's return of the hand (``points - 1.5``, undiscounted) as its target once the
 hand ends. Targets are exact returns, not bootstraps, which is what makes DMC stable on long
@@ -17,16 +18,26 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.config import CommonConfig
-from agents.networks import QNetwork, autocast, make_spec, resolve_precision
-from agents.rollout import RolloutSettings
+from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_share
+from agents.networks import (
+    QNetwork,
+    autocast,
+    make_spec,
+    policy_scores,
+    resolve_precision,
+    time_learner_step,
+)
+from agents.returns import mc_returns
+from agents.rollout import Batch, RolloutSettings, batch_spec
 from agents.training import resolve_device, seed_everything, train_loop
+from murlan_env.game import engine, observation
+from murlan_env.game.observation import SIZE as OBS_SIZE
 from murlan_env.game.observation import from_codes, to_codes
 
 
 @dataclasses.dataclass
-class DMCConfig(CommonConfig):
-    """DMC's settings (the common fields are documented on CommonConfig)."""
+class DMCConfig(SelfPlayConfig):
+    """DMC's settings (the shared fields are documented on agents.config's parts)."""
 
     epsilon: float = 0.01
     """Exploration: share of learner decisions taken uniformly among the legal actions."""
@@ -40,6 +51,67 @@ class DMCConfig(CommonConfig):
     """Gradient steps after each rollout."""
     max_grad_norm: float = 40.0
     """Gradient norm clipping (DouZero's value)."""
+
+    def check_values(self) -> None:
+        super().check_values()
+        check_at_least(self, 1, "pair_hidden", "replay_size", "batch_size", "updates_per_rollout")
+        check_share(self, "epsilon")
+        if self.reward != "hand":
+            raise ConfigError(
+                f"DMC learns from Monte-Carlo returns of hands: reward must be 'hand', "
+                f"got {self.reward!r}"
+            )
+
+
+@dataclasses.dataclass(frozen=True)
+class DMCActing:
+    """DMC's part of a rollout (``agents.rollout.Acting``): the learner plays its best Q-value,
+    or with probability ``epsilon`` a uniform legal move; each decision's target is its seat's
+    return of the hand, known once the hand ends. Decisions whose hand has not ended are
+    carried over to the next window, up to ``carry_steps`` steps back, so none is lost to the
+    window's edge."""
+
+    epsilon: float = 0.01  # exploration rate
+    carry_steps: int = 192  # how far back unfinished hands are kept
+
+    def fields(self, settings: RolloutSettings) -> tuple[str, ...]:
+        return ("obs", "action", "returns")
+
+    def scores(self, play, obs, mask, hidden):
+        return policy_scores(play.net, obs, mask), None
+
+    def choose(self, play, t: int, rows: np.ndarray, scores, extra) -> None:
+        acts = scores.argmax(-1).numpy()
+        explore = play.rng.random(len(rows)) < self.epsilon
+        if explore.any():
+            acts[explore] = engine.random_legal_actions(
+                play.buf["mask"][t, rows[explore]], play.rng
+            )
+        play.buf["action"][t, rows] = acts
+
+    def snapshot_choose(self, scores: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
+        return scores.argmax(-1).numpy()
+
+    def finish(self, play, sink) -> dict[str, np.ndarray]:
+        """Monte-Carlo returns of the decisions whose hand has ended (``play.carry`` keeps
+        the rest for the next window)."""
+        # Copies: the carry outlives this call, and the buffers are refilled by the next one.
+        keys = ("action", "seat", "learner", "ended", "reward")
+        new = {k: play.buf[k].copy() for k in keys}
+        new["obs"] = observation.to_codes(play.buf["obs"])  # the carry is large: uint8 codes
+        new["emitted"] = np.zeros(new["action"].shape, bool)
+        if play.carry is not None:
+            new = {k: np.concatenate([play.carry[k], new[k]]) for k in new}
+        ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
+        sel = (new["learner"] & has & ~new["emitted"]).reshape(-1)
+        out = sink.arrays(batch_spec(self.fields(play.s), int(sel.sum())))
+        observation.from_codes(new["obs"].reshape(sel.size, OBS_SIZE)[sel], out=out["obs"])
+        np.compress(sel, new["action"].reshape(-1), out=out["action"])
+        np.compress(sel, ret.reshape(-1), out=out["returns"])
+        new["emitted"] |= has
+        keep = max(0, len(new["seat"]) - self.carry_steps)
+        play.carry = {k: v[keep:] for k, v in new.items()}
+        return out
 
 
 class Replay:
@@ -102,26 +174,30 @@ class DMCLearner:
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
         self.rng = np.random.default_rng(cfg.seed + 17)
         self.replay = Replay(cfg.replay_size, self.net.spec["obs_size"])
-        self.precision = resolve_precision(cfg.precision, self.device)
+        self.precision, self.precision_why = resolve_precision(
+            cfg.precision,
+            self.device,
+            lambda precision: time_learner_step(self.net, cfg.batch_size, precision, self.device),
+        )
 
     def settings(self) -> RolloutSettings:
         c = self.cfg
         return RolloutSettings(
-            algorithm="dmc",
+            acting=DMCActing(epsilon=c.epsilon),
             spec=self.net.spec,
             num_envs=c.num_envs,
             num_steps=c.num_steps,
             reward="hand",
             rules=dict(c.rules),
-            epsilon=c.epsilon,
             snapshot_share=c.snapshot_share,
             bot_share=c.bot_share,
             bots=tuple(c.bots),
         )
 
-    def update(self, batch: dict) -> dict[str, float]:
+    def update(self, batch: Batch, step: int) -> dict[str, float]:
+        """Add ``batch`` to the replay and regress on samples of it (``step``: unused)."""
         c = self.cfg
-        self.replay.add(batch["obs"], batch["action"], batch["return"])
+        self.replay.add(batch.obs, batch.action, batch.returns)
         if self.replay.n == 0:
             return {}
         losses, qs = [], []
@@ -159,8 +235,6 @@ class DMCLearner:
 
 def train(cfg: DMCConfig, resume: str | None = None) -> dict:
     """Train with ``cfg`` (resuming a run directory or checkpoint if given); see train_loop."""
-    if cfg.reward != "hand":
-        raise ValueError("DMC learns from Monte-Carlo returns of hands: reward must be 'hand'")
     seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     return train_loop(cfg, "dmc", DMCLearner(cfg), resume)

@@ -275,13 +275,14 @@ def _model_file(path: Path, precision: str, tolerance: float) -> ModelFile:
 
 def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any) -> BundleSpec:
     """``export_bundle`` of the policy ``agents.networks.load_policy`` reads from ``checkpoint``."""
-    from agents.networks import checkpoint_path, load_policy
+    from agents.checkpoint import load as load_checkpoint
+    from agents.networks import load_policy
 
-    policy = load_policy(checkpoint)
+    ckpt = load_checkpoint(checkpoint)  # read once: the policy and the rules it played
+    policy = load_policy(ckpt)
     if "rules" not in kwargs and "rules" not in getattr(policy, "spec", {}):
         # The trainers keep the rules they played in the checkpoint's resolved config.
-        ckpt = torch.load(checkpoint_path(checkpoint), map_location="cpu", weights_only=False)
-        kwargs["rules"] = (ckpt.get("config") or {}).get("rules")
+        kwargs["rules"] = ckpt.config.get("rules")
     path = Path(checkpoint)
     source = path.name if path.is_dir() else f"{path.parent.name}/{path.name}"
     return export_bundle(policy, out_dir, source=source, **kwargs)

@@ -40,7 +40,7 @@ def demonstrations(
     bot = registry.make_bot(bot_spec)
     state = engine.init(rng, num_envs, rules or Rules())
     steps = max(1, -(-n_decisions // num_envs))
-    columns = {"obs": [], "mask": [], "action": [], "hidden": [], "seat": [], "ended": []}
+    columns = {"obs": [], "mask": [], "action": [], "hidden_hands": [], "seat": [], "ended": []}
     rewards = []
     for _ in range(steps + 256):  # extra steps so the last episodes end
         mask = engine.legal_action_mask(state)
@@ -49,7 +49,7 @@ def demonstrations(
         columns["obs"].append(obs)
         columns["mask"].append(mask.copy())
         columns["action"].append(actions)
-        columns["hidden"].append(observation.encode_hidden(state))
+        columns["hidden_hands"].append(observation.encode_hidden(state))
         columns["seat"].append(state.to_act.copy())
         state, step = episode.advance(state, actions, rng, reward=reward, donate=True)
         columns["ended"].append(episode.ended(step, reward))
@@ -79,7 +79,7 @@ def pretrain(
     and the share of decisions where the policy's argmax is the demonstrated action."""
     gen = np.random.default_rng(seed)
     data = {k: torch.from_numpy(v).to(device) for k, v in demos.items()}
-    hidden = data["hidden"] if getattr(net, "privileged", False) else None
+    hidden = data["hidden_hands"] if getattr(net, "privileged", False) else None
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
     n = len(data["action"])
     losses: dict[str, list[float]] = {"imitation": [], "value": [], "agreement": []}

@@ -35,7 +35,7 @@ from murlan_env.game.observation import SIZE as OBS_SIZE
 def _request_spec(rows: int, privileged: bool) -> dict:
     spec = {"obs": ((rows, OBS_SIZE), np.float32), "mask": ((rows, N_ACTIONS), np.bool_)}
     if privileged:
-        spec["hidden"] = ((rows, HIDDEN_SIZE), np.float32)
+        spec["hidden_hands"] = ((rows, HIDDEN_SIZE), np.float32)
     return spec
 
 
@@ -104,7 +104,7 @@ class InferenceServer:
             mask = torch.cat([torch.from_numpy(self.requests[i]["mask"][:n]) for i, n in jobs])
             hidden = None
             if self.privileged:
-                parts = [torch.from_numpy(self.requests[i]["hidden"][:n]) for i, n in jobs]
+                parts = [torch.from_numpy(self.requests[i]["hidden_hands"][:n]) for i, n in jobs]
                 hidden = torch.cat(parts).to(self.device)
             obs, mask = obs.to(self.device), mask.to(self.device)
             with self.lock, autocast(self.precision, self.device):
@@ -153,7 +153,7 @@ class RemotePolicy:
         self.request["obs"][:n] = obs.numpy()
         self.request["mask"][:n] = True if mask is None else mask.numpy()
         if self.privileged:
-            self.request["hidden"][:n] = hidden.numpy()
+            self.request["hidden_hands"][:n] = hidden.numpy()
         self.conn.send(n)
         self.conn.recv()
         scores = torch.from_numpy(self.response["scores"][:n].copy())

@@ -34,6 +34,7 @@ Networks:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,25 +42,86 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.checkpoint import (  # noqa: F401  the checkpoint names load_policy's users import
+    CHECKPOINT_NAME,
+    Checkpoint,
+    CheckpointError,
+    checkpoint_path,
+    first_sentence,
+)
+from agents.checkpoint import load as load_checkpoint
 from agents.config import PRECISIONS
 from murlan_env.game.combos import COST, KEY, KIND, LENGTH, N_ACTIONS, Kind
 from murlan_env.game.observation import HIDDEN_SIZE
 from murlan_env.game.observation import SIZE as OBS_SIZE
 
-CHECKPOINT_NAME = "checkpoint.pt"
+
+def native_cpu_bf16() -> bool:
+    """Whether this CPU has bfloat16 instructions (AVX512-BF16 or AMX tiles), as torch sees
+    them. Without them oneDNN emulates bf16 products, which costs more than float32."""
+    return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
 
 
-def resolve_precision(precision: str, device: torch.device) -> str:
-    """ "auto" -> "bf16" where the device computes bfloat16 natively (CUDA; CPUs with
-    AVX512-BF16 or AMX, some 2.5x the float32 matrix speed), else "fp32"."""
+def resolve_precision(
+    precision: str, device: torch.device, probe: Callable[[str], float] | None = None
+) -> tuple[str, str]:
+    """(precision, why): "auto" resolved to the faster of "fp32" and "bf16" on ``device``.
+
+    CUDA: bf16 where the device computes it. CPU: fp32 unless the CPU has native bfloat16
+    instructions (``native_cpu_bf16``), since emulated bf16 is slower than fp32; with them,
+    ``probe(precision) -> seconds`` (a few learner steps, see ``time_learner_step``) decides,
+    so that auto is never the slower of the two. ``why`` says which rule chose, for the
+    run's log.
+    """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     if precision != "auto":
-        return precision
+        return precision, "set by the config"
     if device.type == "cuda":
-        return "bf16"
-    native = device.type == "cpu" and torch.ops.mkldnn._is_mkldnn_bf16_supported()
-    return "bf16" if native else "fp32"
+        if torch.cuda.is_bf16_supported():
+            return "bf16", f"{torch.cuda.get_device_name(device)} computes bfloat16"
+        return "fp32", f"{torch.cuda.get_device_name(device)} does not compute bfloat16"
+    capability = torch.backends.cpu.get_cpu_capability()
+    if device.type != "cpu" or not native_cpu_bf16():
+        return "fp32", (
+            f"the CPU has no native bfloat16 instructions (no AVX512-BF16 or AMX; torch's CPU "
+            f"capability: {capability}), so bf16 would be emulated and slower"
+        )
+    if probe is None:
+        return "bf16", f"the CPU has native bfloat16 instructions ({capability})"
+    fp32, bf16 = probe("fp32"), probe("bf16")
+    chosen = "bf16" if bf16 < fp32 else "fp32"
+    return chosen, (
+        f"the CPU has native bfloat16 instructions ({capability}); a learner step measured "
+        f"{bf16 * 1e3:.1f} ms in bf16 and {fp32 * 1e3:.1f} ms in fp32"
+    )
+
+
+def time_learner_step(
+    net: nn.Module, rows: int, precision: str, device: torch.device, repeats: int = 3
+) -> float:
+    """Median seconds of one forward and backward pass of ``net`` on ``rows`` random
+    observations in ``precision`` (the gradients are cleared afterwards; the weights and every
+    random generator are left as they were)."""
+    import time
+
+    with torch.random.fork_rng(devices=[]):
+        obs = torch.rand(rows, net.spec["obs_size"], device=device)
+        actions = torch.randint(0, net.spec["n_actions"], (rows,), device=device)
+    times = []
+    for _ in range(repeats + 1):  # the first pass warms oneDNN's kernel cache up
+        start = time.perf_counter()
+        with autocast(precision, device):
+            if isinstance(net, QNetwork):
+                out = net.q_of(obs, actions)
+            else:
+                out = net.logits(obs)
+        out.float().square().mean().backward()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        times.append(time.perf_counter() - start)
+    net.zero_grad(set_to_none=True)
+    return sorted(times[1:])[len(times[1:]) // 2]
 
 
 def autocast(precision: str, device: torch.device | str = "cpu"):
@@ -154,20 +216,22 @@ class ActorCritic(nn.Module):
         return self.policy_head(self.trunk(obs))
 
     def logits_and_value(
-        self, obs: torch.Tensor, hidden: torch.Tensor | None = None
+        self, obs: torch.Tensor, hidden_hands: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Unmasked logits (B, A) and values (B,); ``hidden`` feeds a privileged critic."""
+        """Unmasked logits (B, A) and values (B,); ``hidden_hands`` (the other seats' hands,
+        ``observation.encode_hidden``) feeds a privileged critic."""
         h = self.trunk(obs)
         if self.privileged:
-            return self.policy_head(h), self.value(obs, hidden)
+            return self.policy_head(h), self.value(obs, hidden_hands)
         return self.policy_head(h), self.value_head(h).squeeze(-1)
 
-    def value(self, obs: torch.Tensor, hidden: torch.Tensor | None = None) -> torch.Tensor:
+    def value(self, obs: torch.Tensor, hidden_hands: torch.Tensor | None = None) -> torch.Tensor:
         """Values (B,) of the seat to act."""
         if self.privileged:
-            if hidden is None:
+            if hidden_hands is None:
                 raise ValueError("a privileged critic needs the hidden hands (encode_hidden)")
-            return self.value_head(self.critic(torch.cat([obs, hidden], -1))).squeeze(-1)
+            both = torch.cat([obs, hidden_hands], -1)
+            return self.value_head(self.critic(both)).squeeze(-1)
         return self.value_head(self.trunk(obs)).squeeze(-1)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -258,44 +322,7 @@ def build_network(spec: dict[str, Any]) -> ActorCritic | QNetwork:
     raise ValueError(f"unknown algorithm {spec['algorithm']!r} in network spec")
 
 
-class CheckpointError(ValueError):
-    """A checkpoint file that cannot be read, or holds no trained murlan policy."""
-
-
-def checkpoint_path(path: str | Path) -> Path:
-    """The checkpoint file of ``path``: the file itself, or ``<run dir>/checkpoint.pt``."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / CHECKPOINT_NAME
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"no checkpoint at {path}: give a checkpoint file or a run directory holding "
-            f"{CHECKPOINT_NAME} (python train.py writes one)"
-        )
-    return path
-
-
-def load_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The dict a trainer saved (at least ``spec`` and ``model``) from a checkpoint file or run
-    directory. FileNotFoundError if there is none; CheckpointError, one line naming the file and
-    the fix, if it cannot be read (truncated, corrupted, not a checkpoint)."""
-    file = checkpoint_path(path)
-    try:
-        ckpt = torch.load(file, map_location="cpu", weights_only=False)
-    except Exception as e:  # noqa: BLE001 - bad bytes raise RuntimeError, EOFError, UnpicklingError...
-        raise CheckpointError(
-            f"cannot read checkpoint {file} ({_first_sentence(e)}): the file is truncated or "
-            "corrupted; re-train (python train.py) or pick another checkpoint"
-        ) from e
-    if not isinstance(ckpt, dict) or not {"spec", "model"} <= set(ckpt):
-        raise CheckpointError(
-            f"{file} is not a murlan training checkpoint (no network spec and weights); "
-            "give a checkpoint.pt written by python train.py"
-        )
-    return ckpt
-
-
-def load_policy(path: str | Path) -> nn.Module:
+def load_policy(path: str | Path | Checkpoint) -> nn.Module:
     """The trained policy of a checkpoint file or run directory, on the CPU in eval mode.
 
     See the module docstring for the contract of the returned module. Raises
@@ -303,33 +330,26 @@ def load_policy(path: str | Path) -> nn.Module:
     """
     ckpt = load_checkpoint(path)
     try:
-        net = build_network(ckpt["spec"])
-        net.load_state_dict(ckpt["model"], strict=True)
+        net = build_network(ckpt.spec)
+        net.load_state_dict(ckpt.model, strict=True)
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise CheckpointError(
-            f"checkpoint {checkpoint_path(path)} does not hold a network this version of murlan "
-            f"can build ({_first_sentence(e)}); re-train (python train.py) or pick another "
+            f"checkpoint {ckpt.path} does not hold a network this version of murlan "
+            f"can build ({first_sentence(e)}); re-train (python train.py) or pick another "
             "checkpoint"
         ) from e
     net.eval()
     return net
 
 
-def load_weights(net: nn.Module, path: str | Path) -> None:
-    """Copy the weights of a checkpoint file or run directory into ``net``, whose network
-    spec (algorithm, widths, critic) must be the checkpoint's: the start of a fine-tune.
-    Raises FileNotFoundError or CheckpointError (one line naming both specs)."""
+def load_weights(net: nn.Module, path: str | Path | Checkpoint) -> None:
+    """Copy the weights of a checkpoint (file, run directory or loaded) into ``net``, whose
+    network spec (algorithm, widths, critic) must be the checkpoint's: the start of a
+    fine-tune. Raises FileNotFoundError or CheckpointError (one line naming both specs)."""
     ckpt = load_checkpoint(path)
-    if ckpt["spec"] != net.spec:
+    if ckpt.spec != net.spec:
         raise CheckpointError(
-            f"{checkpoint_path(path)} holds the network {ckpt['spec']}, but this run builds "
+            f"{ckpt.path} holds the network {ckpt.spec}, but this run builds "
             f"{net.spec}; set the config's hidden (and critic) to the checkpoint's"
         )
-    net.load_state_dict(ckpt["model"], strict=True)
-
-
-def _first_sentence(error: BaseException) -> str:
-    """An exception as one short line: its type and the first sentence of its message."""
-    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    text = text.split(". ")[0].rstrip(".")
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+    net.load_state_dict(ckpt.model, strict=True)

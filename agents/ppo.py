@@ -1,12 +1,14 @@
 """Self-play PPO with action masking: one actor-critic shared by all four seats.
 
-Reading order: the config, the learner (network, optimiser, update), ``train``.
-Rollouts (``agents.rollout``) play thousands of matches together on the batched engine; the
-observation is egocentric, so one network serves every seat, and each seat's decisions form
-its own trajectory for GAE. The legal-action mask is stored with every sample and re-applied
-when log-probabilities are recomputed in the update. A share of games can be played against
-frozen past snapshots and rule-based bots (the opponent pool), which keeps the policy from
-chasing its own tail and measures progress against fixed opponents as it trains.
+Reading order: the config; ``PPOActing``, PPO's part of a rollout (how the learner picks its
+moves, and the GAE advantages of its decisions at the end); the loss; the learner (network,
+optimiser, the update over a ``Batch``); ``train``. Rollouts (``agents.rollout``) play
+thousands of matches together on the batched engine; the observation is egocentric, so one
+network serves every seat, and each seat's decisions form its own trajectory for GAE. The
+legal-action mask is stored with every sample and re-applied when log-probabilities are
+recomputed in the update. A share of games can be played against frozen past snapshots and
+rule-based bots (the opponent pool), which keeps the policy from chasing its own tail and
+measures progress against fixed opponents as it trains.
 """
 
 from __future__ import annotations
@@ -17,15 +19,33 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.config import CommonConfig, ConfigError
-from agents.networks import ActorCritic, autocast, make_spec, masked_logits, resolve_precision
-from agents.rollout import RolloutSettings
-from agents.training import resolve_device, seed_everything, train_loop
+from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_share
+from agents.networks import (
+    ActorCritic,
+    autocast,
+    make_spec,
+    masked_logits,
+    resolve_precision,
+    time_learner_step,
+)
+from agents.returns import gae_advantages
+from agents.rollout import (
+    Batch,
+    RolloutSettings,
+    batch_spec,
+    privileged,
+    sample_from_logits,
+)
+from agents.training import log, resolve_device, seed_everything, train_loop
+from murlan_env.game import observation
+from murlan_env.game.state import N_SEATS
+
+CRITICS = ("shared", "privileged")
 
 
 @dataclasses.dataclass
-class PPOConfig(CommonConfig):
-    """PPO's settings (the common fields are documented on CommonConfig)."""
+class PPOConfig(SelfPlayConfig):
+    """PPO's settings (the shared fields are documented on agents.config's parts)."""
 
     gamma: float = 1.0
     """Discount per decision of the same seat (1: the hand's points count in full)."""
@@ -61,10 +81,77 @@ class PPOConfig(CommonConfig):
     anneal_lr: bool = True
     """Decay the learning rate linearly to 0 over total_steps."""
 
-    def check_init_from(self) -> None:
-        if self.imitate:
+    def check_values(self) -> None:
+        super().check_values()
+        check_at_least(self, 1, "update_epochs", "minibatch_size", "critic_hidden")
+        check_at_least(self, 0, "imitate_decisions", "imitate_epochs", "clip_coef", "max_grad_norm")
+        check_share(self, "gamma", "gae_lambda")
+        if self.critic not in CRITICS:
+            raise ConfigError(f"critic must be one of {list(CRITICS)}, got {self.critic!r}")
+        if self.init_from and self.imitate:
             raise ConfigError("init_from and imitate both choose the starting weights: set one")
-        super().check_init_from()
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOActing:
+    """PPO's part of a rollout (``agents.rollout.Acting``): the learner samples its move from
+    the masked policy and keeps its log-probability and value; the window ends in GAE
+    advantages, bootstrapping each unfinished episode with each seat's value of the last state.
+    """
+
+    gamma: float = 1.0  # discount per decision of the same seat
+    gae_lambda: float = 0.95  # GAE lambda
+    carry_steps: int = 0  # every decision of the window is returned at once
+
+    def fields(self, settings: RolloutSettings) -> tuple[str, ...]:
+        names = ("obs", "mask", "action", "logp", "value", "advantage", "returns")
+        return (*names, "hidden_hands") if privileged(settings) else names
+
+    def scores(self, play, obs, mask, hidden_hands):
+        logits, value = play.net.logits_and_value(obs, hidden_hands)
+        return masked_logits(logits, mask), value
+
+    def choose(self, play, t: int, rows: np.ndarray, scores, value) -> None:
+        buf = play.buf
+        acts = sample_from_logits(scores, play.rng)
+        logp = torch.log_softmax(scores, -1).gather(1, torch.from_numpy(acts)[:, None])
+        buf["logp"][t, rows] = logp.squeeze(1).numpy()
+        buf["value"][t, rows] = value.numpy()
+        buf["action"][t, rows] = acts
+
+    def snapshot_choose(self, scores: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
+        return sample_from_logits(scores, rng)
+
+    def finish(self, play, sink) -> dict[str, np.ndarray]:
+        """GAE advantages (``agents.returns``) and returns of the learner's decisions."""
+        buf, b = play.buf, play.s.num_envs
+        # Bootstrap: each seat's value of the final state, from its own point of view.
+        next_v = np.zeros((b, N_SEATS), np.float32)
+        for k in range(N_SEATS):
+            obs = torch.from_numpy(observation.encode(play.state, k))
+            hands = None
+            if "hidden_hands" in buf:
+                hands = torch.from_numpy(observation.encode_hidden(play.state, k))
+            next_v[:, k] = play.net.value(obs, hands).numpy()
+        adv = gae_advantages(
+            buf["seat"],
+            buf["learner"],
+            buf["value"],
+            buf["ended"],
+            buf["reward"],
+            next_v,
+            self.gamma,
+            self.gae_lambda,
+        )
+        sel = buf["learner"].reshape(-1)
+        out = sink.arrays(batch_spec(self.fields(play.s), int(sel.sum())))
+        for name in ("obs", "mask", "action", "logp", "value", "hidden_hands"):
+            if name in out:
+                arr = buf[name]
+                np.compress(sel, arr.reshape(sel.size, *arr.shape[2:]), axis=0, out=out[name])
+        np.compress(sel, adv.reshape(-1), out=out["advantage"])
+        np.add(out["advantage"], out["value"], out=out["returns"])
+        return out
 
 
 def ppo_loss(
@@ -116,42 +203,46 @@ class PPOLearner:
         self.device = resolve_device(cfg.device)
         spec = make_spec("ppo", cfg.hidden, critic=cfg.critic, critic_hidden=cfg.critic_hidden)
         self.net: nn.Module = ActorCritic(spec).to(self.device)
-        self.precision = resolve_precision(cfg.precision, self.device)
+        self.precision, self.precision_why = resolve_precision(
+            cfg.precision,
+            self.device,
+            lambda precision: time_learner_step(
+                self.net, cfg.minibatch_size, precision, self.device
+            ),
+        )
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.rng = np.random.default_rng(cfg.seed + 17)
-        self.seen = 0
 
     def settings(self) -> RolloutSettings:
         c = self.cfg
         return RolloutSettings(
-            algorithm="ppo",
+            acting=PPOActing(gamma=c.gamma, gae_lambda=c.gae_lambda),
             spec=self.net.spec,
             num_envs=c.num_envs,
             num_steps=c.num_steps,
             reward=c.reward,
             rules=dict(c.rules),
-            gamma=c.gamma,
-            gae_lambda=c.gae_lambda,
             snapshot_share=c.snapshot_share,
             bot_share=c.bot_share,
             bots=tuple(c.bots),
         )
 
-    def update(self, batch: dict) -> dict[str, float]:
+    def update(self, batch: Batch, step: int) -> dict[str, float]:
+        """Train on ``batch``; ``step`` counts the run's decisions with this batch's."""
         c = self.cfg
-        self.seen += batch["stats"]["decisions"]
         if c.anneal_lr:
-            frac = max(1.0 - self.seen / c.total_steps, 0.05)
+            frac = max(1.0 - step / c.total_steps, 0.05)
             for g in self.opt.param_groups:
                 g["lr"] = frac * c.learning_rate
         dev = self.device
-        obs = torch.from_numpy(batch["obs"]).to(dev)
-        mask = torch.from_numpy(batch["mask"]).to(dev)
-        act = torch.from_numpy(batch["action"]).to(dev)
-        old_logp = torch.from_numpy(batch["logp"]).to(dev)
-        adv_all = torch.from_numpy(batch["advantage"]).to(dev)
-        ret = torch.from_numpy(batch["return"]).to(dev)
-        hidden = torch.from_numpy(batch["hidden"]).to(dev) if "hidden" in batch else None
+        obs = torch.from_numpy(batch.obs).to(dev)
+        mask = torch.from_numpy(batch.mask).to(dev)
+        act = torch.from_numpy(batch.action).to(dev)
+        old_logp = torch.from_numpy(batch.logp).to(dev)
+        adv_all = torch.from_numpy(batch.advantage).to(dev)
+        ret = torch.from_numpy(batch.returns).to(dev)
+        hands = batch.hidden_hands
+        hands = None if hands is None else torch.from_numpy(hands).to(dev)
         n = len(act)
         n_minibatches = max(1, round(n / c.minibatch_size))
         stats: dict[str, list[float]] = {
@@ -162,7 +253,7 @@ class PPOLearner:
             for idx in torch.tensor_split(order, n_minibatches):
                 with autocast(self.precision, dev):
                     logits, value = self.net.logits_and_value(
-                        obs[idx], None if hidden is None else hidden[idx]
+                        obs[idx], None if hands is None else hands[idx]
                     )
                 adv = adv_all[idx]
                 if c.norm_adv and len(idx) > 1:
@@ -183,16 +274,11 @@ class PPOLearner:
         return out
 
     def state_dict(self) -> dict:
-        return {
-            "optimizer": self.opt.state_dict(),
-            "rng": self.rng.bit_generator.state,
-            "seen": self.seen,
-        }
+        return {"optimizer": self.opt.state_dict(), "rng": self.rng.bit_generator.state}
 
     def load_state_dict(self, st: dict) -> None:
         self.opt.load_state_dict(st["optimizer"])
         self.rng.bit_generator.state = st["rng"]
-        self.seen = st["seen"]
 
 
 def train(cfg: PPOConfig, resume: str | None = None) -> dict:
@@ -207,13 +293,11 @@ def train(cfg: PPOConfig, resume: str | None = None) -> dict:
 
 def warm_start(learner: PPOLearner) -> dict[str, float]:
     """Fit the learner's policy and critic to demonstrations of ``cfg.imitate``."""
-    import sys
-
     from agents.imitation import demonstrations, pretrain
     from murlan_env.game.rules import Rules
 
     c = learner.cfg
-    print(f"warm start: {c.imitate_decisions:,} decisions of {c.imitate!r}", file=sys.stderr)
+    log.info(f"warm start: {c.imitate_decisions:,} decisions of {c.imitate!r}")
     demos = demonstrations(
         c.imitate, c.imitate_decisions, rules=Rules.from_dict(c.rules), reward=c.reward, seed=c.seed
     )
@@ -227,9 +311,7 @@ def warm_start(learner: PPOLearner) -> dict[str, float]:
         precision=learner.precision,
         device=learner.device,
     )
-    print(
-        f"warm start: the policy agrees with {c.imitate!r} on {stats['agreement']:.1%} of "
-        "decisions",
-        file=sys.stderr,
+    log.info(
+        f"warm start: the policy agrees with {c.imitate!r} on {stats['agreement']:.1%} of decisions"
     )
     return stats

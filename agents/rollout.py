@@ -6,13 +6,14 @@ snapshots for the others. A match goes on hand after hand; finished matches are 
 Rewards come from ``murlan_env.game.episode`` (the definition the environments pay): with
 ``reward="hand"`` an episode is a hand, with ``reward="match"`` a match.
 
-Per-seat trajectories are kept time-major, (T, B) arrays with the acting seat of each step;
-``agents.returns`` turns them into GAE advantages (PPO, bootstrapping unfinished episodes
-with each seat's value of the final state) or Monte-Carlo returns (DMC: decisions whose hand
-has not ended yet are carried over to the next call, up to ``carry_steps`` steps back, so no
-decision is lost to the window's edge). Only the learner's decisions are returned, written
-into arrays that a ``sink`` provides: plain arrays in this process, or a shared-memory slot
-that the learner reads without a copy (``agents.transport``, ``agents.workers``).
+Per-seat trajectories are kept time-major, (T, B) arrays with the acting seat of each step.
+What differs between algorithms is handed in as an ``Acting`` object (``RolloutSettings.acting``):
+how the learner's network scores a step and picks its moves, and how the window's decisions
+become a ``Batch`` (PPO's ``PPOActing``: sampled moves, GAE advantages; DMC's ``DMCActing``:
+epsilon-greedy moves, Monte-Carlo returns of finished hands). Only the learner's decisions are
+returned, as a ``Batch`` whose arrays a ``sink`` provides: plain arrays in this process, or a
+shared-memory slot that the learner reads without a copy (``agents.transport``,
+``agents.workers``).
 """
 
 from __future__ import annotations
@@ -21,13 +22,12 @@ import dataclasses
 import enum
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import torch
 
-from agents.networks import build_network, masked_logits, policy_scores
-from agents.returns import gae_advantages, mc_returns
+from agents.networks import build_network, policy_scores
 from agents.transport import LocalSink
 from murlan_env.bots import registry
 from murlan_env.game import engine, episode, observation
@@ -38,23 +38,107 @@ from murlan_env.game.rules import Rules
 from murlan_env.game.state import N_SEATS
 
 
+def _rows(shape: tuple[int, ...], dtype: type, meaning: str) -> Any:
+    """A ``Batch`` field: one row per learner decision, of ``shape`` and ``dtype``."""
+    return dataclasses.field(
+        default=None, metadata={"shape": shape, "dtype": dtype, "doc": meaning}
+    )
+
+
+@dataclasses.dataclass
+class Batch:
+    """The learner's decisions of a rollout, N rows: what one update reads.
+
+    Each field is declared once with its per-row shape, dtype and meaning (``_rows``); the
+    arrays an ``Acting`` fills are its ``fields``, the others stay None. ``batch_spec`` turns
+    the declarations into the layout a sink allocates, and ``stats`` says how the rollout went.
+    """
+
+    obs: np.ndarray = _rows((OBS_SIZE,), np.float32, "the acting seat's egocentric observation")
+    mask: np.ndarray = _rows((N_ACTIONS,), np.bool_, "legal actions (PPO re-applies it)")
+    action: np.ndarray = _rows((), np.int64, "the action taken: an index of the action table")
+    logp: np.ndarray = _rows((), np.float32, "log-probability of the action when taken (PPO)")
+    value: np.ndarray = _rows((), np.float32, "the critic's value of the decision (PPO)")
+    advantage: np.ndarray = _rows((), np.float32, "GAE advantage of the action (PPO)")
+    returns: np.ndarray = _rows(
+        (), np.float32, "target: advantage + value (PPO), the hand's Monte-Carlo return (DMC)"
+    )
+    hidden_hands: np.ndarray = _rows(
+        (HIDDEN_SIZE,), np.float32, "the other seats' hands, for a privileged critic (PPO)"
+    )
+    stats: dict = dataclasses.field(default_factory=dict)
+    """The rollout's counts and rates (``SelfPlay.collect``): decisions, learner_decisions,
+    hands, matches, hand_length, points_vs_snapshot, points_vs_bots, seconds, engine_seconds."""
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The filled arrays by name."""
+        names = (f.name for f in dataclasses.fields(self) if f.metadata)
+        return {k: getattr(self, k) for k in names if getattr(self, k) is not None}
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    @classmethod
+    def concat(cls, batches: list[Batch]) -> Batch:
+        """The batches of several workers as one; stats summed (counts), the slowest worker's
+        (seconds) or averaged (rates)."""
+        if len(batches) == 1:
+            return batches[0]
+        names = batches[0].arrays()
+        arrays = {k: np.concatenate([getattr(b, k) for b in batches]) for k in names}
+        stats = {}
+        for k in batches[0].stats:
+            vals = [b.stats[k] for b in batches]
+            if k in ("decisions", "learner_decisions", "hands", "matches"):
+                stats[k] = sum(vals)
+            elif k in ("seconds", "engine_seconds"):
+                stats[k] = max(vals)
+            else:
+                stats[k] = float(np.nanmean(vals)) if not all(np.isnan(vals)) else float("nan")
+        return cls(**arrays, stats=stats)
+
+
+def batch_spec(fields: tuple[str, ...], rows: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """The arrays of a ``Batch`` of ``rows`` decisions with ``fields``: name -> (shape, dtype)."""
+    declared = {f.name: f.metadata for f in dataclasses.fields(Batch) if f.metadata}
+    return {k: ((rows, *declared[k]["shape"]), declared[k]["dtype"]) for k in fields}
+
+
+class Acting(Protocol):
+    """What an algorithm hands the rollout: how its learner acts, and what it learns from.
+
+    ``SelfPlay`` calls ``scores`` for the learner's rows of a step (no random draws, so it
+    can overlap the bots' thinking), then ``choose`` (which draws from ``play.rng`` and writes
+    ``play.buf["action"]`` and whatever else it keeps); after the last step, ``finish`` turns
+    the window (``play.buf``) into the ``Batch`` arrays, written into ``sink``.
+    """
+
+    carry_steps: int  # steps of earlier windows a batch may still return decisions of
+
+    def fields(self, settings: RolloutSettings) -> tuple[str, ...]: ...
+
+    def scores(self, play: SelfPlay, obs, mask, hidden_hands) -> tuple[torch.Tensor, Any]: ...
+
+    def choose(self, play: SelfPlay, t: int, rows: np.ndarray, scores, extra) -> None: ...
+
+    def snapshot_choose(self, scores: torch.Tensor, rng: np.random.Generator) -> np.ndarray: ...
+
+    def finish(self, play: SelfPlay, sink) -> dict[str, np.ndarray]: ...
+
+
 @dataclasses.dataclass
 class RolloutSettings:
     """What a worker needs to play: the picklable subset of a trainer's config."""
 
-    algorithm: str  # "ppo" or "dmc": how actions are chosen and what is returned
+    acting: Acting  # the algorithm's part of a rollout (agents.ppo.PPOActing, agents.dmc...)
     spec: dict  # network spec (networks.make_spec)
     num_envs: int  # matches stepped together by this worker
     num_steps: int  # engine steps per collect call
     reward: str = episode.HAND  # murlan_env.game.episode reward mode (it also names the episode)
     rules: dict = dataclasses.field(default_factory=dict)  # variant flags (Rules.from_dict)
-    gamma: float = 1.0  # discount per decision of the same seat
-    gae_lambda: float = 0.95  # GAE lambda (PPO)
-    epsilon: float = 0.01  # exploration rate (DMC)
     snapshot_share: float = 0.0  # share of games against frozen snapshots of the learner
     bot_share: float = 0.0  # share of games against bots
     bots: tuple[str, ...] = ("random",)  # bot specs (murlan_env.bots.registry) for the bot share
-    carry_steps: int = 192  # DMC: how far back unfinished hands are kept
     torch_threads: int = 1  # intra-op threads of a process or Ray worker's forward passes
     inference: str = "local"  # the learner's forward passes: "local" or an inference "server"
 
@@ -72,32 +156,9 @@ def privileged(settings: RolloutSettings) -> bool:
     return settings.spec.get("critic") == "privileged"
 
 
-def batch_spec(settings: RolloutSettings, rows: int) -> dict[str, tuple[tuple[int, ...], Any]]:
-    """The arrays of a batch of ``rows`` learner decisions: name -> (shape, dtype)."""
-    if settings.algorithm == "dmc":
-        return {
-            "obs": ((rows, OBS_SIZE), np.float32),
-            "action": ((rows,), np.int64),
-            "return": ((rows,), np.float32),
-        }
-    spec = {
-        "obs": ((rows, OBS_SIZE), np.float32),
-        "mask": ((rows, N_ACTIONS), np.bool_),
-        "action": ((rows,), np.int64),
-        "logp": ((rows,), np.float32),
-        "value": ((rows,), np.float32),
-        "advantage": ((rows,), np.float32),
-        "return": ((rows,), np.float32),
-    }
-    if privileged(settings):
-        spec["hidden"] = ((rows, HIDDEN_SIZE), np.float32)
-    return spec
-
-
 def max_rows(settings: RolloutSettings) -> int:
     """The most learner decisions one ``collect`` call can return."""
-    steps = settings.num_steps + (settings.carry_steps if settings.algorithm == "dmc" else 0)
-    return settings.num_envs * steps
+    return settings.num_envs * (settings.num_steps + settings.acting.carry_steps)
 
 
 def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
@@ -141,7 +202,7 @@ class SelfPlay:
             "reward": np.zeros((t, b, N_SEATS), np.float32),
         }
         if privileged(settings):
-            self.buf["hidden"] = np.zeros((t, b, HIDDEN_SIZE), np.float32)
+            self.buf["hidden_hands"] = np.zeros((t, b, HIDDEN_SIZE), np.float32)
 
     # ------------------------------------------------------------------ acting
     def _networks(self, t: int, rows: np.ndarray, rows_snap: np.ndarray) -> tuple:
@@ -149,12 +210,9 @@ class SelfPlay:
         snapshot's scores on ``rows_snap`` (no random draws, so they can overlap the bots)."""
         buf = self.buf
         o, m = torch.from_numpy(buf["obs"][t, rows]), torch.from_numpy(buf["mask"][t, rows])
-        if self.s.algorithm == "ppo":
-            hidden = torch.from_numpy(buf["hidden"][t, rows]) if "hidden" in buf else None
-            logits, value = self.net.logits_and_value(o, hidden)
-            learner = (masked_logits(logits, m), value)
-        else:
-            learner = (policy_scores(self.net, o, m), None)
+        hands = buf.get("hidden_hands")
+        hands = None if hands is None else torch.from_numpy(hands[t, rows])
+        learner = self.s.acting.scores(self, o, m, hands)
         snap = None
         if len(rows_snap):
             snap = policy_scores(
@@ -163,26 +221,6 @@ class SelfPlay:
                 torch.from_numpy(buf["mask"][t, rows_snap]),
             )
         return learner, snap
-
-    def _learner_choose(self, t: int, rows: np.ndarray, scores, value) -> None:
-        buf = self.buf
-        if self.s.algorithm == "ppo":
-            acts = sample_from_logits(scores, self.rng)
-            logp = torch.log_softmax(scores, -1).gather(1, torch.from_numpy(acts)[:, None])
-            buf["logp"][t, rows] = logp.squeeze(1).numpy()
-            buf["value"][t, rows] = value.numpy()
-        else:
-            acts = scores.argmax(-1).numpy()
-            explore = self.rng.random(len(rows)) < self.s.epsilon
-            if explore.any():
-                acts[explore] = engine.random_legal_actions(buf["mask"][t, rows[explore]], self.rng)
-        buf["action"][t, rows] = acts
-
-    def _snapshot_choose(self, t: int, rows: np.ndarray, scores) -> None:
-        if self.s.algorithm == "ppo":
-            self.buf["action"][t, rows] = sample_from_logits(scores, self.rng)
-        else:
-            self.buf["action"][t, rows] = scores.argmax(-1).numpy()
 
     def _bots_act(self, t: int, rows_bot: np.ndarray, bot_of_game: np.ndarray) -> None:
         obs, mask, actions = self.buf["obs"][t], self.buf["mask"][t], self.buf["action"][t]
@@ -205,20 +243,18 @@ class SelfPlay:
             if self._bot_thread is None:
                 self._bot_thread = ThreadPoolExecutor(1, thread_name_prefix="murlan-bots")
             bots = self._bot_thread.submit(self._bots_act, t, rows_bot, bot_of_game)
-        (scores, value), snap = self._networks(t, rows, rows_snap)
+        (scores, extra), snap = self._networks(t, rows, rows_snap)
         if bots is not None:
             bots.result()
-        self._learner_choose(t, rows, scores, value)
+        self.s.acting.choose(self, t, rows, scores, extra)
         if snap is not None:
-            self._snapshot_choose(t, rows_snap, snap)
+            self.buf["action"][t, rows_snap] = self.s.acting.snapshot_choose(snap, self.rng)
 
     # ------------------------------------------------------------------ collecting
     @torch.inference_mode()
-    def collect(
-        self, weights: dict, snapshots: list[dict] | None = None, sink=None
-    ) -> dict[str, Any]:
+    def collect(self, weights: dict, snapshots: list[dict] | None = None, sink=None) -> Batch:
         """Play ``num_steps`` steps with the given learner weights; return the learner's
-        samples (arrays from ``sink``, default plain arrays) and ``"stats"``."""
+        decisions (arrays from ``sink``, default plain arrays) and the rollout's stats."""
         s, rng, buf = self.s, self.rng, self.buf
         t_start = time.perf_counter()
         self.net.load_state_dict(weights)
@@ -247,8 +283,8 @@ class SelfPlay:
             t0 = time.perf_counter()
             mask = engine.legal_action_mask(state)
             observation.encode(state, out=buf["obs"][t])
-            if "hidden" in buf:
-                observation.encode_hidden(state, out=buf["hidden"][t])
+            if "hidden_hands" in buf:
+                observation.encode_hidden(state, out=buf["hidden_hands"][t])
             seat = state.to_act.copy()
             t_engine += time.perf_counter() - t0
             learner = (kind == Opponents.SELF) | (seat == learner_seat)
@@ -282,9 +318,8 @@ class SelfPlay:
                     stats["games_of"][k] += int(g.sum())
                 stats["matches"] += int(step.done.sum())
         self.state = state
-        sink = sink or LocalSink()
-        out = self._gae(sink) if s.algorithm == "ppo" else self._mc_returns(sink)
-        out["stats"] = {
+        arrays = s.acting.finish(self, sink or LocalSink())
+        return Batch(**arrays, stats={
             "decisions": steps * b,
             "learner_decisions": int(buf["learner"].sum()),
             "hands": stats["hands"],
@@ -298,58 +333,7 @@ class SelfPlay:
             ),
             "seconds": time.perf_counter() - t_start,
             "engine_seconds": t_engine,
-        }
-        return out
-
-    def _gae(self, sink) -> dict[str, np.ndarray]:
-        s, buf = self.s, self.buf
-        b = s.num_envs
-        # Bootstrap: each seat's value of the final state, from its own point of view.
-        next_v = np.zeros((b, N_SEATS), np.float32)
-        for k in range(N_SEATS):
-            obs = torch.from_numpy(observation.encode(self.state, k))
-            hidden = None
-            if "hidden" in buf:
-                hidden = torch.from_numpy(observation.encode_hidden(self.state, k))
-            next_v[:, k] = self.net.value(obs, hidden).numpy()
-        adv = gae_advantages(
-            buf["seat"],
-            buf["learner"],
-            buf["value"],
-            buf["ended"],
-            buf["reward"],
-            next_v,
-            s.gamma,
-            s.gae_lambda,
-        )
-        sel = buf["learner"].reshape(-1)
-        out = sink.arrays(batch_spec(s, int(sel.sum())))
-        for name in ("obs", "mask", "action", "logp", "value", "hidden"):
-            if name in out:
-                arr = buf[name]
-                np.compress(sel, arr.reshape(sel.size, *arr.shape[2:]), axis=0, out=out[name])
-        np.compress(sel, adv.reshape(-1), out=out["advantage"])
-        np.add(out["advantage"], out["value"], out=out["return"])
-        return out
-
-    def _mc_returns(self, sink) -> dict[str, np.ndarray]:
-        # Copies: the carry outlives this call, and the buffers are refilled by the next one.
-        keys = ("action", "seat", "learner", "ended", "reward")
-        new = {k: self.buf[k].copy() for k in keys}
-        new["obs"] = observation.to_codes(self.buf["obs"])  # the carry is large: uint8 codes
-        new["emitted"] = np.zeros(new["action"].shape, bool)
-        if self.carry is not None:
-            new = {k: np.concatenate([self.carry[k], new[k]]) for k in new}
-        ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
-        sel = (new["learner"] & has & ~new["emitted"]).reshape(-1)
-        out = sink.arrays(batch_spec(self.s, int(sel.sum())))
-        observation.from_codes(new["obs"].reshape(sel.size, OBS_SIZE)[sel], out=out["obs"])
-        np.compress(sel, new["action"].reshape(-1), out=out["action"])
-        np.compress(sel, ret.reshape(-1), out=out["return"])
-        new["emitted"] |= has
-        keep = max(0, len(new["seat"]) - self.s.carry_steps)
-        self.carry = {k: v[keep:] for k, v in new.items()}
-        return out
+        })  # fmt: skip
 
     # ------------------------------------------------------------------ resuming
     def get_state(self) -> dict:
@@ -371,6 +355,8 @@ def _ratio(total: float, n: int) -> float:
 
 
 __all__ = [
+    "Acting",
+    "Batch",
     "Opponents",
     "RolloutSettings",
     "SelfPlay",

@@ -1,8 +1,9 @@
-"""What every trainer shares: seeding, the run directory and the loop (the config that every
-trainer extends is ``agents.config.CommonConfig``).
+"""What every trainer shares: seeding, the run directory and the loop (the configs' shared
+parts are in ``agents.config``, the checkpoint format in ``agents.checkpoint``).
 
-A run directory holds the resolved config, TensorBoard logs (``charts/``, ``losses/``,
-``eval/``), resumable checkpoints and the final evaluation; ``TrainLoop`` (``train_loop``)
+A run directory holds the resolved config (``config.json``), the run's log (``train.log``:
+what it chose and why, e.g. its precision), TensorBoard logs (``charts/``, ``losses/``,
+``eval/``), the resumable checkpoint and the final evaluation; ``TrainLoop`` (``train_loop``)
 drives a trainer's learner through rollouts, updates, periodic evaluation
 (``agents.evaluation``) and checkpoints, with a progress bar.
 """
@@ -11,16 +12,21 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import json
+import logging
 import time
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 import torch
 from torch import nn
 
-from agents.config import CommonConfig, run_name
+from agents.checkpoint import CHECKPOINT_NAME, Checkpoint
+from agents.checkpoint import load as load_checkpoint
+from agents.config import ConfigError, RunConfig, SelfPlayConfig, run_name
 from agents.evaluation import EvalResult, evaluate
-from agents.workers import merge_batches
+from agents.rollout import Batch, RolloutSettings
 from murlan_env.game.rules import Rules
 
 # ---------------------------------------------------------------------- run bookkeeping
@@ -39,32 +45,85 @@ def seed_everything(seed: int) -> np.random.Generator:
 
 
 def resolve_device(device: str) -> torch.device:
-    """ "auto" -> cuda when available, else cpu."""
+    """ "auto" -> cuda when available, else cpu; ConfigError for a CUDA device this torch
+    cannot reach (a CPU build, or no GPU)."""
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    out = torch.device(device)
+    if out.type == "cuda" and not torch.cuda.is_available():
+        build = "a CPU build of torch" if torch.version.cuda is None else "no CUDA device found"
+        raise ConfigError(
+            f"device {device!r}: {build} (torch {torch.__version__}); use device=cpu or "
+            "device=auto, or install a CUDA build of torch"
+        )
+    if out.type == "cuda" and (out.index or 0) >= torch.cuda.device_count():
+        raise ConfigError(
+            f"device {device!r}: this machine has {torch.cuda.device_count()} CUDA device(s); "
+            "use device=cuda, cuda:0, ... or device=cpu"
+        )
+    return out
 
 
-def run_dir(cfg: CommonConfig) -> Path:
-    """The directory of a config's run: ``<runs_dir>/<name>``."""
-    return Path(cfg.runs_dir) / cfg.name
+log = logging.getLogger("agents")
+
+
+def start_run(cfg: RunConfig, algorithm: str, resuming: bool) -> Path:
+    """Name the run if it has no name, make its directory and save the resolved config there.
+
+    A directory that holds a run already is refused unless ``resuming`` (ConfigError saying
+    how to resume it or pick another name): a run is never overwritten.
+    """
+    if not cfg.name:
+        cfg.name = run_name(algorithm, cfg.seed)
+    path = cfg.run_dir()
+    if not resuming:
+        refuse_existing_run(cfg)
+    path.mkdir(parents=True, exist_ok=True)
+    resolved = {"algorithm": algorithm, **dataclasses.asdict(cfg)}
+    (path / "config.json").write_text(json.dumps(resolved, indent=2) + "\n")
+    return path
+
+
+def refuse_existing_run(cfg: RunConfig) -> None:
+    """ConfigError, saying how to resume it or pick another name, when the config's run
+    directory holds a run already (a checkpoint: what a run leaves to resume from)."""
+    path = cfg.run_dir()
+    if cfg.name and (path / CHECKPOINT_NAME).exists():
+        raise ConfigError(
+            f"{path} holds a run already: resume it (python train.py --resume {path}) or "
+            "pick another name=NAME"
+        )
+
+
+@contextlib.contextmanager
+def run_log(path: Path):
+    """Within the block, the ``agents`` loggers' INFO records are also written to
+    ``<path>/train.log`` (what the run chose and why)."""
+    handler = logging.FileHandler(path / "train.log")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+        log.setLevel(level)
+        handler.close()
 
 
 class Run:
     """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation."""
 
-    def __init__(self, cfg: CommonConfig, algorithm: str, resumed_step: int = 0) -> None:
-        import json
-
+    def __init__(self, cfg: SelfPlayConfig, algorithm: str, resumed_step: int | None = None):
+        """``resumed_step``: the step of the checkpoint a resumed run continues from (None:
+        a new run, refused where its directory holds one)."""
         from torch.utils.tensorboard import SummaryWriter
 
-        if not cfg.name:
-            cfg.name = run_name(algorithm, cfg.seed)
         self.cfg = cfg
-        self.dir = run_dir(cfg)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        resolved = {"algorithm": algorithm, **dataclasses.asdict(cfg)}
-        (self.dir / "config.json").write_text(json.dumps(resolved, indent=2) + "\n")
+        self.dir = start_run(cfg, algorithm, resuming=resumed_step is not None)
+        self._log = run_log(self.dir)
+        self._log.__enter__()
         self.writer = SummaryWriter(str(self.dir))
         self.latest_eval: dict[str, EvalResult] = {}
         self.bar = None
@@ -73,7 +132,7 @@ class Run:
 
             self.bar = tqdm(
                 total=cfg.total_steps,
-                initial=resumed_step,
+                initial=resumed_step or 0,
                 unit="dec",
                 unit_scale=True,
                 dynamic_ncols=True,
@@ -134,19 +193,12 @@ class Run:
         if self.bar is not None:
             self.bar.close()
         self.writer.close()
+        self._log.__exit__(None, None, None)
 
 
 def cpu_weights(net: nn.Module) -> dict:
     """A CPU copy of the module's weights (workers never alias the learner's tensors)."""
     return {k: v.detach().to("cpu", copy=True) for k, v in net.state_dict().items()}
-
-
-def save_checkpoint(path, payload: dict) -> None:
-    """Write a checkpoint atomically (a crash never leaves a half-written file)."""
-    path = Path(path)
-    tmp = path.with_suffix(".tmp")
-    torch.save(payload, tmp)
-    tmp.replace(path)
 
 
 class Stopwatch:
@@ -170,12 +222,34 @@ class Stopwatch:
             self.last[name] = seconds
 
 
+class Learner(Protocol):
+    """What ``TrainLoop`` drives: a network, the rollouts it wants, and its update."""
+
+    net: nn.Module  # the policy (PPO's actor-critic, DMC's Q-network) on the learner device
+    precision: str  # "fp32" or "bf16": the arithmetic of its forward and backward passes
+    precision_why: str  # why (agents.networks.resolve_precision), for the run's log
+
+    def settings(self) -> RolloutSettings:
+        """What the rollout workers play: sizes, opponents, and the algorithm's ``Acting``."""
+        ...
+
+    def update(self, batch: Batch, step: int) -> dict[str, float]:
+        """Train on one rollout's batch; ``step`` is the run's decision count with it.
+        Returns the losses to log (and ``gradient_steps``, the optimiser steps taken)."""
+        ...
+
+    def state_dict(self) -> dict:
+        """What a resumed run needs besides the weights: optimiser, generators, replay."""
+        ...
+
+    def load_state_dict(self, st: dict) -> None: ...
+
+
 class TrainLoop:
     """The loop both trainers share: collect, update, log, snapshot, evaluate, checkpoint.
 
-    ``learner`` provides ``net`` (the policy module, on the learner device), ``settings()``
-    (RolloutSettings), ``update(batch) -> dict`` of losses, and ``state_dict()`` /
-    ``load_state_dict()`` for what it needs to resume (optimiser, replay, ...).
+    The step count is ``counters["step"]``, decisions rolled out (all seats, all games),
+    kept here only; the learner is handed it with each batch.
 
     Checkpoints are consistent at any kill: worker states are read right after a rollout
     returns, before the next one starts (with asynchronous workers the learner otherwise
@@ -186,17 +260,25 @@ class TrainLoop:
     with them: it goes on bit for bit as if it had not stopped.
     """
 
-    def __init__(self, cfg: CommonConfig, algorithm: str, learner, resume: str | None = None):
+    def __init__(
+        self,
+        cfg: SelfPlayConfig,
+        algorithm: str,
+        learner: Learner,
+        resume: str | Path | Checkpoint | None = None,
+    ):
         from agents.networks import load_weights
         from agents.workers import make_workers
 
         self.cfg, self.algorithm, self.learner = cfg, algorithm, learner
         self.counters = {"step": 0, "iteration": 0}
         self.snapshots: list[dict] = []  # the opponent pool of frozen past weights
-        checkpoint = self._restore(resume) if resume else None
+        checkpoint = self._restore(load_checkpoint(resume)) if resume else None
         if cfg.init_from and not resume:
             load_weights(learner.net, cfg.init_from)
-        self.run = Run(cfg, algorithm, resumed_step=self.counters["step"])
+        self.run = Run(cfg, algorithm, self.counters["step"] if resume else None)
+        why = getattr(learner, "precision_why", "")
+        log.info(f"precision: {getattr(learner, 'precision', 'fp32')} ({why})")
         self.server = self._inference_server() if cfg.inference == "server" else None
         settings = dataclasses.replace(learner.settings(), inference=cfg.inference)
         self.workers = make_workers(
@@ -208,7 +290,7 @@ class TrainLoop:
             self.server,
         )
         if checkpoint is not None:
-            for worker, st in zip(self.workers, checkpoint["rng"]["workers"], strict=True):
+            for worker, st in zip(self.workers, checkpoint.trainer["rng"]["workers"], strict=True):
                 worker.set_state(st)
         # Asynchronous workers roll out while the learner updates on the previous batch.
         self.async_rollout = cfg.workers != "local"
@@ -219,19 +301,18 @@ class TrainLoop:
         self.clock = Stopwatch()
         self.rollout_seconds = 0.0  # the workers' own time, summed over the batches
         self.iteration_end = 0.0  # when the previous iteration ended (for decisions/s)
-        resumed_job = checkpoint.get("next_rollout") if checkpoint and self.async_rollout else None
+        resumed_job = (
+            checkpoint.trainer.get("next_rollout") if checkpoint and self.async_rollout else None
+        )
         self._submit(resumed_job or self._current_job())
 
-    def _restore(self, resume: str) -> dict:
+    def _restore(self, ckpt: Checkpoint) -> Checkpoint:
         """Load a checkpoint's weights, learner state, counters, pool and torch generator."""
-        from agents.networks import checkpoint_path
-
-        ckpt = torch.load(checkpoint_path(resume), map_location="cpu", weights_only=False)
-        self.learner.net.load_state_dict(ckpt["model"])
-        self.learner.load_state_dict(ckpt["learner"])
-        self.counters = ckpt["counters"]
-        self.snapshots = ckpt["snapshots"]
-        torch.set_rng_state(ckpt["rng"]["torch"])
+        self.learner.net.load_state_dict(ckpt.model)
+        self.learner.load_state_dict(ckpt.trainer["learner"])
+        self.counters = dict(ckpt.counters)
+        self.snapshots = ckpt.trainer["snapshots"]
+        torch.set_rng_state(ckpt.trainer["rng"]["torch"])
         return ckpt
 
     def _inference_server(self):
@@ -250,7 +331,7 @@ class TrainLoop:
 
     def train(self) -> dict:
         """Train to ``total_steps``, evaluate, save; returns the final evaluation results,
-        counters, run directory and the time split of the iterations."""
+        counters, run directory, the time split of the iterations and the precision."""
         start = time.perf_counter()
         self.iteration_end = start
         try:
@@ -267,6 +348,7 @@ class TrainLoop:
             "counters": self.counters,
             "run_dir": str(self.run.dir),
             "split": split,
+            "precision": getattr(self.learner, "precision", "fp32"),
         }
 
     def _iteration(self) -> None:
@@ -275,8 +357,8 @@ class TrainLoop:
         with clock.phase("wait"):
             batches = [worker.result() for worker in self.workers]
         with clock.phase("transfer"):
-            batch = merge_batches(batches)
-            stats = batch["stats"]
+            batch = Batch.concat(batches)
+            stats = batch.stats
             iteration = self.counters["iteration"] + 1
             step = self.counters["step"] + stats["decisions"]
             last = step >= cfg.total_steps
@@ -289,7 +371,7 @@ class TrainLoop:
                 if not last:
                     self._submit(self.next_rollout)
         with clock.phase("update"):
-            losses = self.learner.update(batch)
+            losses = self.learner.update(batch, step)
         with clock.phase("transfer"):
             if cfg.snapshot_share > 0 and iteration % cfg.snapshot_every == 0:
                 pool = self.snapshots + [cpu_weights(self.learner.net)]
@@ -318,14 +400,14 @@ class TrainLoop:
             if self.worker_states is not None:  # else no iteration ran: the checkpoint stands
                 self._save()
 
-    def _log(self, batch: dict, losses: dict, step: int) -> None:
+    def _log(self, batch: Batch, losses: dict, step: int) -> None:
         """TensorBoard scalars of an iteration (charts/, losses/) and the progress bar."""
-        stats = batch["stats"]
+        stats = batch.stats
         now = time.perf_counter()
         rate = stats["decisions"] / max(now - self.iteration_end, 1e-9)
         self.iteration_end = now
         rollout_seconds = max(stats["seconds"], 1e-9)
-        returns = batch["return"]
+        returns = batch.returns
         self.run.scalars(
             "charts",
             {
@@ -337,7 +419,7 @@ class TrainLoop:
                 "hand_length": stats["hand_length"],
                 "points_vs_snapshot": stats["points_vs_snapshot"],
                 "points_vs_bots": stats["points_vs_bots"],
-                "samples": len(batch["action"]),
+                "samples": len(batch),
                 "return_mean": float(np.mean(returns)) if len(returns) else None,
             },
             step,
@@ -358,22 +440,19 @@ class TrainLoop:
             worker.submit(job["weights"], job["snapshots"])
 
     def _save(self) -> None:
-        from agents.networks import CHECKPOINT_NAME
-
         net = self.learner.net
-        save_checkpoint(
-            self.run.dir / CHECKPOINT_NAME,
-            {
-                "spec": net.spec,
-                "model": cpu_weights(net),
+        Checkpoint(
+            spec=net.spec,
+            model=cpu_weights(net),
+            config={"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
+            counters=dict(self.counters),
+            trainer={
                 "learner": self.learner.state_dict(),
-                "counters": dict(self.counters),
-                "config": {"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
                 "snapshots": self.snapshots,
                 "rng": {"torch": torch.get_rng_state(), "workers": self.worker_states},
                 "next_rollout": self.next_rollout,
             },
-        )
+        ).save(self.run.dir / CHECKPOINT_NAME)
 
     def _close(self) -> None:
         for worker in self.workers:
@@ -383,7 +462,12 @@ class TrainLoop:
         self.run.close()
 
 
-def train_loop(cfg: CommonConfig, algorithm: str, learner, resume: str | None = None) -> dict:
+def train_loop(
+    cfg: SelfPlayConfig,
+    algorithm: str,
+    learner: Learner,
+    resume: str | Path | Checkpoint | None = None,
+) -> dict:
     """Train ``learner`` under ``cfg`` (see ``TrainLoop``); returns the final evaluation
     results, counters, run directory and the time split of the iterations."""
     return TrainLoop(cfg, algorithm, learner, resume).train()

@@ -17,13 +17,13 @@ second ``submit`` after it (the slots alternate), which is after the learner's u
 from __future__ import annotations
 
 import multiprocessing as mp
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import torch
 
 from agents.config import WORKER_KINDS
-from agents.rollout import RolloutSettings, SelfPlay, batch_spec, max_rows
+from agents.rollout import Batch, RolloutSettings, SelfPlay, batch_spec, max_rows
 from agents.transport import BatchSlot, spec_bytes
 
 
@@ -32,7 +32,7 @@ class Worker(Protocol):
 
     def submit(self, weights: dict, snapshots: list[dict]) -> None: ...
 
-    def result(self) -> dict[str, Any]: ...
+    def result(self) -> Batch: ...
 
     def get_state(self) -> dict: ...
 
@@ -51,7 +51,7 @@ class LocalWorker:
     def submit(self, weights: dict, snapshots: list[dict]) -> None:
         self._job = (weights, snapshots)
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> Batch:
         job, self._job = self._job, None
         return self.selfplay.collect(*job)
 
@@ -75,7 +75,7 @@ def _weights_torch(weights: dict) -> dict:
 
 def slot_bytes(settings: RolloutSettings) -> int:
     """Bytes a shared-memory slot needs for the largest batch ``collect`` can return."""
-    return spec_bytes(batch_spec(settings, max_rows(settings)))
+    return spec_bytes(batch_spec(settings.acting.fields(settings), max_rows(settings)))
 
 
 def _process_main(
@@ -100,7 +100,7 @@ def _process_main(
                 out = selfplay.collect(
                     _weights_torch(weights), [_weights_torch(x) for x in snaps], slots[k]
                 )
-                conn.send((slots[k].layout, out["stats"]))
+                conn.send((slots[k].layout, out.stats))
             elif cmd == "get_state":
                 conn.send(selfplay.get_state())
             elif cmd == "set_state":
@@ -141,12 +141,11 @@ class ProcessWorker:
         self.conn.send(("collect", payload))
         self.pending, self.turn = k, 1 - k
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> Batch:
         layout, stats = self._recv()
-        batch = self.slots[self.pending].read(layout)
-        batch["stats"] = stats
+        arrays = self.slots[self.pending].read(layout)
         self.pending = None
-        return batch
+        return Batch(**arrays, stats=stats)
 
     def _recv(self):
         """The child's reply; RuntimeError as soon as the child is dead instead of a reply."""
@@ -201,7 +200,7 @@ class RayWorker:
             _weights_numpy(weights), [_weights_numpy(x) for x in snapshots]
         )
 
-    def result(self) -> dict[str, Any]:
+    def result(self) -> Batch:
         import ray
 
         ref, self._ref = self._ref, None
@@ -280,24 +279,6 @@ def ray_init_options(address: str | None) -> dict:
     return options
 
 
-def merge_batches(batches: list[dict[str, Any]]) -> dict[str, Any]:
-    """Concatenate worker results; stats are summed (counts) or averaged (rates)."""
-    if len(batches) == 1:
-        return batches[0]
-    out = {k: np.concatenate([b[k] for b in batches]) for k in batches[0] if k != "stats"}
-    stats = {}
-    for k in batches[0]["stats"]:
-        vals = [b["stats"][k] for b in batches]
-        if k in ("decisions", "learner_decisions", "hands", "matches"):
-            stats[k] = sum(vals)
-        elif k in ("seconds", "engine_seconds"):
-            stats[k] = max(vals)
-        else:
-            stats[k] = float(np.nanmean(vals)) if not all(np.isnan(vals)) else float("nan")
-    out["stats"] = stats
-    return out
-
-
 __all__ = [
     "LocalWorker",
     "ProcessWorker",
@@ -305,7 +286,6 @@ __all__ = [
     "WORKER_KINDS",
     "Worker",
     "make_workers",
-    "merge_batches",
     "ray_init_options",
     "slot_bytes",
 ]

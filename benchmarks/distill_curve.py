@@ -27,10 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # train.py
-
-import train  # noqa: E402
-from agents.distill import (  # noqa: E402
+from agents import presets
+from agents.config import ConfigError
+from agents.distill import (
     agreement,
     board_points,
     bundle_dir,
@@ -40,7 +39,7 @@ from agents.distill import (  # noqa: E402
     policy_from_bundle,
     targets_of,
 )
-from murlan_env.eval.duplicate import mean_ci  # noqa: E402
+from murlan_env.eval.duplicate import mean_ci
 
 # A key=value fit setting on the command line.
 OVERRIDE = re.compile(r"^[A-Za-z_]\w*=")
@@ -72,11 +71,11 @@ def main(argv: list[str] | None = None) -> None:
 
     config = json.loads((args.run / "config.json").read_text())
     try:
-        config.update(train.parse_overrides(args.overrides))
+        config.update(presets.parse_overrides(args.overrides))
         if args.boards:
             config["eval_deals"] = args.boards
-        _, cfg = train.build_config(config)
-    except train.ConfigError as e:
+        _, cfg = presets.build_config(config)
+    except ConfigError as e:
         parser.error(str(e))
     positions, actions, values, total = labelled_round(args.run, args.round)
     held = held_out(total, cfg, args.round)[: len(positions)]

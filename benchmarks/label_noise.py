@@ -17,23 +17,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # train.py
-
-import train  # noqa: E402
-from agents.distill import (  # noqa: E402
+from agents import presets
+from agents.config import ConfigError
+from agents.distill import (
     bundle_dir,
     label_chunks,
     labelled_round,
     policy_from_bundle,
 )
-from agents.labelling import save_arrays  # noqa: E402
+from agents.labelling import save_arrays
 
 
 def gap(values: np.ndarray, chosen: np.ndarray, played: np.ndarray) -> np.ndarray:
@@ -54,8 +52,8 @@ def main(argv: list[str] | None = None) -> None:
     run_seed = config["seed"]
     config.update(seed=args.seed, label_workers=args.workers, progress=False)
     try:
-        _, cfg = train.build_config(config)
-    except train.ConfigError as e:
+        _, cfg = presets.build_config(config)
+    except ConfigError as e:
         parser.error(str(e))
     if cfg.seed == run_seed:
         parser.error("--seed must differ from the run's seed: the same seed labels alike")

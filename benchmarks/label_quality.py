@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 
@@ -30,11 +29,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # train.py
-
-import train  # noqa: E402
-from agents.distill import bundle_dir, expert_search, labelled_round, policy_from_bundle  # noqa: E402
-from agents.labelling import label_positions  # noqa: E402
+from agents import presets
+from agents.config import ConfigError
+from agents.distill import bundle_dir, expert_search, labelled_round, policy_from_bundle
+from agents.labelling import label_positions
 
 
 def groups(first, second_rows, second, played, keeps: int, rng) -> dict[str, np.ndarray]:
@@ -116,8 +114,8 @@ def main(argv: list[str] | None = None) -> None:
         if candidates is not None:
             settings["belief_candidates"] = candidates
         try:
-            _, cfg = train.build_config(settings)
-        except train.ConfigError as e:
+            _, cfg = presets.build_config(settings)
+        except ConfigError as e:
             parser.error(str(e))
         search = expert_search(net, cfg)
         gen = np.random.default_rng([args.seed, rollouts, cfg.belief_candidates])

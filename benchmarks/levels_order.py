@@ -13,13 +13,9 @@ and the paired board-by-board differences hard - medium and medium - easy with t
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from murlan_env.bots import registry  # noqa: E402
-from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate  # noqa: E402
+from murlan_env.bots import registry
+from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
 
 LEVELS = ("easy", "medium", "hard")
 

@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from selfplay import run_loop  # noqa: E402  (this folder is on the path)
 
-import train  # noqa: E402
+from agents import presets
 
 
 def train_with(workers: int, steps: int, deals: int, seed: int, minibatch: int | None) -> dict:
@@ -62,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     steps = int(args.steps)
-    quick = train.load_preset("quick")
+    quick = presets.load_preset("quick")
     per_worker = quick["num_envs"] * quick["num_steps"]  # decisions per worker per iteration
     learner_share = 0.65  # about this share of a batch is the learner's (self-play + bot seats)
     control_mb = int(4 * per_worker * learner_share / 4)  # four minibatches of a 4-worker batch

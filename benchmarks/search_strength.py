@@ -22,15 +22,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bots_strength import Timed  # noqa: E402  (this folder is on the path)
-from strength import table_results  # noqa: E402
+from strength import table_results
 
-from murlan_env.bots import registry  # noqa: E402
-from murlan_env.bots.search import SearchBot  # noqa: E402
+from murlan_env.bots import registry
+from murlan_env.bots.search import SearchBot
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,6 +3,8 @@
     python benchmarks/selfplay.py                          # the quick preset, end to end
     python benchmarks/selfplay.py --preset ppo --steps 2e6 num_workers=2 device=cpu
     python benchmarks/selfplay.py --components             # per-part rates of each preset
+    python benchmarks/selfplay.py --precision              # one update in fp32 and in bf16
+    python benchmarks/selfplay.py --beside-openspiel 10    # the quick preset, OpenSpiel around it
 
 The default mode runs ``agents.training.train_loop`` exactly as ``python train.py`` does
 (rollout workers, learner updates, periodic and final evaluation, checkpoints), for
@@ -22,12 +24,18 @@ wall time less evaluation); with evaluation, as a share of the wall time. The fi
 evaluation's results close the report.
 
 ``--components`` measures the parts on their own instead (one collect call, one update,
-the bare engine) and the end-to-end rates they imply.
+the bare engine) and the end-to-end rates they imply. ``--precision`` times one learner update
+of each preset on the same rollout batch in float32 and in bfloat16, on this machine's CPU,
+and says which one ``precision: auto`` picks here and why. ``--beside-openspiel S`` measures
+OpenSpiel's dou_dizhu (random play, decisions per second on one core; ``benchmarks/engine.py``'s
+row) for S seconds just before and just after the run, so the training rate can be read against
+a yardstick measured on the same machine under the same load.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -36,27 +44,24 @@ from pathlib import Path
 import numpy as np
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import train  # noqa: E402
-from agents.rollout import SelfPlay  # noqa: E402
-from agents.training import resolve_device  # noqa: E402
-from murlan_env.game import engine  # noqa: E402
+from agents import presets
+from agents.rollout import SelfPlay
+from agents.training import resolve_device
+from murlan_env.game import engine
 
 
 def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
     """One real training run of ``preset`` (for ``steps`` decisions, default the preset's
     budget, with ``key=value`` overrides) in a temporary run directory: its counters, split,
     resolved config and final evaluation."""
-    raw = train.load_preset(preset)
-    raw.update(train.parse_overrides(overrides))
+    raw = presets.load_preset(preset)
+    raw.update(presets.parse_overrides(overrides))
     if steps is not None:
         raw["total_steps"] = steps
     with tempfile.TemporaryDirectory() as runs:
         raw.update(runs_dir=runs, name="bench", progress=False)
-        algorithm, cfg = train.build_config(raw)
-        _, train_fn = train.trainer_of(algorithm)
-        out = train_fn(cfg)
+        algorithm, cfg = presets.build_config(raw)
+        out = presets.trainer_of(algorithm)(cfg)
     return {
         "preset": preset,
         "decisions": out["counters"]["step"],
@@ -64,6 +69,7 @@ def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
         "split": out["split"],
         "config": cfg,
         "results": out["results"],
+        "precision": out.get("precision", cfg.precision),
     }
 
 
@@ -90,6 +96,13 @@ def print_loop(r: dict) -> None:
         print(result.line())
 
 
+def openspiel_rate(seconds: float) -> float:
+    """OpenSpiel dou_dizhu's random-play decisions per wall second (``engine.py``'s row)."""
+    from engine import measure, openspiel_decisions_runner  # this folder is on the path
+
+    return measure(openspiel_decisions_runner(0), seconds)[0]
+
+
 def engine_only(batch: int, steps: int, seed: int = 0) -> float:
     """Decisions/s of the bare engine with random legal actions and observations."""
     rng = np.random.default_rng(seed)
@@ -105,7 +118,7 @@ def engine_only(batch: int, steps: int, seed: int = 0) -> float:
 
 def components(preset: str, rollouts: int) -> dict:
     """Rates of one preset's parts on their own: collect, update and the bare engine."""
-    algorithm, cfg = train.build_config(train.load_preset(preset))
+    algorithm, cfg = presets.build_config(presets.load_preset(preset))
     cfg.device = "cpu"
     torch.set_num_threads(1)
     if algorithm == "ppo":
@@ -120,14 +133,14 @@ def components(preset: str, rollouts: int) -> dict:
     decisions = 0
     for _ in range(rollouts):
         batch = selfplay.collect(weights)
-        t_roll += batch["stats"]["seconds"]
-        t_engine += batch["stats"]["engine_seconds"]
-        decisions += batch["stats"]["decisions"]
+        t_roll += batch.stats["seconds"]
+        t_engine += batch.stats["engine_seconds"]
+        decisions += batch.stats["decisions"]
     t = time.perf_counter()
-    learner.update(batch)
+    learner.update(batch, batch.stats["decisions"])
     t_update = time.perf_counter() - t
     roll_rate = decisions / t_roll
-    update_rate = batch["stats"]["decisions"] / t_update  # decisions one update consumes per s
+    update_rate = batch.stats["decisions"] / t_update  # decisions one update consumes per s
     return {
         "preset": preset,
         "algorithm": algorithm,
@@ -137,9 +150,61 @@ def components(preset: str, rollouts: int) -> dict:
         "rollout_dec_s": roll_rate,
         "engine_share": t_engine / t_roll,
         "engine_only_dec_s": engine_only(cfg.num_envs, cfg.num_steps),
-        "update_samples_s": len(batch["action"]) / t_update,
+        "update_samples_s": len(batch) / t_update,
         "serial_dec_s": 1.0 / (1.0 / roll_rate + 1.0 / update_rate),
         "overlapped_dec_s": min(roll_rate, update_rate),
+    }
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else what the platform module says."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def precision_row(preset: str, repeats: int) -> dict:
+    """Median seconds of one learner update of ``preset`` in fp32 and in bf16 on the same
+    rollout batch (each from the same fresh learner; the two precisions take turns, so a
+    change in the machine's load reaches both), and what ``auto`` chooses here."""
+    from agents.networks import resolve_precision
+
+    algorithm, cfg = presets.build_config(presets.load_preset(preset))
+    cfg.device = "cpu"
+    torch.set_num_threads(cfg.torch_threads)
+    if algorithm == "ppo":
+        from agents.ppo import PPOLearner as Learner
+    else:
+        from agents.dmc import DMCLearner as Learner
+    times: dict[str, list[float]] = {"fp32": [], "bf16": []}
+    batch = None
+    for _ in range(repeats + 1):  # the first round warms the kernels up
+        for precision in times:
+            cfg.precision = precision
+            torch.manual_seed(cfg.seed)
+            learner = Learner(cfg)
+            if batch is None:
+                selfplay = SelfPlay(learner.settings(), seed=0)
+                weights = {k: v.clone() for k, v in learner.net.state_dict().items()}
+                batch = selfplay.collect(weights)
+            t = time.perf_counter()
+            learner.update(batch, batch.stats["decisions"])
+            times[precision].append(time.perf_counter() - t)
+    seconds = {p: float(np.median(t[1:])) for p, t in times.items()}
+    chosen, why = resolve_precision("auto", torch.device("cpu"), seconds.__getitem__)
+    return {
+        "preset": preset,
+        "samples": len(batch),
+        "fp32_s": seconds["fp32"],
+        "bf16_s": seconds["bf16"],
+        "auto": chosen,
+        "why": why,
     }
 
 
@@ -153,6 +218,17 @@ def main(argv: list[str] | None = None) -> int:
         "--steps", type=float, default=None, help="decisions to train for (default: the preset's)"
     )
     parser.add_argument("--components", action="store_true", help="per-part rates instead")
+    parser.add_argument(
+        "--precision", action="store_true", help="one update's time in fp32 and bf16 instead"
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="updates timed (precision)")
+    parser.add_argument(
+        "--beside-openspiel",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="measure OpenSpiel dou_dizhu for S seconds before and after the run",
+    )
     parser.add_argument("--presets", nargs="+", default=["quick", "ppo", "dmc"])
     parser.add_argument("--rollouts", type=int, default=2, help="collect calls (components)")
     parser.add_argument("overrides", nargs="*", help="key=value config overrides")
@@ -169,8 +245,37 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
         return 0
+    if args.precision:
+        print(f"CPU: {cpu_name()}, {torch.get_num_threads()} torch threads available")
+        print("| preset | samples | fp32 update | bf16 update | bf16 / fp32 | auto picks |")
+        print("|---|---|---|---|---|---|")
+        why = ""
+        for preset in args.presets:
+            r = precision_row(preset, args.repeats)
+            print(
+                f"| {r['preset']} | {r['samples']:,} | {r['fp32_s'] * 1e3:,.0f} ms | "
+                f"{r['bf16_s'] * 1e3:,.0f} ms | {r['bf16_s'] / r['fp32_s']:.2f} | {r['auto']} |",
+                flush=True,
+            )
+            why = r["why"]
+        print(f"auto: {why}")
+        return 0
     steps = None if args.steps is None else int(args.steps)
-    print_loop(run_loop(args.preset, steps, args.overrides))
+    yardstick = []
+    if args.beside_openspiel:
+        yardstick.append(openspiel_rate(args.beside_openspiel))
+    r = run_loop(args.preset, steps, args.overrides)
+    if args.beside_openspiel:
+        yardstick.append(openspiel_rate(args.beside_openspiel))
+    print_loop(r)
+    print(f"CPU: {cpu_name()}, {os.cpu_count()} cores; learner precision {r['precision']}")
+    if yardstick:
+        ours = r["decisions"] / r["split"]["total"]
+        print(
+            f"OpenSpiel dou_dizhu, random play on one core: {yardstick[0]:,.0f} decisions/s "
+            f"before, {yardstick[1]:,.0f} after; the run's end-to-end rate is "
+            f"{ours / np.mean(yardstick):.2f}x their mean"
+        )
     return 0
 
 

@@ -22,13 +22,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from murlan_env.bots import registry  # noqa: E402
-from murlan_env.bots.basic import Bot  # noqa: E402
-from murlan_env.eval.duplicate import one_against_three, play_duplicate, rotations  # noqa: E402
+from murlan_env.bots import registry
+from murlan_env.bots.basic import Bot
+from murlan_env.eval.duplicate import one_against_three, play_duplicate, rotations
 
 
 def table_results(

@@ -3,9 +3,9 @@
 - ``rules.md`` includes the rule book, ``RULES.md`` at the repository root (the file the code
   cites by section), its headings moved one level down to sit under the page's own, so the
   site shows exactly the rules the engine and its tests follow, never a copy that drifts.
-- ``cli.md`` includes the ``--help`` of ``murlan`` and of each of its subcommands, and of
-  ``python train.py``, run from this checkout at build time, so the reference cannot disagree
-  with the parsers.
+- ``cli.md`` includes the ``--help`` of ``murlan`` and of each of its subcommands (``murlan
+  train`` is what ``python train.py`` runs), run from this checkout at build time, so the
+  reference cannot disagree with the parsers.
 - ``config.md`` is the trainers' configuration reference: every key of every config dataclass
   that ``agents`` exposes, with its type, default and docstring, read from the classes.
 - ``quickstart.md`` is the quickstart notebook, ``notebooks/quickstart.ipynb``.
@@ -128,7 +128,6 @@ def cli_markdown(root: Path = ROOT) -> str:
     for name in names:
         text = help_text(root, ["-m", "murlan_cli", name])
         parts += [f"## murlan {name}", "", "```text", text, "```", ""]
-    parts += ["## python train.py", "", "```text", help_text(root, ["train.py"]), "```", ""]
     return "\n".join(parts)
 
 

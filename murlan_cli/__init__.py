@@ -10,6 +10,7 @@ example):
 - ``arena``         a duplicate tournament between bots (bots.py, arena.py)
 - ``play``          a match against three bots in the terminal (bots.py, play.py)
 - ``serve``         play, replay and compare bots in the browser (serve.py; ``murlan_web``)
+- ``train``         train a bot from a preset or resume a run (train.py; ``agents.presets``)
 
 This package sits above both ``murlan_env`` and ``agents``: it is the only place that wires the
 two together for the command line, so ``murlan_env`` never imports ``agents``.
@@ -33,7 +34,7 @@ A subcommand whose options and work live in a module of their own (``add_argumen
 ``run_command``) registers in one call: ``module_command("arena", "murlan_cli.arena", ...)``.
 
 Raise ``UsageError`` for bad input (exit 2, its message on stderr); scripts outside ``murlan``
-(``train.py``) report theirs with ``report_usage_error``. Options that several commands share
+report theirs with ``report_usage_error``. Options that several commands share
 (``--rules``) live in ``murlan_cli.options``.
 """
 
@@ -110,7 +111,7 @@ def module_command(
     ``add_arguments(parser)`` and ``run_command(args) -> exit status``.
 
     The module is imported only when the parser is built or the command runs, so importing
-    ``murlan_cli`` (``train.py`` does, for ``report_usage_error``) loads none of them.
+    ``murlan_cli`` loads none of them.
     """
 
     def options(parser: argparse.ArgumentParser) -> None:
@@ -224,8 +225,8 @@ def console() -> Console:
 
 # The subcommands register themselves on import (after COMMANDS and command exist). Their
 # modules import the engine, torch or the web framework only when a command runs, so
-# importing murlan_cli (train.py does, for report_usage_error and --rules) stays light.
-from murlan_cli import actions, bots, replay, selfplay, serve, vectors  # noqa: E402, F401
+# importing murlan_cli stays light.
+from murlan_cli import actions, bots, replay, selfplay, serve, train, vectors  # noqa: E402, F401
 
 __all__ = [
     "COMMANDS",

@@ -8,22 +8,16 @@ the sentence it checks.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
-# ``from tests.reference import ...`` works under plain ``pytest`` as well as ``python -m pytest``.
-_ROOT = str(Path(__file__).resolve().parents[1])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
+import numpy as np
+from hypothesis import settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
-import numpy as np  # noqa: E402
-from hypothesis import settings  # noqa: E402
-from hypothesis.configuration import set_hypothesis_home_dir  # noqa: E402
-
-from murlan_env.game import engine  # noqa: E402
-from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANK, parse_card, parse_cards  # noqa: E402
-from murlan_env.game.combos import COST, action_of_counts  # noqa: E402
-from murlan_env.game.rules import Rules  # noqa: E402
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANK, parse_card, parse_cards
+from murlan_env.game.combos import COST, action_of_counts
+from murlan_env.game.rules import Rules
 
 # Hypothesis runs derandomized (the examples come from a hash of each test, the same on every
 # run, CI's included) with no example database, so a failure replays exactly; no deadline, since

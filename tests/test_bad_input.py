@@ -5,7 +5,7 @@ One table row per kind of bad input: corrupted, truncated, foreign or missing ch
 bundles with a wrong hash, a missing model or no bot.json; training configs that are not YAML,
 not a mapping, or give a value of the wrong type; records that are not JSON or not JSON
 objects; rule flags with unknown names or values; bot specs that name no bot. Each row runs the
-command in-process (``murlan_cli.main`` or ``train.main``) on files a fixture writes.
+command in-process (``murlan_cli.main``) on files a fixture writes.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pytest
 import torch
 
 import murlan_cli
-import train
+from agents import presets
+from agents.checkpoint import load as load_checkpoint
 from agents.export import export_bundle
 from agents.networks import build_network, make_spec
 
@@ -70,8 +71,8 @@ def murlan(*argv: str) -> Callable[[dict[str, Path]], int]:
 
 
 def train_py(*argv: str) -> Callable[[dict[str, Path]], int]:
-    """A row's command: ``python train.py ARGV`` (``{name}`` as for ``murlan``)."""
-    return lambda files: train.main([a.format(**files) for a in argv])
+    """A row's command: ``murlan train ARGV``, which ``python train.py ARGV`` runs."""
+    return murlan("train", *argv)
 
 
 # (what is wrong, the command, words stderr must hold: the problem and the fix)
@@ -92,14 +93,14 @@ ROWS = [
     ("missing checkpoint, export", murlan("export", "{missing}", "--out", "{missing}"),
      ["murlan export: error:", "no checkpoint at", "python train.py writes one"]),
     ("truncated checkpoint, resume", train_py("--resume", "{truncated_ckpt}"),
-     ["train.py: error: --resume:", "cannot read checkpoint", "re-train"]),
+     ["murlan train: error: --resume:", "cannot read checkpoint", "re-train"]),
     ("missing checkpoint, resume", train_py("--resume", "{missing}"),
-     ["train.py: error: --resume:", "no checkpoint at"]),
+     ["murlan train: error: --resume:", "no checkpoint at"]),
     ("checkpoint without a config, resume", train_py("--resume", "{no_config_ckpt}"),
-     ["train.py: error: --resume:", "holds no training config", "run directory of train.py"]),
+     ["murlan train: error: --resume:", "holds no training config", "run directory of train.py"]),
     ("truncated checkpoint, training opponent",
      train_py("--config", "quick", "bots=[ckpt:{truncated_ckpt}]"),
-     ["train.py: error: config key 'bots':", "cannot read checkpoint", "re-train"]),
+     ["murlan train: error: config key 'bots':", "cannot read checkpoint", "re-train"]),
     # --- bundles (murlan_env.bots.bundle.BundleError)
     ("bundle with a wrong hash", murlan("arena", "random", "bundle:{wrong_hash}", "--boards", "1"),
      ["murlan arena: error:", "sha256 does not match bot.json", "murlan export"]),
@@ -116,29 +117,41 @@ ROWS = [
     ("search over a bundle under rules it does not play",
      murlan("play", "--bots", "search:8:bundle:{bundle}", "--rules", "joker_pair=true"),
      ["murlan play: error:", "cannot play joker_pair=true", "does not play joker_pair=true"]),
-    # --- training configs (train.ConfigError)
+    # --- training configs (agents.config.ConfigError)
     ("config that is not a mapping", train_py("--config", "{list_yaml}"),
-     ["train.py: error:", "a config is a mapping of keys to values", "got a YAML list"]),
+     ["murlan train: error:", "a config is a mapping of keys to values", "got a YAML list"]),
     ("config that is not YAML", train_py("--config", "{broken_yaml}"),
-     ["train.py: error:", "broken.yaml is not valid YAML", "line 3", "fix the file"]),
+     ["murlan train: error:", "broken.yaml is not valid YAML", "line 3", "fix the file"]),
     ("missing config", train_py("--config", "{missing}.yaml"),
-     ["train.py: error:", "no config", "give a YAML path or one of", "quick"]),
+     ["murlan train: error:", "no config", "give a YAML path or one of", "quick"]),
     ("list key given a number", train_py("--config", "{hidden_int_yaml}"),
-     ["train.py: error:", "config key 'hidden' takes a list, e.g. [256, 256], got 256"]),
+     ["murlan train: error:", "config key 'hidden' takes a list, e.g. [256, 256], got 256"]),
     ("list key given a string", train_py("--config", "{bots_str_yaml}"),
-     ["train.py: error:", "config key 'bots' takes a list", "got 'rule'"]),
+     ["murlan train: error:", "config key 'bots' takes a list", "got 'rule'"]),
     ("dict key given a list", train_py("--config", "{rules_list_yaml}"),
-     ["train.py: error:", "config key 'rules' takes a mapping of names to values"]),
+     ["murlan train: error:", "config key 'rules' takes a mapping of names to values"]),
     ("list of the wrong items", train_py("--config", "quick", "hidden=[64, wide]"),
-     ["train.py: error:", "config key 'hidden' takes a list of int values", "'wide'"]),
+     ["murlan train: error:", "config key 'hidden' takes a list of int values", "'wide'"]),
     ("string key given a number", train_py("--config", "quick", "reward=3"),
-     ["train.py: error:", "config key 'reward' takes a string", "got 3"]),
+     ["murlan train: error:", "config key 'reward' takes a string", "got 3"]),
     ("number key given a word", train_py("--config", "quick", "num_envs=many"),
-     ["train.py: error:", "config key 'num_envs' takes a number", "'many'"]),
+     ["murlan train: error:", "config key 'num_envs' takes a number", "'many'"]),
     ("flag key given a word", train_py("--config", "quick", "progress=sometimes"),
-     ["train.py: error:", "config key 'progress' takes true or false"]),
+     ["murlan train: error:", "config key 'progress' takes true or false"]),
     ("override that is not YAML", train_py("--config", "quick", "hidden=[1,"),
-     ["train.py: error:", "override 'hidden=[1,'", "not valid YAML"]),
+     ["murlan train: error:", "override 'hidden=[1,'", "not valid YAML"]),
+    ("a reward DMC cannot learn from", train_py("--config", "dmc", "reward=match"),
+     ["murlan train: error:", "reward must be 'hand'", "got 'match'"]),
+    ("keys distill does not read", train_py("--config", "distill", "workers=ray", "num_envs=4096"),
+     ["murlan train: error:", "unknown distill config key(s) ['num_envs', 'workers']"]),
+    ("a count below one", train_py("--config", "quick", "num_envs=0"),
+     ["murlan train: error:", "config key 'num_envs' must be at least 1, got 0"]),
+    ("shares of opponents above one", train_py("--config", "quick", "snapshot_share=0.6"),
+     ["murlan train: error:", "snapshot_share + bot_share", "at most 1, got 0.6 + 0.5"]),
+    ("an unknown device", train_py("--config", "quick", "--device", "tpu"),
+     ["murlan train: error:", "device must be one of", "'tpu'"]),
+    ("a CUDA device this torch lacks", train_py("--config", "quick", "--device", "cuda:99"),
+     ["murlan train: error:", "device 'cuda:99'", "device=cpu"]),
     # --- records (murlan replay: no record at all is bad input; an invalid record exits 1)
     ("record that is not JSON", murlan("replay", "{not_json_record}"),
      ["murlan replay: error:", "is not a game record (not valid JSON",
@@ -155,17 +168,17 @@ ROWS = [
     ("rule name, arena", murlan("arena", "random", "rule", "--rules", "sticky=true"),
      ["murlan arena: error:", "unknown rule flag 'sticky'", "flags: sticky_pass=false|true"]),
     ("rule syntax, train.py", train_py("--config", "quick", "--rules", "joker_pair"),
-     ["train.py: error: --rules:", "write rule flags as FLAG=VALUE"]),
+     ["murlan train: error: --rules:", "write rule flags as FLAG=VALUE"]),
     ("rule value, training config",
      train_py("--config", "quick", "rules={{start_card: 3D}}"),
-     ["train.py: error: config key 'rules':", "start_card", "'3S', '3C'"]),
+     ["murlan train: error: config key 'rules':", "start_card", "'3S', '3C'"]),
     # --- bot specs (murlan_env.bots.registry.BotSpecError)
     ("unknown bot, arena", murlan("arena", "random", "wizard", "--boards", "1"),
      ["murlan arena: error:", "unknown bot 'wizard'", "valid bots:", "search:N", "ckpt:ARG"]),
     ("bad search budget, play", murlan("play", "--bots", "search:-5"),
      ["murlan play: error:", "bad bot spec 'search:-5'", "positive number of rollouts"]),
     ("unknown bot, training config", train_py("--config", "quick", "eval_bots=[rule, wizard]"),
-     ["train.py: error: config key 'eval_bots':", "unknown bot 'wizard'", "valid bots:"]),
+     ["murlan train: error: config key 'eval_bots':", "unknown bot 'wizard'", "valid bots:"]),
     ("two bots for three seats, play", murlan("play", "--bots", "rule,greedy"),
      ["murlan play: error:", "--bots takes one spec or three, got 2"]),
     # --- counts and options of earlier versions
@@ -273,13 +286,13 @@ def test_the_good_files_are_accepted(files):
 
     assert make_bot(f"ckpt:{files['good_ckpt']}").name == f"ckpt:{files['good_ckpt']}"
     assert make_bot(f"bundle:{files['bundle']}").name
-    assert train.resumed_config(str(files["good_ckpt"])) == {"algorithm": "ppo"}
-    raw = train.load_preset("quick")
+    assert load_checkpoint(files["good_ckpt"]).config == {"algorithm": "ppo"}
+    raw = presets.load_preset("quick")
     raw.update(
-        train.parse_overrides(
+        presets.parse_overrides(
             ["hidden=[64, 32]", "bots=[rule, ckpt:" + str(files["good_ckpt"]) + "]"]
         )
     )
     raw.update(rules={"start_card": "3C"}, reward="hand", num_envs=8.0, progress=False)
-    algorithm, cfg = train.build_config(raw)
+    algorithm, cfg = presets.build_config(raw)
     assert (cfg.hidden, cfg.rules, cfg.num_envs) == ([64, 32], {"start_card": "3C"}, 8)

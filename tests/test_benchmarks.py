@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -54,7 +55,19 @@ def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
     parts = [line.split()[0] for line in lines[2:8]]
     assert parts == ["rollout", "wait", "transfer", "update", "evaluation", "checkpoint"]
     assert "per iteration, outside rollout and update" in done.stdout
-    assert lines[-1].startswith("vs greedy: ") and "points/hand" in lines[-1]
+    assert lines[-2].startswith("vs greedy: ") and "points/hand" in lines[-2]
+    assert lines[-1].startswith("CPU: ") and re.search("learner precision (fp32|bf16)", lines[-1])
+
+
+def test_selfplay_benchmark_times_an_update_in_both_precisions():
+    done = run_script("selfplay.py", ["--precision", "--presets", "quick", "--repeats", "1"])
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("CPU: ")
+    (row,) = [line for line in lines if line.startswith("| quick |")]
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    fp32, bf16 = (float(c.removesuffix(" ms").replace(",", "")) for c in cells[2:4])
+    assert fp32 > 0 and bf16 > 0 and float(cells[4]) == pytest.approx(bf16 / fp32, rel=0.05)
+    assert cells[5] in ("fp32", "bf16") and lines[-1].startswith("auto: ")
 
 
 def test_lookahead_ceiling_reports_every_lookahead_against_the_bare_policy():
@@ -184,7 +197,7 @@ def test_bot_speed_reports_every_bot_and_the_duplicate_boards():
 def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     """A tiny distill run, its overrides labelled again by a second search, and the
     curve fitted to nested subsets of its labels, with and without the consensus."""
-    import train
+    import murlan_cli
 
     tiny = ["rounds=1", "positions=16", "label_batch=4", "label_chunk=4", "label_workers=1"]
     tiny += [
@@ -196,7 +209,7 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     ]
     run = tmp_path / "run"
     args = ["--config", "distill", "name=run", f"runs_dir={tmp_path}", "progress=false", *tiny]
-    assert train.main(args) == 0
+    assert murlan_cli.main(["train", *args]) == 0
 
     done = run_script("label_noise.py", [str(run), "--seed", "7"])
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ")][1:]

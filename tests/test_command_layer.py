@@ -1,8 +1,10 @@
 """The command layer: argparse, printing and exit statuses live in ``murlan_cli`` only.
 
-``murlan_env`` is a library (CONTRIBUTING.md, "Where things go"): no module below the command
-layer builds a parser or writes to the terminal, so a program that imports it decides what
-reaches its users. These tests read the source (AST), so they hold for code no test runs.
+``murlan_env`` and ``agents`` are libraries (CONTRIBUTING.md, "Where things go"): no module
+below the command layer builds a parser or writes to the terminal (the trainers log through
+``logging`` and show tqdm's progress bar, which a config can switch off), so a program that
+imports them decides what reaches its users. These tests read the source (AST), so they hold
+for code no test runs.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = sorted((ROOT / "murlan_env").rglob("*.py"))
+LIBRARY = sorted([*(ROOT / "murlan_env").rglob("*.py"), *(ROOT / "agents").rglob("*.py")])
 
 # Where the library may still do it, and why. Each entry must still be true (see
 # test_every_exemption_is_still_needed), so a stale one fails instead of lingering.
@@ -76,3 +78,34 @@ def test_the_checks_see_what_they_look_for():
     assert "argparse" in _imports(parsed) and _prints(parsed)
     assert _prints(ast.parse("def f():\n    print('x')\n"))
     assert not _prints(ast.parse("from rich.table import Table\nTable('a').add_row('1')\n"))
+
+
+SCRIPTS = sorted(
+    path for folder in ("tests", "benchmarks", "examples") for path in (ROOT / folder).rglob("*.py")
+)
+
+
+def _edits_sys_path(tree: ast.Module) -> bool:
+    """Whether the module touches ``sys.path`` (insert, append, assignment...)."""
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == "path"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+        for node in ast.walk(tree)
+    )
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=_name)
+def test_tests_and_benchmarks_use_the_packages_not_the_train_script(path):
+    """``train.py`` is a shim over ``murlan train``: what it did lives in ``agents.presets``
+    and ``murlan_cli.train``, importable from an installed murlan without path edits."""
+    tree = _tree(path)
+    assert "train" not in _imports(tree), f"{_name(path)} imports train.py"
+    assert not _edits_sys_path(tree), f"{_name(path)} edits sys.path"
+
+
+def test_the_script_checks_see_what_they_look_for():
+    parsed = ast.parse("import sys\nsys.path.insert(0, '.')\nimport train\n")
+    assert _edits_sys_path(parsed) and "train" in _imports(parsed)
+    assert not _edits_sys_path(ast.parse("import os\nos.path.join('a')\n"))

@@ -8,14 +8,21 @@ import numpy as np
 import pytest
 import torch
 
-import train
-from agents import distill
+import murlan_cli
+from agents import distill, presets
+from agents.config import ConfigError
 from agents.labelling import Positions, label_positions, play_positions
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
 from murlan_env.bots import registry
 from murlan_env.bots.basic import MoveScores, RuleBot, legal_log_probs
 from murlan_env.bots.search import SearchBot
 from murlan_env.bots.worlds import log_likelihood, log_likelihoods, sample_hidden_hands
+
+
+def train_command(argv: list[str]) -> int:
+    """``murlan train ARGV`` in this process (what ``python train.py ARGV`` runs)."""
+    return murlan_cli.main(["train", *argv])
+
 
 # A run small enough for a test: a few positions, a small search, two evaluation boards.
 TINY = [
@@ -152,7 +159,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
     """A run killed during labelling keeps its positions and saved labels; resumed, it
     labels only the chunks not saved and ends with the labels of an uninterrupted run."""
     whole = ["--config", "distill", "name=whole", f"runs_dir={tmp_path}", *TINY]
-    assert train.main(whole) == 0
+    assert train_command(whole) == 0
 
     calls = {"play": 0, "label": 0}
     real_play, real_label = distill.play_round, distill.label_positions
@@ -171,14 +178,14 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
     monkeypatch.setattr(distill, "label_positions", label)
     killed = ["--config", "distill", "name=killed", f"runs_dir={tmp_path}", *TINY]
     with pytest.raises(KeyboardInterrupt):
-        train.main(killed)
+        train_command(killed)
     first = tmp_path / "killed" / "round-1"
     with np.load(first / "labels.npz") as saved:
         assert int(saved["done"][0]) == 4
     assert not (first / "eval.json").exists()
 
     calls.update(play=0, label=-10)  # no second kill
-    assert train.main(["--resume", str(tmp_path / "killed")]) == 0
+    assert train_command(["--resume", str(tmp_path / "killed")]) == 0
     assert calls["play"] == 0  # the positions on disk were kept
     assert calls["label"] == -10 + 2  # chunks 2 and 3 of 3
 
@@ -196,7 +203,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
     }
     # Resuming a finished run reports its last evaluation and does nothing more.
     calls.update(play=0, label=0)
-    assert train.main(["--resume", str(tmp_path / "killed")]) == 0
+    assert train_command(["--resume", str(tmp_path / "killed")]) == 0
     assert calls == {"play": 0, "label": 0}
     ckpt = torch.load(tmp_path / "killed" / "checkpoint.pt", weights_only=False)
     assert ckpt["counters"]["iteration"] == 1 and ckpt["counters"]["step"] == 12
@@ -211,7 +218,7 @@ def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
     # or labelled again.
     calls.update(play=0, label=0)
     soft = ["--config", "distill", "name=soft", f"runs_dir={tmp_path}", *TINY, "targets=soft"]
-    assert train.main([*soft, f"labels_from={tmp_path / 'whole'}"]) == 0
+    assert train_command([*soft, f"labels_from={tmp_path / 'whole'}"]) == 0
     assert calls == {"play": 0, "label": 0}
     with np.load(tmp_path / "soft" / "round-1" / "labels.npz") as a:
         np.testing.assert_array_equal(a["values"], np.load(first / "labels.npz")["values"])
@@ -244,9 +251,9 @@ def test_labelling_processes_give_the_labels_of_one(positions):
 
 
 def test_distill_config_checks_its_settings():
-    with pytest.raises(train.ConfigError, match="targets"):
-        train.build_config({"algorithm": "distill", "targets": "fuzzy"})
-    with pytest.raises(train.ConfigError, match="label_workers"):
-        train.build_config({"algorithm": "distill", "label_workers": 0})
-    with pytest.raises(train.ConfigError, match="label_precision must be one of"):
-        train.build_config({"algorithm": "distill", "label_precision": "int4"})
+    with pytest.raises(ConfigError, match="targets"):
+        presets.build_config({"algorithm": "distill", "targets": "fuzzy"})
+    with pytest.raises(ConfigError, match="label_workers"):
+        presets.build_config({"algorithm": "distill", "label_workers": 0})
+    with pytest.raises(ConfigError, match="label_precision must be one of"):
+        presets.build_config({"algorithm": "distill", "label_precision": "int4"})

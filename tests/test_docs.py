@@ -2,7 +2,7 @@
 
 A page's Python blocks run in order in one namespace, as one session would run them; its bash
 blocks run in order, each in its own ``bash -euo pipefail``, all in one scratch folder per
-page, with ``murlan`` the command of this checkout and ``train.py``, ``configs/``,
+page, with ``murlan`` the command of this checkout and ``train.py``,
 ``examples/`` and ``benchmarks/`` where they are in the repository root (so ``runs/`` and the
 files a sample writes land in the scratch folder). Python blocks run there too.
 
@@ -45,7 +45,7 @@ PAGES = sorted(DOCS.rglob("*.md"))
 SAMPLED = [ROOT / "README.md", *PAGES]
 MARKER = re.compile(r"^<!-- docs-test: (?P<kind>skip|slow) \((?P<reason>[^)]+)\) -->$")
 # Reachable from the scratch folder as from the repository root.
-LINKED = ("train.py", "configs", "examples", "benchmarks")
+LINKED = ("train.py", "examples", "benchmarks")
 
 
 def optional_modules() -> dict[str, str]:
@@ -318,7 +318,7 @@ def test_cli_reference_finds_every_registered_subcommand():
 def preset_keys() -> dict[str, set[str]]:
     """Preset name -> the config keys it sets (a staged preset's stages included)."""
     found = {}
-    for path in sorted((ROOT / "configs").glob("*.yaml")):
+    for path in sorted((ROOT / "agents" / "configs").glob("*.yaml")):
         raw = yaml.safe_load(path.read_text()) or {}
         stages = raw.pop("stages", None) or []
         keys = {k for k in raw if k != "algorithm"}
@@ -347,7 +347,7 @@ def test_config_reference_documents_every_key_of_every_trainer():
             documented.add(field.name)
             assert f"| `{field.name}` |" in page
     for preset, keys in preset_keys().items():
-        assert keys <= documented, f"configs/{preset}.yaml sets undocumented {keys - documented}"
+        assert keys <= documented, f"agents/configs/{preset}.yaml sets undocumented {keys - documented}"
 
 
 def documented_modules() -> set[str]:

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 import torch
 
+from agents.dmc import DMCActing
 from agents.networks import build_network, make_spec
+from agents.ppo import PPOActing
 from agents.rollout import RolloutSettings, SelfPlay
 from murlan_env.envs.driver import GameDriver
 from murlan_env.game import engine, episode
@@ -75,13 +77,14 @@ def test_trainer_rollouts_pay_what_the_env_pays(algorithm, outcome):
         env_paid = GameDriver(state, np.random.default_rng(0), reward=mode).play(int(only))
         torch.manual_seed(0)
         spec = make_spec(algorithm, [8])
-        settings = RolloutSettings(algorithm, spec, num_envs=1, num_steps=1, reward=mode)
+        acting = PPOActing() if algorithm == "ppo" else DMCActing()
+        settings = RolloutSettings(acting, spec, num_envs=1, num_steps=1, reward=mode)
         selfplay = SelfPlay(settings, seed=0)
         selfplay.state = state.copy()
         weights = build_network(spec).state_dict()
         batch = selfplay.collect(weights)
-        assert batch["action"].tolist() == [only]
-        assert batch["return"][0] == pytest.approx(float(env_paid[0]), abs=1e-6)
+        assert batch.action.tolist() == [only]
+        assert batch.returns[0] == pytest.approx(float(env_paid[0]), abs=1e-6)
 
 
 def test_hand_rewards_are_points_less_par_and_match_rewards_wait_for_the_end():

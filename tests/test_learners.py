@@ -11,6 +11,7 @@ from agents.dmc import DMCConfig, DMCLearner, Replay
 from agents.imitation import demonstrations, pretrain
 from agents.networks import ActorCritic, make_spec
 from agents.ppo import PPOConfig, PPOLearner, ppo_loss
+from agents.rollout import Batch
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.observation import SIZE
@@ -31,7 +32,7 @@ def _tiny_batch(n: int = 64, seed: int = 0) -> dict:
         "obs": engine.observe(state),
         "mask": mask,
         "action": action,
-        "hidden": observation.encode_hidden(state),
+        "hidden_hands": observation.encode_hidden(state),
         "return": rng.normal(0.0, 1.0, n).astype(np.float32),
     }
 
@@ -82,23 +83,25 @@ def test_ppo_updates_on_a_fixed_batch_lower_the_loss(critic):
     learner = PPOLearner(cfg)
     b = _tiny_batch(64)
     with torch.no_grad():
-        hidden = torch.from_numpy(b["hidden"]) if critic == "privileged" else None
+        hidden = torch.from_numpy(b["hidden_hands"]) if critic == "privileged" else None
         logits, value = learner.net.logits_and_value(torch.from_numpy(b["obs"]), hidden)
         logp = torch.log_softmax(
             torch.where(torch.from_numpy(b["mask"]), logits, -1e30), -1
         ).gather(1, torch.from_numpy(b["action"])[:, None])[:, 0]
-    batch = {
-        **b,
-        "logp": logp.numpy(),
-        "value": value.numpy(),
-        "advantage": (b["return"] - value.numpy()).astype(np.float32),
-        "stats": {"decisions": 64},
-    }
-    if critic == "shared":
-        del batch["hidden"]
-    first = learner.update(batch)
+    batch = Batch(
+        obs=b["obs"],
+        mask=b["mask"],
+        action=b["action"],
+        returns=b["return"],
+        hidden_hands=b["hidden_hands"] if critic == "privileged" else None,
+        logp=logp.numpy(),
+        value=value.numpy(),
+        advantage=(b["return"] - value.numpy()).astype(np.float32),
+        stats={"decisions": 64},
+    )
+    first = learner.update(batch, 64)
     for _ in range(20):
-        last = learner.update(batch)
+        last = learner.update(batch, 64)
     assert last["value"] < first["value"] * 0.5
     assert last["approx_kl"] > 0
 
@@ -134,11 +137,11 @@ def test_dmc_updates_on_a_fixed_replay_lower_the_loss():
     )  # fmt: skip
     learner = DMCLearner(cfg)
     b = _tiny_batch(64)
-    batch = {"obs": b["obs"], "action": b["action"], "return": b["return"], "stats": {}}
-    first = learner.update(batch)
+    batch = Batch(obs=b["obs"], action=b["action"], returns=b["return"])
+    first = learner.update(batch, 64)
+    empty = Batch(obs=b["obs"][:0], action=b["action"][:0], returns=b["return"][:0])
     for _ in range(10):
-        last = learner.update({**batch, "obs": b["obs"][:0], "action": b["action"][:0],
-                               "return": b["return"][:0]})  # fmt: skip
+        last = learner.update(empty, 64)
     assert learner.replay.n == 64
     assert last["q_loss"] < first["q_loss"] * 0.5
 

@@ -3,14 +3,15 @@ resume, determinism, config checking and the load_policy contract."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-import train
-from agents import dmc, ppo
+import murlan_cli
+from agents import dmc, ppo, presets
 from agents.config import ConfigError
 from agents.networks import build_network, checkpoint_path, load_policy, make_spec
 from agents.returns import gae_advantages, mc_returns
@@ -112,9 +113,10 @@ def _tiny(trainer) -> dict:
     return TINY if trainer is ppo else {**TINY, **DMC_TINY}
 
 
-def _small_rollouts(algorithm: str, **over) -> RolloutSettings:
+def _small_rollouts(algorithm: str, epsilon: float = 0.01, **over) -> RolloutSettings:
     """Rollout settings of a [32]-wide network of ``algorithm`` with the given overrides."""
-    return RolloutSettings(algorithm=algorithm, spec=make_spec(algorithm, [32]), **over)
+    acting = ppo.PPOActing() if algorithm == "ppo" else dmc.DMCActing(epsilon=epsilon)
+    return RolloutSettings(acting=acting, spec=make_spec(algorithm, [32]), **over)
 
 
 @pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
@@ -128,7 +130,7 @@ def test_rollout_against_snapshots_and_bots(algorithm):
     torch.manual_seed(0)
     weights = build_network(spec).state_dict()
     out = selfplay.collect(weights, [build_network(spec).state_dict()])
-    st = out["stats"]
+    st = out.stats
     assert st["decisions"] == 8 * 150
     # self-play games give all their decisions, opponent games about a quarter of theirs
     assert 0.3 * st["decisions"] < st["learner_decisions"] < 0.8 * st["decisions"]
@@ -136,9 +138,9 @@ def test_rollout_against_snapshots_and_bots(algorithm):
     # values themselves, means of 3/2/1/0 between untrained networks, say nothing more.
     assert np.isfinite(st["points_vs_snapshot"]) and np.isfinite(st["points_vs_bots"])
     if algorithm == "ppo":
-        assert len(out["action"]) == st["learner_decisions"]
-        assert np.isfinite(out["advantage"]).all()
-    assert out["obs"].shape[1] == OBS_SIZE
+        assert len(out.action) == st["learner_decisions"]
+        assert np.isfinite(out.advantage).all()
+    assert out.obs.shape[1] == OBS_SIZE
 
 
 @pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
@@ -162,10 +164,10 @@ def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
         selfplay = SelfPlay(settings, seed=11)
         runs.append([selfplay.collect(weights, [snapshot]) for _ in range(3)])
     for first, second in zip(*runs, strict=True):
-        assert first["stats"]["hands"] == second["stats"]["hands"]
+        assert first.stats["hands"] == second.stats["hands"]
         for key in ("obs", "action"):
-            np.testing.assert_array_equal(first[key], second[key])
-    actions = np.concatenate([out["action"] for out in runs[0]])
+            np.testing.assert_array_equal(getattr(first, key), getattr(second, key))
+    actions = np.concatenate([out.action for out in runs[0]])
     assert len(np.unique(actions)) > 5  # the games went on: not one action over and over
 
 
@@ -240,18 +242,18 @@ def test_same_seed_same_first_evaluation(tmp_path):
 
 
 def test_unknown_config_key_is_an_error(capsys):
-    with pytest.raises(train.ConfigError, match=r"unknown ppo config key\(s\) \['num_env'\]"):
-        train.build_config({"algorithm": "ppo", "num_env": 8})
-    assert train.main(["--config", "quick", "learning_rat=0.1"]) == 2
+    with pytest.raises(ConfigError, match=r"unknown ppo config key\(s\) \['num_env'\]"):
+        presets.build_config({"algorithm": "ppo", "num_env": 8})
+    assert train_command(["--config", "quick", "learning_rat=0.1"]) == 2
     assert "learning_rat" in capsys.readouterr().err
-    with pytest.raises(train.ConfigError, match="algorithm"):
-        train.build_config({"num_envs": 8})
-    with pytest.raises(train.ConfigError, match="integer"):
-        train.build_config({"algorithm": "dmc", "num_envs": 8.5})
+    with pytest.raises(ConfigError, match="algorithm"):
+        presets.build_config({"num_envs": 8})
+    with pytest.raises(ConfigError, match="integer"):
+        presets.build_config({"algorithm": "dmc", "num_envs": 8.5})
 
 
 def test_configs_built_in_python_check_themselves():
-    # The same one-line messages train.py prints, without train.py.
+    # The same one-line messages murlan train prints, without the command.
     for kwargs, says in (
         ({"reward": "points"}, "reward must be one of ['hand', 'match'], got 'points'"),
         ({"num_envs": 8.5}, "config key 'num_envs' takes an integer, got 8.5"),
@@ -274,20 +276,22 @@ def test_configs_built_in_python_check_themselves():
 
 
 def test_the_renamed_preset_points_to_its_new_name(capsys):
-    assert train.main(["--config", "hard"]) == 2
+    assert train_command(["--config", "hard"]) == 2
     err = capsys.readouterr().err
     assert "the preset 'hard' is now 'hard-recipe'" in err and "--config hard-recipe" in err
-    assert train.load_preset("hard-recipe")["stages"][0]["config"] == "strong"
+    assert presets.load_preset("hard-recipe")["stages"][0]["config"] == "strong"
 
 
-def test_presets_match_their_config_dataclasses(tmp_path):
-    _run(tmp_path, ppo, "start", total_steps=TINY["total_steps"] // 2)
-    for preset in sorted(train.CONFIG_DIR.glob("*.yaml")):
-        raw = train.load_preset(str(preset))
-        if raw.get("init_from"):  # a fine-tune preset: give it a checkpoint to start from
-            raw["init_from"] = str(tmp_path / "start")
-        for _, _, cfg in train.run_configs(raw, {}, preset.stem):
-            assert cfg.total_steps > 0, preset
+def test_presets_match_their_config_classes(tmp_path, monkeypatch):
+    """Every shipped preset builds, from any folder, and building one reads no file: the
+    finetune preset's init_from names a run that does not exist here."""
+    monkeypatch.chdir(tmp_path)
+    names = presets.preset_names()
+    assert {"quick", "strong", "finetune", "hard-recipe", "ppo", "dmc", "distill"} <= set(names)
+    for name in names:
+        for _, algorithm, cfg in presets.run_configs(presets.load_preset(name), {}, name):
+            assert cfg.name.startswith(name) and algorithm in presets.ALGORITHMS, name
+    assert not (tmp_path / "runs").exists()
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.trace: a cheap check
@@ -322,7 +326,7 @@ def test_process_worker_trains(tmp_path):
 
 
 def test_process_worker_fails_loudly_instead_of_waiting_forever():
-    settings = RolloutSettings("ppo", make_spec("ppo", [16]), num_envs=4, num_steps=2)
+    settings = RolloutSettings(ppo.PPOActing(), make_spec("ppo", [16]), num_envs=4, num_steps=2)
     weights = build_network(settings.spec).state_dict()
     # An unknown command kills the child (it used to be dropped, the parent then waited).
     worker = ProcessWorker(settings, seed=0)
@@ -359,6 +363,11 @@ def test_ray_workers_on_a_local_instance(tmp_path):
         ray.shutdown()
 
 
+def train_command(argv: list[str]) -> int:
+    """``murlan train ARGV`` in this process (what ``python train.py ARGV`` runs)."""
+    return murlan_cli.main(["train", *argv])
+
+
 # Command-line overrides that shrink the quick preset to a run of a few seconds.
 CLI_TINY = [
     "num_envs=16", "num_steps=24", "workers=local", "bot_share=0", "eval_every=0",
@@ -368,13 +377,32 @@ CLI_TINY = [
 
 def test_cli_runs_a_preset_with_overrides_then_resumes(tmp_path, capsys):
     tiny = [*CLI_TINY, "hidden=[32]", f"runs_dir={tmp_path}", "name=cli"]
-    assert train.main(["--config", "quick", "--seed", "7", "total_steps=384", *tiny]) == 0
+    assert train_command(["--config", "quick", "--seed", "7", "total_steps=384", *tiny]) == 0
     assert "vs random" in capsys.readouterr().out
-    assert train.main(["--resume", str(tmp_path / "cli"), "total_steps=768"]) == 0
+    assert train_command(["--resume", str(tmp_path / "cli"), "total_steps=768"]) == 0
     ckpt = torch.load(checkpoint_path(tmp_path / "cli"), weights_only=False)
     assert (ckpt["counters"]["step"], ckpt["counters"]["iteration"]) == (768, 2)
     assert ckpt["counters"]["gradient_steps"] > 0
     assert ckpt["config"]["seed"] == 7 and ckpt["config"]["total_steps"] == 768
+
+
+def test_a_run_name_in_use_is_refused_not_overwritten(tmp_path, capsys):
+    """The same name twice: the second command says how to resume and leaves the run as it
+    was; options and overrides may come in any order."""
+    tiny = [*CLI_TINY, "hidden=[32]", f"runs_dir={tmp_path}"]
+    assert train_command(["name=one", "--rules", "sticky_pass=true", "total_steps=384", *tiny]) == 0
+    ckpt = tmp_path / "one" / "checkpoint.pt"
+    before = ckpt.read_bytes()
+    config = (tmp_path / "one" / "config.json").read_text()
+    assert '"sticky_pass": true' in config
+    capsys.readouterr()
+    assert train_command(["--config", "quick", "name=one", "total_steps=768", *tiny]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds a run already" in err and "--resume" in err
+    assert ckpt.read_bytes() == before
+    assert (tmp_path / "one" / "config.json").read_text() == config
+    log = (tmp_path / "one" / "train.log").read_text()
+    assert re.search(r"precision: (fp32|bf16) \(.+\)", log)  # auto chose, and says why
 
 
 @pytest.mark.parametrize("trainer", [ppo, dmc])
@@ -402,20 +430,22 @@ def test_staged_preset_trains_each_stage_from_the_one_before(tmp_path, capsys):
     staged.write_text("stages:\n  - config: quick\n  - config: quick\n    learning_rate: 0.0\n")
     run = ["--config", str(staged), "total_steps=384", "hidden=[32]", *CLI_TINY]
     run += [f"runs_dir={tmp_path}", "name=st"]
-    assert train.main(run) == 0
+    assert train_command(run) == 0
     assert capsys.readouterr().out.count("vs random") == 2
     first, last = tmp_path / "st-quick", tmp_path / "st"
     ckpt = torch.load(checkpoint_path(last), weights_only=False)
     assert ckpt["config"]["init_from"] == str(first) and ckpt["config"]["learning_rate"] == 0
     start = load_policy(first).state_dict()  # stage 2 learned nothing: stage 1's weights
     assert all(torch.equal(v, start[k]) for k, v in load_policy(last).state_dict().items())
-    assert train.main(run) == 0  # the same command again: nothing left to train
+    assert train_command(run) == 0  # the same command again: nothing left to train
     assert capsys.readouterr().out.count("is finished; skipped") == 2
 
 
 def test_stages_on_the_command_line_replace_the_presets():
-    two = train.parse_overrides(["stages=[{config: quick}, {config: strong, seed: 4}]"])
-    runs = train.run_configs(train.load_preset("hard-recipe"), {**two, "name": "x"}, "hard-recipe")
+    two = presets.parse_overrides(["stages=[{config: quick}, {config: strong, seed: 4}]"])
+    runs = presets.run_configs(
+        presets.load_preset("hard-recipe"), {**two, "name": "x"}, "hard-recipe"
+    )
     assert [(label, cfg.name, cfg.seed) for label, _, cfg in runs] == [
         ("quick", "x-quick", 1),
         ("strong", "x", 4),
@@ -433,7 +463,7 @@ def test_staged_preset_errors_stop_before_any_stage_runs(tmp_path, capsys):
         ("stages:\n  - config: nothing\n", "no config 'nothing'"),
     ):
         staged.write_text(text)
-        assert train.main(run) == 2
+        assert train_command(run) == 2
         assert says in capsys.readouterr().err
     assert not (tmp_path / "runs").exists()
 
@@ -441,11 +471,13 @@ def test_staged_preset_errors_stop_before_any_stage_runs(tmp_path, capsys):
 def test_init_from_errors_name_the_problem(tmp_path, capsys):
     _run(tmp_path, ppo, "base", total_steps=TINY["total_steps"] // 2)
     run = ["--config", "quick", "total_steps=384", f"runs_dir={tmp_path}", *CLI_TINY]
-    assert train.main([*run, f"init_from={tmp_path / 'nothing'}", "hidden=[32]"]) == 2
+    assert train_command([*run, f"init_from={tmp_path / 'nothing'}", "hidden=[32]"]) == 2
     assert "init_from" in capsys.readouterr().err
-    assert train.main([*run, f"init_from={tmp_path / 'base'}", "hidden=[32]", "imitate=rule"]) == 2
+    assert (
+        train_command([*run, f"init_from={tmp_path / 'base'}", "hidden=[32]", "imitate=rule"]) == 2
+    )
     assert "set one" in capsys.readouterr().err
-    assert train.main([*run, f"init_from={tmp_path / 'base'}", "hidden=[16]"]) == 2
+    assert train_command([*run, f"init_from={tmp_path / 'base'}", "hidden=[16]"]) == 2
     err = capsys.readouterr().err
     assert "'hidden': [32]" in err and "'hidden': [16]" in err and "set the config" in err
     assert [p.name for p in tmp_path.iterdir()] == ["base"]  # no run was started
@@ -496,3 +528,38 @@ def test_a_seed_reproduces_a_run_with_process_workers(tmp_path):
     assert a["counters"] == b["counters"]
     wa, wb = load_policy(tmp_path / "a").state_dict(), load_policy(tmp_path / "b").state_dict()
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_auto_precision_is_never_the_slower_one(monkeypatch):
+    """On a CPU, "auto" is fp32 unless the CPU has native bfloat16 instructions; with them, a
+    measurement decides (here a stand-in clock: the probe says what each precision costs)."""
+    from agents import networks
+
+    cpu = torch.device("cpu")
+    costs = {"fp32": 0.040, "bf16": 0.090}  # emulated bf16: slower
+    monkeypatch.setattr(networks, "native_cpu_bf16", lambda: False)
+    chosen, why = networks.resolve_precision("auto", cpu, costs.__getitem__)
+    assert chosen == "fp32" and "no native bfloat16" in why
+    monkeypatch.setattr(networks, "native_cpu_bf16", lambda: True)
+    assert networks.resolve_precision("auto", cpu, costs.__getitem__)[0] == "fp32"
+    costs["bf16"] = 0.015  # native bf16: faster
+    chosen, why = networks.resolve_precision("auto", cpu, costs.__getitem__)
+    assert chosen == "bf16" and "15.0 ms in bf16 and 40.0 ms in fp32" in why
+    assert networks.resolve_precision("fp32", cpu, costs.__getitem__) == (
+        "fp32",
+        "set by the config",
+    )
+
+
+def test_time_learner_step_leaves_weights_and_generators_as_they_were():
+    """The start-of-run measurement of ``auto`` must not change what a seed trains."""
+    from agents.networks import time_learner_step
+
+    torch.manual_seed(0)
+    net = build_network(make_spec("ppo", [16]))
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    rng = torch.get_rng_state()
+    assert time_learner_step(net, 8, "fp32", torch.device("cpu"), repeats=1) > 0
+    assert torch.equal(torch.get_rng_state(), rng)
+    assert all(torch.equal(v, before[k]) for k, v in net.state_dict().items())
+    assert all(p.grad is None for p in net.parameters())
