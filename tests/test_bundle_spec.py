@@ -142,7 +142,7 @@ def test_murlan_golden_regenerates_vectors_for_any_bundle(tmp_path, capsys):
     "argv, words",
     [
         (["golden", "{missing}"], ["is not a bundle: no bot.json", "murlan export"]),
-        (["golden", "{bundle}", "--out", "{dir}"], ["is a directory"]),
+        (["golden", "{bundle}", "--out", "{dir}"], ["it is a folder; name a file"]),
         (["golden", "{bundle}", "--positions", "0"], ["--positions must be at least 1"]),
         (["golden", "{bundle}", "--supports", "sticky=yes"], ["--supports:", "unknown rule"]),
         (["golden", "{old}"], ["format murlan-bundle/2", "murlan golden BUNDLE_DIR --upgrade"]),
