@@ -347,7 +347,9 @@ def test_config_reference_documents_every_key_of_every_trainer():
             documented.add(field.name)
             assert f"| `{field.name}` |" in page
     for preset, keys in preset_keys().items():
-        assert keys <= documented, f"agents/configs/{preset}.yaml sets undocumented {keys - documented}"
+        assert keys <= documented, (
+            f"agents/configs/{preset}.yaml sets undocumented {keys - documented}"
+        )
 
 
 def documented_modules() -> set[str]:
