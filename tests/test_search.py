@@ -520,6 +520,7 @@ def test_exchange_facts_hold_in_the_true_deal_and_bind_every_sampled_world():
     # them too, and is a deal of the unseen cards of the right sizes.
     found = barring = 0
     rng = np.random.default_rng(5)
+    rule_scores = MoveScores(RuleBot())
     for state, logs in _exchange_positions(3):
         obs = engine.observe(state)
         true = held_by_slot(state)
@@ -530,6 +531,18 @@ def test_exchange_facts_hold_in_the_true_deal_and_bind_every_sampled_world():
         barring += int(barred.any(axis=(1, 2)).sum())
         worlds = sample_hidden_hands(obs, rng, 64, (least, barred))
         assert _consistent(worlds, least[:, None], barred[:, None]).all()
+        if least.any():  # the belief's candidates are dealt the same way
+            bound = np.flatnonzero(least.any((1, 2)))
+            pool, _, _ = believed_worlds(
+                obs[bound],
+                [logs[i] for i in bound],
+                [rule_scores],
+                rng,
+                16,
+                4.0,
+                facts=(least[bound], barred[bound]),
+            )
+            assert _consistent(pool, least[bound, None], barred[bound, None]).all()
         seen = observation.decode(obs)
         np.testing.assert_array_equal(
             worlds[:, :, 1:].sum(2), np.broadcast_to(seen.unseen[:, None], (obs.shape[0], 64, 15))

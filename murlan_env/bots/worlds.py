@@ -17,6 +17,12 @@ likelihoods are tempered until the weights keep an effective sample size of ``mi
 worlds (``tempered_weights``): the untempered weights fall on two or three worlds, and a
 search on so few overfits them. ``draw_worlds`` draws a search's worlds by those weights.
 
+Some things the observer knows for certain: what this hand's exchange proves about its
+partner's cards (``exchange_facts``). Given them, ``sample_hidden_hands`` deals only worlds
+consistent with them, uniformly among those, without rejection. The others' moves make a
+deal more or less likely but never impossible (passing is always allowed), so they stay with
+the likelihoods.
+
 The others need not all play like one model. Given further models (e.g. the rule bot through
 ``bots.MoveScores``), each other seat is scored under every model and takes the one that
 explains its moves this hand best (``best_models``): its moves weigh the worlds under that
