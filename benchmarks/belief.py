@@ -2,6 +2,7 @@
 
     python benchmarks/belief.py quality --deals 100 --seed 7
     python benchmarks/belief.py profile --positions 24 --seed 7
+    python benchmarks/belief.py speed --positions 24 --seed 7
     python benchmarks/belief.py headroom --swaps 0 4 --boards 8 --seeds 100 101 102 \
         --paired paired.npz
 
@@ -22,13 +23,18 @@ likelihoods. The same rows with the candidates dealt consistent with this hand's
 a game asks): dealing worlds, the belief's likelihoods (the policy's and the rule bot's), the
 rollouts.
 
+``speed``: ``expert``'s CPU seconds a move with its policy in float32 (as shipped) and with
+the int8 model of ``agents.quantize.to_int8`` in the belief and the rollouts (as the
+labeller runs it), position by position in turn.
+
 ``headroom``: ``expert`` handed the true deal as every world of its search, with ``k``
 random swaps of a card between two other seats in each world (``SearchBot``'s ``deal``; the
-belief still picks each seat's model, on 256 candidates as ``expert``'s does), in one seat against three rule bots on the first hand
-of the same duplicate boards as ``benchmarks/expert_vs_hard.py``, paired board by board
-against ``expert``'s hand-1 points that that script saved (``--paired``; the boards are
-``--boards`` per seed of ``--seeds``, as its chunks were). The true deal is found by matching
-the seat's cards at the deal against the boards' deals.
+belief still picks each seat's model, on 256 candidates as ``expert``'s does), in one seat
+against three rule bots on the first hand of the same duplicate boards as
+``benchmarks/expert_vs_hard.py``, paired board by board against ``expert``'s hand-1 points
+that that script saved (``--paired``; the boards are ``--boards`` per seed of ``--seeds``,
+as its chunks were). The true deal is found by matching the seat's cards at the deal
+against the boards' deals.
 """
 
 from __future__ import annotations
@@ -237,6 +243,43 @@ def profile(args) -> None:
         print(f"| {label} | {cum / whole:.0%} |")
 
 
+def speed(args) -> None:
+    """``expert``'s CPU time a move, float32 against its policy in int8 (belief and rollouts;
+    the policy's own move, the prior, stays float32), one position at a time, in turn."""
+    import tempfile
+
+    from agents.quantize import to_int8
+    from murlan_env.bots.bundle import ModelBot
+    from murlan_env.bots.search import SearchBot
+
+    expert, hard, rule = (registry.make_bot(s) for s in ("expert", "hard", "rule"))
+    with tempfile.TemporaryDirectory() as tmp:
+        int8_path = Path(tmp) / "model.int8.onnx"
+        to_int8(registry.policies_dir() / "ppo-finetune" / "model.onnx", int8_path)
+        fast = ModelBot(int8_path, "ppo-finetune-int8")
+    guide = registry.guided_by(fast, belief=True, models=[rule])
+    guide["prior"] = hard
+    bots = {"float32 (expert)": expert, "int8 belief and rollouts": SearchBot(200, **guide)}
+    pos = play_positions(max(4, args.positions // 8), args.seed, hard, rule, hands=1)
+    rows = np.random.default_rng(args.seed).permutation(len(pos["hand"]))[: args.positions]
+    took = {name: [] for name in bots}
+    same = 0
+    for i in rows:
+        obs = pos["obs"][i : i + 1]
+        mask = engine.legal_action_mask(_state_of(obs))
+        moves = []
+        for name, bot in bots.items():
+            start = time.process_time()
+            moves.append(bot.act(obs, mask, np.random.default_rng(i), history=[pos["logs"][i]]))
+            took[name].append(time.process_time() - start)
+        same += int(moves[0][0] == moves[1][0])
+    print(f"expert's CPU seconds a move, {rows.size} positions (hand 1), one at a time")
+    print("| arithmetic | median | ratio to float32 | same move |\n|---|---|---|---|")
+    base = np.median(took["float32 (expert)"])
+    for name, t in took.items():
+        print(f"| {name} | {np.median(t):.3f} | {np.median(t) / base:.2f} | {same}/{rows.size} |")
+
+
 def _state_of(obs):
     from murlan_env.bots.worlds import state_from_observation
 
@@ -346,6 +389,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("profile", help="where an expert move's time goes")
     p.add_argument("--positions", type=int, default=24)
     p.add_argument("--seed", type=int, default=7)
+    s = sub.add_parser("speed", help="expert's move time, float32 against int8")
+    s.add_argument("--positions", type=int, default=24)
+    s.add_argument("--seed", type=int, default=7)
     h = sub.add_parser("headroom", help="expert given the true deal with k swaps")
     h.add_argument("--swaps", type=int, nargs="+", default=[0, 2, 4, 8])
     h.add_argument("--boards", type=int, default=8, help="boards per seed")
@@ -356,7 +402,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--deals and --boards must be positive")
     if getattr(args, "swaps", None) and min(args.swaps) < 0:
         parser.error("--swaps must be at least 0")
-    {"quality": quality, "profile": profile, "headroom": headroom}[args.what](args)
+    run = {"quality": quality, "profile": profile, "speed": speed, "headroom": headroom}
+    run[args.what](args)
     return 0
 
 
