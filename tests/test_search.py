@@ -574,3 +574,25 @@ def test_worlds_dealt_with_the_facts_are_uniform_among_the_consistent_deals():
     ours = worlds[0, :, 1:].mean(0)
     theirs = uniform[0, keep, 1:].mean(0)
     np.testing.assert_allclose(ours, theirs, atol=4 / np.sqrt(keep.sum()))
+
+
+def test_a_search_handed_its_worlds_values_each_move_in_them():
+    # ``deal`` replaces the sampled worlds: handed the true deal, a search whose rollouts are
+    # deterministic values each legal move at exactly the points it makes there.
+    _, state, _ = _self_play_positions(11, n_games=3)
+    obs, mask, true = engine.observe(state), engine.legal_action_mask(state), held_by_slot(state)
+    asked = []
+
+    def deal(o, rng, n):
+        asked.append(n)
+        return np.repeat(true[:, None], n, axis=1)
+
+    values = SearchBot(8, min_worlds=2, deal=deal).scores(obs, mask)
+    assert asked
+    rng = np.random.default_rng(0)
+    for g in range(state.batch_size):
+        for a in np.flatnonzero(mask[g]):
+            start = state_from_observation(obs[g : g + 1], true[g : g + 1])
+            after = engine.step(start, np.array([a], np.int16))
+            assert values[g, a] == rollout_hand(after, rng, epsilon=0.0)[0, 0]
+        assert (values[g, ~mask[g]] == -np.inf).all()
