@@ -33,7 +33,7 @@ belief still picks each seat's model, on 256 candidates as ``expert``'s does), i
 against three rule bots on the first hand of the same duplicate boards as
 ``benchmarks/expert_vs_hard.py``, paired board by board against ``expert``'s hand-1 points
 that that script saved (``--paired``; the boards are ``--boards`` per seed of ``--seeds``,
-as its chunks were). The true deal is found by matching the seat's cards at the deal
+as its chunks were; ``--skip`` the saved boards before them). The true deal is found by matching the seat's cards at the deal
 against the boards' deals.
 """
 
@@ -341,7 +341,7 @@ def counts_of(cards: np.ndarray) -> np.ndarray:
 
 
 def headroom(args) -> None:
-    saved = np.load(args.paired)["bot0_hand1"] if args.paired else None
+    saved = np.load(args.paired)["bot0_hand1"][args.skip :] if args.paired else None
     print(
         f"expert given the true deal with k swaps, hand 1 of {args.boards} boards x "
         f"{len(args.seeds)} seeds (seeds {args.seeds}), one seat against 3 rule bots"
@@ -397,6 +397,9 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("--boards", type=int, default=8, help="boards per seed")
     h.add_argument("--seeds", type=int, nargs="+", default=[100, 101, 102])
     h.add_argument("--paired", default=None, help="expert_vs_hard.py --save file to pair with")
+    h.add_argument(
+        "--skip", type=int, default=0, help="boards of --paired before the first of --seeds"
+    )
     args = parser.parse_args(argv)
     if getattr(args, "deals", 1) < 1 or getattr(args, "boards", 1) < 1:
         parser.error("--deals and --boards must be positive")
