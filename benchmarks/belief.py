@@ -33,8 +33,8 @@ belief still picks each seat's model, on 256 candidates as ``expert``'s does), i
 against three rule bots on the first hand of the same duplicate boards as
 ``benchmarks/expert_vs_hard.py``, paired board by board against ``expert``'s hand-1 points
 that that script saved (``--paired``; the boards are ``--boards`` per seed of ``--seeds``,
-as its chunks were; ``--skip`` the saved boards before them). The true deal is found by matching the seat's cards at the deal
-against the boards' deals.
+as its chunks were; ``--skip`` the saved boards before them). The true deal is found by
+matching the seat's cards at the deal against the boards' deals.
 """
 
 from __future__ import annotations
