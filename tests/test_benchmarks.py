@@ -248,3 +248,16 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
         check=False,
     )
     assert bad.returncode == 2 and "--seed must differ" in bad.stderr
+
+
+def test_belief_benchmark_reports_the_belief_by_hand_and_weighting():
+    done = run_script("belief.py", ["quality", "--deals", "2", "--positions", "12"])
+    out = done.stdout
+    for hand in ("hand 1", "hand 2", "all"):
+        for weights in ("uniform", "tempered", "plain"):
+            assert f"| {hand} | {weights} | " in out
+    # Tempering never leaves fewer effective worlds than the plain likelihoods.
+    rows = [line for line in out.splitlines() if line.startswith("| all | 12 |")]
+    assert len(rows) == 1
+    beta, plain, tempered = (float(c) for c in rows[0].strip("|").split("|")[2:5])
+    assert 0 <= beta <= 1 and tempered >= plain

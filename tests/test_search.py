@@ -15,6 +15,7 @@ from murlan_env.bots.search import SearchBot, rollout_hand
 from murlan_env.bots.worlds import (
     believed_worlds,
     best_models,
+    exchange_facts,
     log_likelihood,
     sample_hidden_hands,
     state_from_observation,
@@ -486,3 +487,112 @@ def test_a_search_with_a_belief_reads_the_history_and_replays_from_a_seed():
     believed = bot.scores(obs, mask, np.random.default_rng(3), history=logs)
     uniform = bot.scores(obs, mask, np.random.default_rng(3))
     assert np.isfinite(believed[mask]).all() and (believed[mask] != uniform[mask]).any()
+
+
+def _exchange_positions(seed: int, n_games: int = 48):
+    """Every play decision of the second hands of ``n_games`` matches played by rule bots
+    (their first hands too, to reach them): (state, the hand's logs turned to the seat to act)."""
+    bot, rng = RuleBot(), np.random.default_rng(seed)
+    state = engine.init(rng, n_games, Rules())
+    logs = HandLogs(n_games)
+    out = []
+    while (state.hand_no < 2).any() and (state.phase != Phase.MATCH_OVER).any():
+        mask = engine.legal_action_mask(state)
+        play = np.flatnonzero((state.phase == Phase.PLAY) & (state.hand_no == 1))
+        if play.size:
+            out.append((state.index(play), logs.turned(play, state.to_act[play])))
+        actions = bot.act(engine.observe(state), mask, rng)
+        logs.record(state, actions)
+        before = state.hand_no.copy()
+        state = engine.step(state, actions, rng=rng)
+        logs.clear(np.flatnonzero(state.hand_no != before))
+    return out
+
+
+def _consistent(held: np.ndarray, least: np.ndarray, barred: np.ndarray) -> np.ndarray:
+    """(...) whether hands (..., 4, 15) hold at least ``least`` and no more where barred."""
+    return ((held >= least) & (~barred | (held <= least))).all(axis=(-2, -1))
+
+
+def test_exchange_facts_hold_in_the_true_deal_and_bind_every_sampled_world():
+    # The facts are certain: the true hidden hands keep them at every decision of a second
+    # hand, with the logs or without (then from the scores). Every world dealt with them keeps
+    # them too, and is a deal of the unseen cards of the right sizes.
+    found = barring = 0
+    rng = np.random.default_rng(5)
+    rule_scores = MoveScores(RuleBot())
+    for state, logs in _exchange_positions(3):
+        obs = engine.observe(state)
+        true = held_by_slot(state)
+        for facts in (exchange_facts(obs, logs), exchange_facts(obs)):
+            assert _consistent(true, *facts).all()
+        least, barred = exchange_facts(obs, logs)
+        found += int(least.any(axis=(1, 2)).sum())
+        barring += int(barred.any(axis=(1, 2)).sum())
+        worlds = sample_hidden_hands(obs, rng, 64, (least, barred))
+        assert _consistent(worlds, least[:, None], barred[:, None]).all()
+        if least.any():  # the belief's candidates are dealt the same way
+            bound = np.flatnonzero(least.any((1, 2)))
+            pool, _, _ = believed_worlds(
+                obs[bound],
+                [logs[i] for i in bound],
+                [rule_scores],
+                rng,
+                16,
+                4.0,
+                facts=(least[bound], barred[bound]),
+            )
+            assert _consistent(pool, least[bound, None], barred[bound, None]).all()
+        seen = observation.decode(obs)
+        np.testing.assert_array_equal(
+            worlds[:, :, 1:].sum(2), np.broadcast_to(seen.unseen[:, None], (obs.shape[0], 64, 15))
+        )
+        np.testing.assert_array_equal(
+            worlds.sum(3)[:, :, 1:],
+            np.broadcast_to(seen.cards_left[:, None, 1:], (obs.shape[0], 64, 3)),
+        )
+    assert found > 20 and barring > 10
+
+
+def test_worlds_dealt_with_the_facts_are_uniform_among_the_consistent_deals():
+    # One seat knows a card of another and a third is barred from the high ranks: each
+    # allowed card lands in each seat as often as a uniform consistent deal puts it there.
+    state, logs = next(
+        (s.index(np.array([g])), [lg[g]])
+        for s, lg in _exchange_positions(4)
+        for g in range(s.batch_size)
+        if exchange_facts(engine.observe(s.index(np.array([g]))), [lg[g]])[1].any()
+    )
+    obs = engine.observe(state)
+    least, barred = exchange_facts(obs, logs)
+    worlds = sample_hidden_hands(obs, np.random.default_rng(0), 20000, (least, barred))
+    assert _consistent(worlds, least[:, None], barred[:, None]).all()
+    uniform = sample_hidden_hands(obs, np.random.default_rng(1), 60000)
+    keep = _consistent(uniform, least[:, None], barred[:, None])[0]
+    assert 200 < keep.sum() < keep.size  # the facts rule out many uniform deals
+    # Rejection sampling is exactly uniform among consistent deals: the marginals agree.
+    ours = worlds[0, :, 1:].mean(0)
+    theirs = uniform[0, keep, 1:].mean(0)
+    np.testing.assert_allclose(ours, theirs, atol=4 / np.sqrt(keep.sum()))
+
+
+def test_a_search_handed_its_worlds_values_each_move_in_them():
+    # ``deal`` replaces the sampled worlds: handed the true deal, a search whose rollouts are
+    # deterministic values each legal move at exactly the points it makes there.
+    _, state, _ = _self_play_positions(11, n_games=3)
+    obs, mask, true = engine.observe(state), engine.legal_action_mask(state), held_by_slot(state)
+    asked = []
+
+    def deal(o, rng, n):
+        asked.append(n)
+        return np.repeat(true[:, None], n, axis=1)
+
+    values = SearchBot(8, min_worlds=2, deal=deal).scores(obs, mask)
+    assert asked
+    rng = np.random.default_rng(0)
+    for g in range(state.batch_size):
+        for a in np.flatnonzero(mask[g]):
+            start = state_from_observation(obs[g : g + 1], true[g : g + 1])
+            after = engine.step(start, np.array([a], np.int16))
+            assert values[g, a] == rollout_hand(after, rng, epsilon=0.0)[0, 0]
+        assert (values[g, ~mask[g]] == -np.inf).all()

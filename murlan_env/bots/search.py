@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from murlan_env.bots.basic import Bot, ScoringBot
 from murlan_env.bots.worlds import (
     believed_worlds,
     draw_worlds,
+    exchange_facts,
     sample_hidden_hands,
     state_from_observation,
 )
@@ -169,7 +170,12 @@ class SearchBot:
     history, each other seat takes the model that best explains its moves this hand
     (``best_models``), both for the worlds' weights and to play that seat in the rollouts;
     the alternatives are scored on ``alternative_candidates`` of the candidates only
-    (``believed_worlds``). The previous 1st player's give-back in an exchange is not searched (the
+    (``believed_worlds``). ``belief_facts``: the worlds are dealt consistent with what this
+    hand's exchange proves about the others' cards (``worlds.exchange_facts``), uniform or
+    belief worlds alike. ``deal``: a function ``(obs, rng, n)`` -> (B, n, 4, 15) worlds that
+    replaces the draws (a belief still picks each seat's model): benchmarks hand the search
+    the true deal, or one with some cards misplaced, to see what a sharper belief could buy.
+    The previous 1st player's give-back in an exchange is not searched (the
     observation does not say who receives it): the bot gives back its lowest eligible card
     (or the prior's choice).
     """
@@ -189,6 +195,8 @@ class SearchBot:
         belief_candidates: int = 1024,
         alternative_candidates: int = 256,
         belief_min_ess: float = 32.0,
+        belief_facts: bool = False,
+        deal: Callable[[np.ndarray, np.random.Generator, int], np.ndarray] | None = None,
         name: str | None = None,
     ) -> None:
         if rollouts < 1:
@@ -212,6 +220,8 @@ class SearchBot:
         self.belief_candidates = belief_candidates
         self.alternative_candidates = alternative_candidates
         self.belief_min_ess = min(float(belief_min_ess), belief_candidates)
+        self.belief_facts = belief_facts
+        self.deal = deal
         self.name = name or (f"search:{time_limit}s" if time_limit else f"search:{rollouts}")
 
     @property
@@ -317,25 +327,34 @@ class SearchBot:
         """A function n -> (B, n, 4, 15) worlds for the games of ``obs`` (uniform deals, or
         draws from the belief's weighted candidates, weighed once per decision), and the
         rollouts' ``seat_playouts`` (None: ``playout`` plays every seat)."""
+        facts = exchange_facts(obs, logs) if self.belief_facts else None
+        seats = None
         if self.belief is None or logs is None:
-            return (lambda n: sample_hidden_hands(obs, rng, n)), None
-        models = [self.belief, *(scores for scores, _ in self.alternatives)]
-        pool, weights, which = believed_worlds(
-            obs,
-            logs,
-            models,
-            rng,
-            self.belief_candidates,
-            self.belief_min_ess,
-            self.alternative_candidates,
-        )
 
-        def draw(n: int) -> np.ndarray:
-            return draw_worlds(pool, weights, rng, n)
+            def draw(n: int) -> np.ndarray:
+                return sample_hidden_hands(obs, rng, n, facts)
 
-        if not self.alternatives:
-            return draw, None
-        return draw, ([self.playout, *(bot for _, bot in self.alternatives)], which)
+        else:
+            models = [self.belief, *(scores for scores, _ in self.alternatives)]
+            pool, weights, which = believed_worlds(
+                obs,
+                logs,
+                models,
+                rng,
+                self.belief_candidates,
+                self.belief_min_ess,
+                self.alternative_candidates,
+                facts,
+            )
+
+            def draw(n: int) -> np.ndarray:
+                return draw_worlds(pool, weights, rng, n)
+
+            if self.alternatives:
+                seats = ([self.playout, *(bot for _, bot in self.alternatives)], which)
+        if self.deal is not None:
+            return (lambda n: self.deal(obs, rng, n)), seats
+        return draw, seats
 
     def _evaluate(self, obs, mask, rng, per_game, worlds, seats=None):
         """Summed hand points (n, A) of each candidate over the worlds, and worlds used (n,);
