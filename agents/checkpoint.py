@@ -77,7 +77,7 @@ def load(path: str | Path | Checkpoint) -> Checkpoint:
     file = checkpoint_path(path)
     try:
         raw = torch.load(file, map_location="cpu", weights_only=False)
-    except Exception as e:  # noqa: BLE001 - bad bytes raise RuntimeError, EOFError, UnpicklingError...
+    except Exception as e:  # bad bytes raise RuntimeError, EOFError, UnpicklingError...
         raise CheckpointError(
             f"cannot read checkpoint {file} ({first_sentence(e)}): the file is truncated or "
             "corrupted; re-train (python train.py) or pick another checkpoint"

@@ -138,7 +138,7 @@ def export_coreml(policy: nn.Module, path: str | Path) -> str:
                 compute_precision=ct.precision.FLOAT32,
             )
             model.save(str(path))
-    except Exception as e:  # noqa: BLE001 - any converter failure is reported, not fatal
+    except Exception as e:  # any converter failure is reported, not fatal
         shutil.rmtree(path, ignore_errors=True)
         versions = f"coremltools {ct.__version__}, torch {torch.__version__}"
         return f"no model.mlpackage: the conversion failed ({versions}): {e}"

@@ -39,7 +39,7 @@ def seed_everything(seed: int) -> np.random.Generator:
     import random
 
     random.seed(seed)
-    np.random.seed(seed)  # noqa: NPY002  third-party code may use the global rng
+    np.random.seed(seed)  # third-party code may use the global rng
     torch.manual_seed(seed)
     return np.random.default_rng(seed)
 

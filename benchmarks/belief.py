@@ -50,27 +50,27 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lookahead_ceiling import true_hidden_hands  # noqa: E402  (this folder is on the path)
+from lookahead_ceiling import true_hidden_hands  # this folder is on the path
 
-from murlan_env.bots import registry  # noqa: E402
-from murlan_env.bots.history import HandLogs, act_with_history  # noqa: E402
-from murlan_env.bots.worlds import (  # noqa: E402
+from murlan_env.bots import registry
+from murlan_env.bots.history import HandLogs, act_with_history
+from murlan_env.bots.worlds import (
     exchange_facts,
     sample_hidden_hands,
     tempered_weights,
     tempering,
     world_log_likelihoods,
 )
-from murlan_env.eval.duplicate import (  # noqa: E402
+from murlan_env.eval.duplicate import (
     mean_ci,
     one_against_three,
     play_duplicate,
     seeded_deals,
 )
-from murlan_env.game import engine, observation  # noqa: E402
-from murlan_env.game.cards import N_RANKS  # noqa: E402
-from murlan_env.game.rules import Rules  # noqa: E402
-from murlan_env.game.state import N_SEATS, Phase  # noqa: E402
+from murlan_env.game import engine, observation
+from murlan_env.game.cards import N_RANKS
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import N_SEATS, Phase
 
 SMOOTHING = 0.01  # share of the uniform marginals mixed into a belief's card-by-seat marginals
 

@@ -23,8 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from murlan_env.bots import registry  # noqa: E402
-from murlan_env.eval.duplicate import mean_ci, play_duplicate  # noqa: E402
+from murlan_env.bots import registry
+from murlan_env.eval.duplicate import mean_ci, play_duplicate
 
 
 def per_board_hand(result, bot: int, hand: int) -> np.ndarray:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from selfplay import run_loop  # noqa: E402  (this folder is on the path)
+from selfplay import run_loop  # this folder is on the path
 
 from agents import presets
 

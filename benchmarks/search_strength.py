@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bots_strength import Timed  # noqa: E402  (this folder is on the path)
+from bots_strength import Timed  # this folder is on the path
 from strength import table_results
 
 from murlan_env.bots import registry

@@ -275,7 +275,7 @@ def expand(markdown: str, root: Path = ROOT) -> str:
     return MARKER.sub(source, markdown)
 
 
-def on_page_markdown(markdown, page, config, files):  # noqa: ARG001 - MkDocs' hook signature
+def on_page_markdown(markdown, page, config, files):  # MkDocs' hook signature
     """MkDocs hook: expand the page's build-time sources; a missing one aborts the build."""
     if not MARKER.search(markdown):
         return markdown

@@ -82,7 +82,7 @@ COMMANDS: dict[str, Command] = {}
 def command(
     name: str,
     *,
-    help: str,  # noqa: A002 - mirrors argparse's own keyword
+    help: str,  # mirrors argparse's own keyword
     example: str,
     options: Callable[[argparse.ArgumentParser], None] | None = None,
     details: str = "",
@@ -103,7 +103,7 @@ def module_command(
     name: str,
     module: str,
     *,
-    help: str,  # noqa: A002 - mirrors argparse's own keyword
+    help: str,  # mirrors argparse's own keyword
     example: str,
     details: str = "",
 ) -> None:
@@ -136,10 +136,10 @@ class ArgumentParser(argparse.ArgumentParser):
 
     _intermixing = False
 
-    def error(self, message: str):  # noqa: D102 - argparse's hook
+    def error(self, message: str):  # argparse's hook
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
-    def parse_known_args(self, args=None, namespace=None):  # noqa: D102 - argparse's method
+    def parse_known_args(self, args=None, namespace=None):  # argparse's method
         if self._intermixing:
             return super().parse_known_args(args, namespace)
         self._intermixing = True  # parse_known_intermixed_args calls back into this method

@@ -38,7 +38,7 @@ def replay_command(args: argparse.Namespace) -> int:
 
     name = args.file
     try:
-        data = sys.stdin.buffer.read() if name == "-" else open(name, "rb").read()  # noqa: SIM115
+        data = sys.stdin.buffer.read() if name == "-" else open(name, "rb").read()
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
     try:

@@ -14,21 +14,21 @@ import numpy as np
 import pytest
 
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from murlan_cli.play import TerminalGame  # noqa: E402
-from murlan_env import records  # noqa: E402
-from murlan_env.bots import registry  # noqa: E402
-from murlan_env.bots.basic import GreedyBot  # noqa: E402
-from murlan_env.bots.history import HandLogs, uses_history  # noqa: E402
-from murlan_env.game import engine  # noqa: E402
-from murlan_env.game.cards import CARD_NAMES  # noqa: E402
-from murlan_env.game.rules import Rules  # noqa: E402
-from murlan_web import command, hints  # noqa: E402
-from murlan_web.app import Settings, create_app  # noqa: E402
-from murlan_web.games import HINT_STREAM, Game  # noqa: E402
-from murlan_web.record_files import RecordFolder  # noqa: E402
-from murlan_web.tournaments import table_rows  # noqa: E402
+from murlan_cli.play import TerminalGame
+from murlan_env import records
+from murlan_env.bots import registry
+from murlan_env.bots.basic import GreedyBot
+from murlan_env.bots.history import HandLogs, uses_history
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES
+from murlan_env.game.rules import Rules
+from murlan_web import command, hints
+from murlan_web.app import Settings, create_app
+from murlan_web.games import HINT_STREAM, Game
+from murlan_web.record_files import RecordFolder
+from murlan_web.tournaments import table_rows
 
 BOTS = ["rule", "greedy", "rule"]
 

@@ -14,13 +14,13 @@ import json
 import pytest
 
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
-from fastapi.testclient import TestClient  # noqa: E402
-from hypothesis import HealthCheck, example, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
-from murlan_env.game.cards import CARD_NAMES  # noqa: E402
-from murlan_env.game.rules import RULE_CHOICES  # noqa: E402
-from murlan_web.app import Settings, create_app  # noqa: E402
+from murlan_env.game.cards import CARD_NAMES
+from murlan_env.game.rules import RULE_CHOICES
+from murlan_web.app import Settings, create_app
 
 SPECS = [
     "rule",
