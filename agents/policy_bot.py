@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.networks import load_checkpoint, load_policy, policy_scores
+from agents.checkpoint import load as load_checkpoint
+from agents.networks import load_policy, policy_scores
 from murlan_env.game.rules import Rules
 
 
@@ -77,6 +78,6 @@ def from_spec(path: str) -> TorchPolicyBot:
     """The ``ckpt:PATH`` bot: a checkpoint file or a run directory."""
     if not path:
         raise ValueError("ckpt: needs a checkpoint file or run directory, e.g. ckpt:runs/quick")
-    trained = load_checkpoint(path).get("config") or {}
-    rules = Rules.from_dict(trained.get("rules"))
-    return TorchPolicyBot(load_policy(path), name=f"ckpt:{path}", rules=rules)
+    ckpt = load_checkpoint(path)  # read once: the policy and the rules it was trained under
+    rules = Rules.from_dict((ckpt.config or {}).get("rules"))
+    return TorchPolicyBot(load_policy(ckpt), name=f"ckpt:{path}", rules=rules)

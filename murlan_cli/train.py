@@ -41,7 +41,8 @@ module_command(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The ``murlan train`` options; options and overrides may come in any order."""
+    """The ``murlan train`` options; options and overrides may come in any order (the murlan
+    parser reads a subcommand's arguments intermixed)."""
     parser.add_argument(
         "--config", default="quick", help="preset name (agents/configs/) or YAML path"
     )
@@ -57,23 +58,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. num_envs=1024"
     )
-    intermixed(parser)
-
-
-def intermixed(parser: argparse.ArgumentParser) -> None:
-    """Let ``parser`` (a subcommand's) take options between its positionals
-    (``name=v --rules X total_steps=384``): the murlan parser asks a subparser for
-    ``parse_known_args``, which here is argparse's intermixed parse."""
-    plain = parser.parse_known_args
-
-    def parse(args=None, namespace=None):
-        parser.parse_known_args = plain  # the intermixed parse calls the plain one
-        try:
-            return parser.parse_known_intermixed_args(args, namespace)
-        finally:
-            parser.parse_known_args = parse
-
-    parser.parse_known_args = parse
 
 
 def command_line_config(args: argparse.Namespace) -> dict[str, Any]:
