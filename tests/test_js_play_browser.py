@@ -23,32 +23,15 @@ import functools
 import http.server
 import io
 import os
-import shutil
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-ENABLE = (
-    "browser tests need Chromium, its driver and selenium: "
-    "apt-get install chromium chromium-driver && pip install selenium"
-)
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-webdriver = pytest.importorskip("selenium.webdriver", reason=ENABLE)
-if not (CHROMIUM and CHROMEDRIVER):
-    pytest.skip(ENABLE, allow_module_level=True)
-
-from selenium.common.exceptions import TimeoutException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.select import Select  # noqa: E402
-from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
-
-from murlan_env import records  # noqa: E402
-from murlan_env.bots import registry  # noqa: E402
+from murlan_env import records
+from murlan_env.bots import registry
+from tests.chromium import By, Select, chrome, wait_for  # skips without a browser
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENT = REPO / "clients" / "js"
@@ -96,28 +79,9 @@ def downloads(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def driver(downloads):
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(arg)
-    options.add_argument(f"--window-size={WINDOW[0]},{WINDOW[1]}")
-    options.add_experimental_option(
-        "prefs",
-        {"download.default_directory": str(downloads), "download.prompt_for_download": False},
-    )
-    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    browser.execute_cdp_cmd(
-        "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
-    )
+    browser = chrome(WINDOW, downloads)
     yield browser
     browser.quit()
-
-
-def wait_for(browser, condition, timeout: float = 30, what: str = "the page"):
-    try:
-        return WebDriverWait(browser, timeout, poll_frequency=0.02).until(condition)
-    except TimeoutException:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 def idle(browser) -> None:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import shutil
 import threading
 import time
 from pathlib import Path
@@ -40,29 +39,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-ENABLE = (
-    "browser tests need Chromium, its driver and selenium: "
-    "apt-get install chromium chromium-driver && pip install selenium"
-)
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
-webdriver = pytest.importorskip("selenium.webdriver", reason=ENABLE)
-if not (CHROMIUM and CHROMEDRIVER):
-    pytest.skip(ENABLE, allow_module_level=True)
+import uvicorn
 
-import uvicorn  # noqa: E402
-from selenium.common.exceptions import TimeoutException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.select import Select  # noqa: E402
-from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
-
-from murlan_env import records  # noqa: E402
-from murlan_env.bots.basic import GreedyBot  # noqa: E402
-from murlan_web.app import Settings, create_app  # noqa: E402
+from murlan_env import records
+from murlan_env.bots.basic import GreedyBot
+from murlan_web.app import Settings, create_app
+from tests.chromium import By, Keys, Select, chrome, wait_for  # skips without a browser
 
 SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS") or os.environ.get("MURLAN_WEB_SCREENSHOTS")
 WINDOW = (1280, 900)
@@ -96,21 +79,9 @@ def base_url(records_dir):
 
 @pytest.fixture(scope="module")
 def driver():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
-        options.add_argument(arg)
-    options.add_argument(f"--window-size={WINDOW[0]},{WINDOW[1]}")
-    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    browser = chrome(WINDOW)
     yield browser
     browser.quit()
-
-
-def wait_for(browser, condition, timeout: float = 30, what: str = "the page"):
-    try:
-        return WebDriverWait(browser, timeout, poll_frequency=0.05).until(condition)
-    except TimeoutException:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 def idle(browser) -> None:

@@ -1,0 +1,61 @@
+"""Headless Chromium for the browser tests: Debian's ``chromium`` and ``chromium-driver``
+driven through Selenium, and the selenium names the tests use. Importing this module skips
+the importing test module, with the command that installs what is missing, when the
+browser, its driver or selenium is absent."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+ENABLE = (
+    "browser tests need Chromium, its driver and selenium: "
+    "apt-get install chromium chromium-driver && pip install selenium"
+)
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+webdriver = pytest.importorskip("selenium.webdriver", reason=ENABLE)
+if not (CHROMIUM and CHROMEDRIVER):
+    pytest.skip(ENABLE, allow_module_level=True)
+
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.select import Select  # noqa: E402
+from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+
+__all__ = ["By", "Keys", "Select", "chrome", "wait_for"]
+
+
+def chrome(window: tuple[int, int], downloads: Path | None = None):
+    """A headless Chromium at ``window`` (width, height); files it downloads go to
+    ``downloads`` without asking, when given."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        options.add_argument(arg)
+    options.add_argument(f"--window-size={window[0]},{window[1]}")
+    if downloads is not None:
+        options.add_experimental_option(
+            "prefs",
+            {"download.default_directory": str(downloads), "download.prompt_for_download": False},
+        )
+    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    if downloads is not None:
+        browser.execute_cdp_cmd(
+            "Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)}
+        )
+    return browser
+
+
+def wait_for(browser, condition, timeout: float = 30, what: str = "the page", poll=0.05):
+    """``condition(browser)``'s first true value, polled every ``poll`` s; the test fails
+    saying what it waited for when ``timeout`` s pass first."""
+    try:
+        return WebDriverWait(browser, timeout, poll_frequency=poll).until(condition)
+    except TimeoutException:
+        pytest.fail(f"timed out waiting for {what}")
