@@ -47,9 +47,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from lookahead_ceiling import true_hidden_hands  # this folder is on the path
 
 from murlan_env.bots import registry

@@ -17,11 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from murlan_env.bots import registry
 from murlan_env.eval.duplicate import mean_ci, play_duplicate
