@@ -243,20 +243,8 @@ def profile(args) -> None:
 def speed(args) -> None:
     """``expert``'s CPU time a move, float32 against its policy in int8 (belief and rollouts;
     the policy's own move, the prior, stays float32), one position at a time, in turn."""
-    import tempfile
-
-    from agents.quantize import to_int8
-    from murlan_env.bots.bundle import ModelBot
-    from murlan_env.bots.search import SearchBot
-
     expert, hard, rule = (registry.make_bot(s) for s in ("expert", "hard", "rule"))
-    with tempfile.TemporaryDirectory() as tmp:
-        int8_path = Path(tmp) / "model.int8.onnx"
-        to_int8(registry.policies_dir() / "ppo-finetune" / "model.onnx", int8_path)
-        fast = ModelBot(int8_path, "ppo-finetune-int8")
-    guide = registry.guided_by(fast, belief=True, models=[rule])
-    guide["prior"] = hard
-    bots = {"float32 (expert)": expert, "int8 belief and rollouts": SearchBot(200, **guide)}
+    bots = {"float32 (expert)": expert, "int8 belief and rollouts": int8_expert(expert)}
     pos = play_positions(max(4, args.positions // 8), args.seed, hard, rule, hands=1)
     rows = np.random.default_rng(args.seed).permutation(len(pos["hand"]))[: args.positions]
     took = {name: [] for name in bots}
@@ -275,6 +263,27 @@ def speed(args) -> None:
     base = np.median(took["float32 (expert)"])
     for name, t in took.items():
         print(f"| {name} | {np.median(t):.3f} | {np.median(t) / base:.2f} | {same}/{rows.size} |")
+
+
+def int8_expert(expert):
+    """A copy of the search ``expert`` whose belief and rollouts run its policy in int8
+    (``agents.quantize``); its own move, the prior, stays float32."""
+    import copy
+    import tempfile
+
+    from agents.quantize import to_int8
+    from murlan_env.bots.bundle import ModelBot
+
+    with tempfile.TemporaryDirectory() as tmp:
+        int8_path = Path(tmp) / "model.int8.onnx"
+        to_int8(registry.policies_dir() / "ppo-finetune" / "model.onnx", int8_path)
+        fast = ModelBot(int8_path, "ppo-finetune-int8")
+    guide = registry.guided_by(fast, belief=True, models=[registry.make_bot("rule")])
+    bot = copy.copy(expert)
+    bot.belief, bot.playout = guide["belief"], guide["playout"]
+    bot.alternatives = tuple(guide["alternatives"])
+    bot.name = f"{expert.name}-int8"
+    return bot
 
 
 def _state_of(obs):

@@ -19,8 +19,10 @@ import sys
 import time
 
 import numpy as np
+from belief import int8_expert  # this folder is on the path
 
 from murlan_env.bots import registry
+from murlan_env.bots.search import SearchBot
 from murlan_env.eval.duplicate import mean_ci, play_duplicate
 
 
@@ -41,12 +43,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bot", default="expert", help="the bot paired against --base")
     parser.add_argument("--base", default="hard")
     parser.add_argument(
+        "--candidates",
+        type=int,
+        default=None,
+        help="--bot's belief candidates (its rule-bot candidates scaled alike): 256 is a "
+        "quarter of expert's worlds",
+    )
+    parser.add_argument(
+        "--int8", action="store_true", help="--bot's belief and rollouts in int8 (belief.py speed)"
+    )
+    parser.add_argument(
         "--save", default=None, help="write each bot's points per board and hand here (.npz)"
     )
     args = parser.parse_args(argv)
     if args.boards < 2 or args.chunk < 1:
         parser.error("--boards must be at least 2 and --chunk at least 1")
-    bots = [registry.make_bot(args.bot), registry.make_bot(args.base), registry.make_bot("rule")]
+    bot = registry.make_bot(args.bot)
+    if args.candidates is not None or args.int8:
+        if not isinstance(bot, SearchBot) or bot.belief is None:
+            parser.error(f"--candidates and --int8 need a search with a belief, not {args.bot!r}")
+        if args.int8:
+            bot = int8_expert(bot)
+        if args.candidates is not None:
+            if args.candidates < 1:
+                parser.error("--candidates must be positive")
+            scale = args.candidates / bot.belief_candidates
+            bot.alternative_candidates = max(1, round(bot.alternative_candidates * scale))
+            bot.belief_candidates = args.candidates
+            bot.belief_min_ess = min(bot.belief_min_ess, args.candidates)
+            bot.name = f"{bot.name}-{args.candidates}"
+    bots = [bot, registry.make_bot(args.base), registry.make_bot("rule")]
     lineups = np.array(
         [[b if s == k else 2 for s in range(4)] for b in (0, 1) for k in range(4)], np.int64
     )
@@ -65,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         took = time.perf_counter() - start
         print(f"{done} boards (seeds {args.seed}-{seed - 1}), {took:.0f} s", flush=True)
-        print(f"| hand | {args.bot} | {args.base} | gain (paired) |\n|---|---|---|---|")
+        print(f"| hand | {bot.name} | {args.base} | gain (paired) |\n|---|---|---|---|")
         for h, label in ((0, "1 (start duty)"), (1, "2 (exchange)"), (None, "1 and 2")):
             hands = (0, 1) if h is None else (h,)
             mine = np.mean([np.concatenate(points[0, k]) for k in hands], axis=0)
