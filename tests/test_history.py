@@ -141,3 +141,59 @@ def test_duplicate_play_gives_history_readers_their_hands_so_far():
             np.testing.assert_array_equal(_played_by_slot(log), facts.played[i])
             openings += len(log) == 0
     assert openings > 0  # hands' first moves see an empty log: hand 2's was cleared
+
+
+def _check_spied(spy: _Spy) -> int:
+    """Every history the spy was given fits what its observation says was played; the number
+    of hand openings it saw (an empty history)."""
+    openings = 0
+    for obs, history in spy.calls:
+        facts = observation.decode(obs)
+        assert len(history) == obs.shape[0] == 1
+        np.testing.assert_array_equal(_played_by_slot(history[0]), facts.played[0])
+        openings += len(history[0]) == 0
+    return openings
+
+
+def _drive(env, choose) -> list[int | None]:
+    """Play ``env`` (a PettingZoo AEC env, reset) to its end with ``choose(env)``; the actions."""
+    played = []
+    for _ in env.agent_iter():
+        _, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else choose(env)
+        played.append(action)
+        env.step(action)
+    return played
+
+
+def test_the_pettingzoo_env_gives_bots_their_hand_so_far():
+    from murlan_env.envs import aec
+
+    spy = _Spy()
+    env = aec.env(episode="match")
+    env.reset(seed=3)
+    played = _drive(env, lambda e: e.unwrapped.bot_action(spy))
+    assert len(spy.calls) > 40
+    assert _check_spied(spy) >= 2  # each hand starts with an empty history
+    # The bot draws from a generator of its own: the same moves stepped directly meet the
+    # same deals, so the two matches' records are the same.
+    again = aec.env(episode="match")
+    again.reset(seed=3)
+    moves = iter(played)
+    _drive(again, lambda e: next(moves))
+    assert again.unwrapped.record() == env.unwrapped.record()
+
+
+def test_the_gymnasium_env_gives_history_readers_among_its_opponents_their_hand_so_far():
+    import gymnasium
+
+    spy = _Spy()
+    env = gymnasium.make("Murlan-v1", seat=0, opponents=spy, episode="match")
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    over = False
+    while not over:
+        legal = np.flatnonzero(obs["action_mask"])
+        obs, _, over, _, _ = env.step(int(rng.choice(legal)))
+    assert len(spy.calls) > 40
+    assert _check_spied(spy) >= 2

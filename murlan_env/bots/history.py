@@ -11,8 +11,10 @@ A bot says it reads the logs with a true ``uses_history`` attribute; drivers the
 ``bot.act(obs, mask, rng, history=logs)`` with one (n, 2) array of ``[slot, action]`` rows
 per game (slot 0 is the acting seat, as in the observation). Duplicate play (arenas,
 evaluation, the benchmarks), ``murlan play`` and the web game (its bots, hints and replays)
-keep the logs; the Gymnasium and PettingZoo environments and training rollouts do not, and
-there such a bot acts without them (a search then deals the hidden cards uniformly).
+keep the logs, and so do the single-game environments: the Gymnasium env's opponents act with
+them, and the PettingZoo env's ``bot_action(bot)`` asks a bot for the move of the agent to act
+with them. Training rollouts do not keep them; a bot acting without them (a search with a
+belief) deals the hidden cards uniformly, which makes ``expert`` a weaker bot.
 
 A bot that needs the whole match so far (a bot in another process, ``murlan_env.bots.process``,
 which is sent the match's record and the position) says so with a true ``uses_match``
@@ -91,6 +93,15 @@ class HandLogs:
         self.seats[rows, at] = state.to_act[rows]
         self.actions[rows, at] = np.asarray(actions)[rows]
         self.length[rows] += 1
+
+    def add(self, game: int, seat: int, action: int) -> None:
+        """Log one play decision of ``game`` (``record`` for a single game, without arrays)."""
+        at = int(self.length[game])
+        if at >= MAX_DECISIONS:
+            raise RuntimeError(f"a hand lasted more than {MAX_DECISIONS} decisions: an engine bug")
+        self.seats[game, at] = seat
+        self.actions[game, at] = action
+        self.length[game] = at + 1
 
     def clear(self, games: np.ndarray) -> None:
         """Start the given games' logs afresh (a new hand)."""

@@ -170,6 +170,7 @@ class MurlanAECEnv(AECEnv):
         self.action_spaces = {a: self._act_space for a in self.possible_agents}
         self._rng: np.random.Generator | None = None
         self._driver: GameDriver | None = None
+        self._bot_rng: np.random.Generator | None = None
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -184,6 +185,7 @@ class MurlanAECEnv(AECEnv):
             self._rng = np.random.default_rng(seed)
         state = start_state(self._rng, self.rules, options)
         self._driver = GameDriver(state, self._rng, self.reward_mode, self.episode_mode)
+        self._bot_rng = self._rng.spawn(1)[0]  # spawning leaves the deals' stream as it is
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -220,6 +222,16 @@ class MurlanAECEnv(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         acting = agent == self.agent_selection and not self.terminations.get(agent, True)
         return self._driver.env_observation(SEAT_OF[agent], acting)
+
+    def bot_action(self, bot, rng: np.random.Generator | None = None) -> int:
+        """The action ``bot`` (``murlan_env.bots``, e.g. ``make_bot("expert")``) chooses for
+        the agent to act, given what murlan's own arena gives it: the hand so far for a bot
+        that reads it (``expert``'s belief weighs its worlds by it; ``bot.act`` on the
+        observation alone deals them uniformly) and the match's record for a bot in another
+        process. ``rng``: the bot's random draws (default: the env's generator)."""
+        if self._driver is None:
+            raise RuntimeError("bot_action() needs reset() first")
+        return self._driver.bot_action(bot, self._bot_rng if rng is None else rng)
 
     @property
     def state(self) -> engine.State | None:

@@ -4,7 +4,8 @@ environments share.
 The PettingZoo AEC env and the Gymnasium single-agent env both step one game at a time.
 ``GameDriver`` does that part once: it steps the game through the engine (a batch of one:
 the same compiled rules as every batch), logs every decision to a ``Recorder``, pays the
-rewards of ``murlan_env.game.episode`` at each hand's end, deals the next hand from the env's
+rewards of ``murlan_env.game.episode`` at each hand's end, keeps the hand so far for bots that
+read it (``murlan_env.bots.history``; ``bot_action``), deals the next hand from the env's
 generator while the episode goes on, and keeps the legal mask of the seat to act. The envs
 add their API on top: agents and dicts for PettingZoo, the learner's seat and its opponents
 for Gymnasium. The helpers below (starting states from ``reset`` options, checking actions)
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from murlan_env.bots.history import HandLogs, act_with_history
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, describe
 from murlan_env.game.episode import HAND, MATCH, check_modes, rewards
@@ -24,6 +26,7 @@ from murlan_env.game.rules import RULE_CHOICES, Rules
 from murlan_env.game.state import N_SEATS, Phase, State
 from murlan_env.records import Recorder
 
+_PLAY = int(Phase.PLAY)
 _EXCHANGE = int(Phase.EXCHANGE)
 _HAND_OVER = int(Phase.HAND_OVER)
 _MATCH_OVER = int(Phase.MATCH_OVER)
@@ -98,6 +101,7 @@ class GameDriver:
         self.episode_mode = episode
         state = state.copy()  # stepped in place (donated) from here on
         self.recorder = Recorder(state)
+        self.logs = HandLogs(1)  # the hand so far, for bots that read it
         self.over = bool(state.done[0])  # the episode is over
         self._use(state)
 
@@ -131,6 +135,8 @@ class GameDriver:
         True when the episode ends; otherwise a finished hand is followed by the next deal.
         """
         exchange = self._phase == _EXCHANGE
+        if self._phase == _PLAY:
+            self.logs.add(0, self._to_act, action)
         state = engine.step(self._state, np.array([action]), donate=True)
         game = state.data[0]
         hand_no = int(game["hand_no"])
@@ -147,8 +153,22 @@ class GameDriver:
         else:
             state = engine.next_hand(state, self.rng, donate=True)
             self.recorder.add_hand_start(state)
+            self.logs.clear(np.zeros(1, np.int64))
         self._use(state)
         return paid
+
+    def bot_action(self, bot, rng: np.random.Generator) -> int:
+        """The action ``bot`` chooses for the seat to act, given what murlan's own drivers give
+        a bot (``murlan_env.bots.history``): the hand so far when it reads it, the match's
+        record when it reads that. Not checked for legality here."""
+        seat = self._to_act
+        if getattr(bot, "uses_match", False):
+            self.recorder.sync(self._state)
+        obs = self.observe(seat)[None]
+        actions = act_with_history(
+            bot, obs, self.mask[None], rng, self.logs, [0], [seat], self.recorder
+        )
+        return int(np.asarray(actions).reshape(-1)[0])
 
     def record(self) -> dict:
         """The murlan-record/1 dict of everything played so far."""

@@ -204,11 +204,11 @@ class MurlanGymEnv(gymnasium.Env):
         while not self._over and driver.to_act != self.seat:
             to_act = driver.to_act
             bot = self.opponents[(to_act - self.seat) % N_SEATS - 1]
-            obs = driver.observe(to_act)[None]
-            mask = driver.mask[None]
-            action = int(np.asarray(bot.act(obs, mask, self.np_random)).reshape(-1)[0])
-            if not 0 <= action < N_ACTIONS or not mask[0, action]:
-                raise illegal_action_error(action, mask[0], f"bot {bot.name!r} at seat {to_act}")
+            action = driver.bot_action(bot, self.np_random)
+            if not 0 <= action < N_ACTIONS or not driver.mask[action]:
+                raise illegal_action_error(
+                    action, driver.mask, f"bot {bot.name!r} at seat {to_act}"
+                )
             reward += self._apply(action)
         return reward
 
