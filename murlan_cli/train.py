@@ -88,7 +88,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     from agents.checkpoint import CheckpointError
     from agents.config import ConfigError
-    from agents.presets import load_preset, run_configs, trainer_of
+    from agents.presets import load_preset, run_configs, trainer_of, upgrade_keys
 
     handler = logging.StreamHandler(sys.stderr)  # the trainers' log lines, on the terminal
     handler.setFormatter(logging.Formatter("%(message)s"))
@@ -100,7 +100,7 @@ def run_command(args: argparse.Namespace) -> int:
         resumed = None
         if args.resume:
             resumed = resumed_checkpoint(args.resume)
-            raw = dict(resumed.config)
+            raw = upgrade_keys(resumed.config)
         else:
             raw = load_preset(args.config)
         configs = run_configs(
