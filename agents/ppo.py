@@ -79,7 +79,7 @@ class PPOConfig(SelfPlayConfig):
     norm_adv: bool = True
     """Normalise advantages per minibatch."""
     anneal_lr: bool = True
-    """Decay the learning rate linearly to 0 over total_steps."""
+    """Decay the learning rate linearly to 0 over total_decisions."""
 
     def check_values(self) -> None:
         super().check_values()
@@ -231,7 +231,7 @@ class PPOLearner:
         """Train on ``batch``; ``step`` counts the run's decisions with this batch's."""
         c = self.cfg
         if c.anneal_lr:
-            frac = max(1.0 - step / c.total_steps, 0.05)
+            frac = max(1.0 - step / c.total_decisions, 0.05)
             for g in self.opt.param_groups:
                 g["lr"] = frac * c.learning_rate
         dev = self.device

@@ -36,7 +36,7 @@ RENAMED_PRESETS = {
 # Config keys that were renamed: old key -> new key. A config or override that gives an old key
 # is refused with one line naming the new one; a resumed run's saved config is read with the
 # new names (``upgrade_keys``).
-RENAMED_KEYS: dict[str, str] = {}
+RENAMED_KEYS: dict[str, str] = {"total_steps": "total_decisions"}
 # Each algorithm's trainer module (agents.<name>) and the name of its config class there.
 ALGORITHMS = {"ppo": "PPOConfig", "dmc": "DMCConfig", "distill": "DistillConfig"}
 
@@ -173,7 +173,7 @@ def stages_of(raw: dict[str, Any], command_line: dict[str, Any]) -> list[tuple[s
     ):
         raise ConfigError(
             "'stages' takes a list of mappings, each naming the preset it runs, e.g. "
-            "[{config: strong, total_steps: 150_000_000}, {config: finetune}]"
+            "[{config: strong, total_decisions: 150_000_000}, {config: finetune}]"
         )
     out = []
     for stage in stages:

@@ -131,7 +131,7 @@ class Run:
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=cfg.total_steps,
+                total=cfg.total_decisions,
                 initial=resumed_step or 0,
                 unit="dec",
                 unit_scale=True,
@@ -330,12 +330,12 @@ class TrainLoop:
     # ------------------------------------------------------------------ the loop
 
     def train(self) -> dict:
-        """Train to ``total_steps``, evaluate, save; returns the final evaluation results,
+        """Train to ``total_decisions``, evaluate, save; returns the final evaluation results,
         counters, run directory, the time split of the iterations and the precision."""
         start = time.perf_counter()
         self.iteration_end = start
         try:
-            while self.counters["step"] < self.cfg.total_steps:
+            while self.counters["step"] < self.cfg.total_decisions:
                 self._iteration()
             self._finish()
         finally:
@@ -361,7 +361,7 @@ class TrainLoop:
             stats = batch.stats
             iteration = self.counters["iteration"] + 1
             step = self.counters["step"] + stats["decisions"]
-            last = step >= cfg.total_steps
+            last = step >= cfg.total_decisions
             checkpointing = last or bool(
                 cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0
             )

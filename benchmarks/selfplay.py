@@ -57,7 +57,7 @@ def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
     raw = presets.load_preset(preset)
     raw.update(presets.parse_overrides(overrides))
     if steps is not None:
-        raw["total_steps"] = steps
+        raw["total_decisions"] = steps
     with tempfile.TemporaryDirectory() as runs:
         raw.update(runs_dir=runs, name="bench", progress=False)
         algorithm, cfg = presets.build_config(raw)

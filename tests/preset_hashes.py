@@ -37,18 +37,18 @@ TINY = [
 ]
 # preset -> its overrides on top of TINY (a tiny budget; the preset's shape and options kept).
 PRESETS = {
-    "quick": ["total_steps=8192", "num_envs=64", "num_steps=32"],
+    "quick": ["total_decisions=8192", "num_envs=64", "num_steps=32"],
     "quick-privileged": [
         "--config",
         "quick",
-        "total_steps=4096",
+        "total_decisions=4096",
         "num_envs=64",
         "num_steps=32",
         "critic=privileged",
         "workers=local",
     ],
     "ppo": [
-        "total_steps=4096",
+        "total_decisions=4096",
         "num_envs=32",
         "num_steps=32",
         "workers=local",
@@ -57,15 +57,20 @@ PRESETS = {
         "snapshot_every=1",
     ],
     "strong": [
-        "total_steps=4096",
+        "total_decisions=4096",
         "num_envs=32",
         "num_steps=32",
         "workers=local",
         "snapshot_every=1",
     ],
-    "finetune": ["total_steps=4096", "num_envs=32", "num_steps=32", "init_from={runs}/h-strong"],
+    "finetune": [
+        "total_decisions=4096",
+        "num_envs=32",
+        "num_steps=32",
+        "init_from={runs}/h-strong",
+    ],
     "dmc": [
-        "total_steps=4096",
+        "total_decisions=4096",
         "num_envs=32",
         "num_steps=32",
         "workers=local",

@@ -35,7 +35,12 @@ COMMON = [
 
 def _start(algorithm: str, run_dir: Path, total: int) -> subprocess.Popen:
     args = [sys.executable, "train.py", "--config", algorithm, "--seed", "3", *TINY[algorithm]]
-    args += [*COMMON, f"total_steps={total}", f"runs_dir={run_dir.parent}", f"name={run_dir.name}"]
+    args += [
+        *COMMON,
+        f"total_decisions={total}",
+        f"runs_dir={run_dir.parent}",
+        f"name={run_dir.name}",
+    ]
     return subprocess.Popen(
         args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
     )
@@ -77,7 +82,7 @@ def test_kill_9_then_resume_loses_nothing_past_the_checkpoint(tmp_path, algorith
 
     target = step + 2 * (32 * 16 if algorithm == "ppo" else 16 * 48)
     done = subprocess.run(
-        [sys.executable, "train.py", "--resume", str(run_dir), f"total_steps={target}"],
+        [sys.executable, "train.py", "--resume", str(run_dir), f"total_decisions={target}"],
         cwd=ROOT,
         capture_output=True,
         text=True,
