@@ -186,7 +186,7 @@ class DMCLearner:
             acting=DMCActing(epsilon=c.epsilon),
             spec=self.net.spec,
             num_envs=c.num_envs,
-            num_steps=c.num_steps,
+            rollout_steps=c.rollout_steps,
             reward="hand",
             rules=dict(c.rules),
             snapshot_share=c.snapshot_share,

@@ -219,7 +219,7 @@ class PPOLearner:
             acting=PPOActing(gamma=c.gamma, gae_lambda=c.gae_lambda),
             spec=self.net.spec,
             num_envs=c.num_envs,
-            num_steps=c.num_steps,
+            rollout_steps=c.rollout_steps,
             reward=c.reward,
             rules=dict(c.rules),
             snapshot_share=c.snapshot_share,

@@ -36,7 +36,7 @@ RENAMED_PRESETS = {
 # Config keys that were renamed: old key -> new key. A config or override that gives an old key
 # is refused with one line naming the new one; a resumed run's saved config is read with the
 # new names (``upgrade_keys``).
-RENAMED_KEYS: dict[str, str] = {"total_steps": "total_decisions"}
+RENAMED_KEYS: dict[str, str] = {"total_steps": "total_decisions", "num_steps": "rollout_steps"}
 # Each algorithm's trainer module (agents.<name>) and the name of its config class there.
 ALGORITHMS = {"ppo": "PPOConfig", "dmc": "DMCConfig", "distill": "DistillConfig"}
 

@@ -133,7 +133,7 @@ class RolloutSettings:
     acting: Acting  # the algorithm's part of a rollout (agents.ppo.PPOActing, agents.dmc...)
     spec: dict  # network spec (networks.make_spec)
     num_envs: int  # matches stepped together by this worker
-    num_steps: int  # engine steps per collect call
+    rollout_steps: int  # engine steps per collect call
     reward: str = episode.HAND  # murlan_env.game.episode reward mode (it also names the episode)
     rules: dict = dataclasses.field(default_factory=dict)  # variant flags (Rules.from_dict)
     snapshot_share: float = 0.0  # share of games against frozen snapshots of the learner
@@ -158,7 +158,7 @@ def privileged(settings: RolloutSettings) -> bool:
 
 def max_rows(settings: RolloutSettings) -> int:
     """The most learner decisions one ``collect`` call can return."""
-    return settings.num_envs * (settings.num_steps + settings.acting.carry_steps)
+    return settings.num_envs * (settings.rollout_steps + settings.acting.carry_steps)
 
 
 def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
@@ -189,7 +189,7 @@ class SelfPlay:
         self.n_self = b - self.n_snapshot - self.n_bot
         self.carry: dict[str, np.ndarray] | None = None
         self.hand_len = np.zeros(b, np.int64)
-        t = settings.num_steps
+        t = settings.rollout_steps
         self.buf = {
             "obs": np.zeros((t, b, OBS_SIZE), np.float32),
             "mask": np.zeros((t, b, N_ACTIONS), bool),
@@ -253,12 +253,12 @@ class SelfPlay:
     # ------------------------------------------------------------------ collecting
     @torch.inference_mode()
     def collect(self, weights: dict, snapshots: list[dict] | None = None, sink=None) -> Batch:
-        """Play ``num_steps`` steps with the given learner weights; return the learner's
+        """Play ``rollout_steps`` steps with the given learner weights; return the learner's
         decisions (arrays from ``sink``, default plain arrays) and the rollout's stats."""
         s, rng, buf = self.s, self.rng, self.buf
         t_start = time.perf_counter()
         self.net.load_state_dict(weights)
-        b, steps = s.num_envs, s.num_steps
+        b, steps = s.num_envs, s.rollout_steps
         # Who plays what: games [0, n_self) self-play, then snapshots, then bots.
         kind = np.full(b, Opponents.SELF, np.int8)
         n_snap = self.n_snapshot if snapshots else 0

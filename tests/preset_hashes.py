@@ -37,20 +37,20 @@ TINY = [
 ]
 # preset -> its overrides on top of TINY (a tiny budget; the preset's shape and options kept).
 PRESETS = {
-    "quick": ["total_decisions=8192", "num_envs=64", "num_steps=32"],
+    "quick": ["total_decisions=8192", "num_envs=64", "rollout_steps=32"],
     "quick-privileged": [
         "--config",
         "quick",
         "total_decisions=4096",
         "num_envs=64",
-        "num_steps=32",
+        "rollout_steps=32",
         "critic=privileged",
         "workers=local",
     ],
     "ppo": [
         "total_decisions=4096",
         "num_envs=32",
-        "num_steps=32",
+        "rollout_steps=32",
         "workers=local",
         "num_workers=1",
         "torch_threads=1",
@@ -59,20 +59,20 @@ PRESETS = {
     "strong": [
         "total_decisions=4096",
         "num_envs=32",
-        "num_steps=32",
+        "rollout_steps=32",
         "workers=local",
         "snapshot_every=1",
     ],
     "finetune": [
         "total_decisions=4096",
         "num_envs=32",
-        "num_steps=32",
+        "rollout_steps=32",
         "init_from={runs}/h-strong",
     ],
     "dmc": [
         "total_decisions=4096",
         "num_envs=32",
-        "num_steps=32",
+        "rollout_steps=32",
         "workers=local",
         "num_workers=1",
         "torch_threads=1",

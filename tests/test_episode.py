@@ -78,7 +78,7 @@ def test_trainer_rollouts_pay_what_the_env_pays(algorithm, outcome):
         torch.manual_seed(0)
         spec = make_spec(algorithm, [8])
         acting = PPOActing() if algorithm == "ppo" else DMCActing()
-        settings = RolloutSettings(acting, spec, num_envs=1, num_steps=1, reward=mode)
+        settings = RolloutSettings(acting, spec, num_envs=1, rollout_steps=1, reward=mode)
         selfplay = SelfPlay(settings, seed=0)
         selfplay.state = state.copy()
         weights = build_network(spec).state_dict()

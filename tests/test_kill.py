@@ -18,11 +18,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {
     "ppo": [
-        "num_envs=32", "num_steps=16", "hidden=[32]", "minibatch_size=256", "bot_share=0",
+        "num_envs=32", "rollout_steps=16", "hidden=[32]", "minibatch_size=256", "bot_share=0",
         "snapshot_share=0", "num_workers=1", "torch_threads=1",
     ],
     "dmc": [
-        "num_envs=16", "num_steps=48", "hidden=[32]", "pair_hidden=16", "replay_size=20000",
+        "num_envs=16", "rollout_steps=48", "hidden=[32]", "pair_hidden=16", "replay_size=20000",
         "batch_size=128", "updates_per_rollout=2", "num_workers=1", "torch_threads=1",
         "bot_share=0",
     ],

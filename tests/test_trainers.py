@@ -33,7 +33,7 @@ def one_torch_thread():
 TINY = dict(
     total_decisions=2 * 16 * 24,
     num_envs=16,
-    num_steps=24,
+    rollout_steps=24,
     hidden=[32],
     eval_every=1,
     eval_deals=4,
@@ -106,7 +106,7 @@ def test_mc_returns_are_each_seats_episode_reward():
 
 
 # DMC needs finished hands (about 100 decisions) before it has a target to learn from.
-DMC_TINY = dict(num_envs=8, num_steps=160, total_decisions=2 * 8 * 160, batch_size=64)
+DMC_TINY = dict(num_envs=8, rollout_steps=160, total_decisions=2 * 8 * 160, batch_size=64)
 
 
 def _tiny(trainer) -> dict:
@@ -123,7 +123,12 @@ def _small_rollouts(algorithm: str, epsilon: float = 0.01, **over) -> RolloutSet
 def test_rollout_against_snapshots_and_bots(algorithm):
     """Half the games vs a snapshot, a quarter vs greedy: only learner decisions come back."""
     settings = _small_rollouts(
-        algorithm, num_envs=8, num_steps=150, snapshot_share=0.5, bot_share=0.25, bots=("greedy",)
+        algorithm,
+        num_envs=8,
+        rollout_steps=150,
+        snapshot_share=0.5,
+        bot_share=0.25,
+        bots=("greedy",),
     )
     spec = settings.spec
     selfplay = SelfPlay(settings, seed=3)
@@ -150,7 +155,7 @@ def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
     settings = _small_rollouts(
         algorithm,
         num_envs=16,
-        num_steps=40,
+        rollout_steps=40,
         snapshot_share=0.25,
         bot_share=0.5,
         bots=("random", "rule"),
@@ -340,7 +345,7 @@ def test_process_worker_trains(tmp_path):
 
 
 def test_process_worker_fails_loudly_instead_of_waiting_forever():
-    settings = RolloutSettings(ppo.PPOActing(), make_spec("ppo", [16]), num_envs=4, num_steps=2)
+    settings = RolloutSettings(ppo.PPOActing(), make_spec("ppo", [16]), num_envs=4, rollout_steps=2)
     weights = build_network(settings.spec).state_dict()
     # An unknown command kills the child (it used to be dropped, the parent then waited).
     worker = ProcessWorker(settings, seed=0)
@@ -384,7 +389,7 @@ def train_command(argv: list[str]) -> int:
 
 # Command-line overrides that shrink the quick preset to a run of a few seconds.
 CLI_TINY = [
-    "num_envs=16", "num_steps=24", "workers=local", "bot_share=0", "eval_every=0",
+    "num_envs=16", "rollout_steps=24", "workers=local", "bot_share=0", "eval_every=0",
     "final_eval_deals=4", "eval_hands=1", "eval_bots=[random]", "progress=false",
 ]  # fmt: skip
 
