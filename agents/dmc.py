@@ -22,7 +22,7 @@ from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_sha
 from agents.networks import (
     QNetwork,
     autocast,
-    make_spec,
+    make_arch,
     policy_scores,
     resolve_precision,
     time_learner_step,
@@ -168,12 +168,12 @@ class DMCLearner:
     def __init__(self, cfg: DMCConfig) -> None:
         self.cfg = cfg
         self.device = resolve_device(cfg.device)
-        self.net: nn.Module = QNetwork(make_spec("dmc", cfg.hidden, cfg.pair_hidden)).to(
+        self.net: nn.Module = QNetwork(make_arch("dmc", cfg.hidden, cfg.pair_hidden)).to(
             self.device
         )
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
         self.rng = np.random.default_rng(cfg.seed + 17)
-        self.replay = Replay(cfg.replay_size, self.net.spec["obs_size"])
+        self.replay = Replay(cfg.replay_size, self.net.arch["obs_size"])
         self.precision, self.precision_why = resolve_precision(
             cfg.precision,
             self.device,
@@ -184,7 +184,7 @@ class DMCLearner:
         c = self.cfg
         return RolloutSettings(
             acting=DMCActing(epsilon=c.epsilon),
-            spec=self.net.spec,
+            arch=self.net.arch,
             num_envs=c.num_envs,
             rollout_steps=c.rollout_steps,
             reward="hand",

@@ -169,7 +169,7 @@ def _policy_rules(policy: nn.Module, rules: Rules | dict | None) -> Rules:
     if isinstance(rules, Rules):
         return rules
     if rules is None:
-        rules = getattr(policy, "spec", {}).get("rules")
+        rules = getattr(policy, "arch", {}).get("rules")
     return Rules.from_dict(rules)
 
 
@@ -189,17 +189,17 @@ def export_bundle(
     """Write the bundle of ``policy`` (``load_policy``'s contract) to ``out_dir``; return its
     spec.
 
-    ``rules`` are the rules the policy was trained under (default: ``policy.spec["rules"]``,
+    ``rules`` are the rules the policy was trained under (default: ``policy.arch["rules"]``,
     else the standard game); ``supported_rules`` (flag -> values) the variants it is measured
     to play as well (default: only ``rules``); golden vectors cover them all, seeded by
     ``seed`` (``n_positions=0``: none, and no float16 model, whose tolerance they measure).
     ``source``: a name for where the policy came from (a run name, never a path).
     """
     policy = policy.eval()
-    spec = dict(getattr(policy, "spec", {}) or {})
+    arch = dict(getattr(policy, "arch", {}) or {})
     for key, wanted in (("obs_size", observation.SIZE), ("n_actions", N_ACTIONS)):
-        if key in spec and spec[key] != wanted:
-            raise ValueError(f"policy spec has {key}={spec[key]}, this engine has {wanted}")
+        if key in arch and arch[key] != wanted:
+            raise ValueError(f"policy arch has {key}={arch[key]}, this engine has {wanted}")
     rules = _policy_rules(policy, rules)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -218,7 +218,7 @@ def export_bundle(
     supported = BundleSpec.only(rules)
     for flag, values in (supported_rules or {}).items():
         supported[flag] = tuple(dict.fromkeys([*supported.get(flag, ()), *values]))
-    description = _json_safe(spec)
+    description = _json_safe(arch)
     if source:
         description["source"] = source
     bundle = BundleSpec(
@@ -280,7 +280,7 @@ def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any
 
     ckpt = load_checkpoint(checkpoint)  # read once: the policy and the rules it played
     policy = load_policy(ckpt)
-    if "rules" not in kwargs and "rules" not in getattr(policy, "spec", {}):
+    if "rules" not in kwargs and "rules" not in getattr(policy, "arch", {}):
         # The trainers keep the rules they played in the checkpoint's resolved config.
         kwargs["rules"] = ckpt.config.get("rules")
     path = Path(checkpoint)

@@ -48,18 +48,18 @@ class InferenceServer:
 
     def __init__(
         self,
-        spec: dict,
+        arch: dict,
         n_clients: int,
         max_rows: int,
         device: torch.device,
         precision: str = "fp32",
     ) -> None:
-        self.spec = spec
-        self.algorithm = spec["algorithm"]
-        self.privileged = spec.get("critic") == "privileged"
+        self.arch = arch
+        self.algorithm = arch["algorithm"]
+        self.privileged = arch.get("critic") == "privileged"
         self.device = device
         self.precision = precision
-        self.net = build_network(spec).to(device).eval()
+        self.net = build_network(arch).to(device).eval()
         self.max_rows = max_rows
         self.lock = threading.Lock()
         ctx = mp.get_context("spawn")
@@ -137,10 +137,10 @@ class RemotePolicy:
     ``value`` (PPO), ``forward(obs, mask)`` (DMC's masked Q-values).
     """
 
-    def __init__(self, handle: dict, spec: dict) -> None:
+    def __init__(self, handle: dict, arch: dict) -> None:
         self.conn = handle["conn"]
         self.rows = handle["rows"]
-        self.privileged = spec.get("critic") == "privileged"
+        self.privileged = arch.get("critic") == "privileged"
         self._req = BatchSlot(name=handle["request"])
         self._res = BatchSlot(name=handle["response"])
         self.request = self._req.arrays(_request_spec(self.rows, self.privileged))

@@ -23,7 +23,7 @@ from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_sha
 from agents.networks import (
     ActorCritic,
     autocast,
-    make_spec,
+    make_arch,
     masked_logits,
     resolve_precision,
     time_learner_step,
@@ -201,8 +201,8 @@ class PPOLearner:
     def __init__(self, cfg: PPOConfig) -> None:
         self.cfg = cfg
         self.device = resolve_device(cfg.device)
-        spec = make_spec("ppo", cfg.hidden, critic=cfg.critic, critic_hidden=cfg.critic_hidden)
-        self.net: nn.Module = ActorCritic(spec).to(self.device)
+        arch = make_arch("ppo", cfg.hidden, critic=cfg.critic, critic_hidden=cfg.critic_hidden)
+        self.net: nn.Module = ActorCritic(arch).to(self.device)
         self.precision, self.precision_why = resolve_precision(
             cfg.precision,
             self.device,
@@ -217,7 +217,7 @@ class PPOLearner:
         c = self.cfg
         return RolloutSettings(
             acting=PPOActing(gamma=c.gamma, gae_lambda=c.gae_lambda),
-            spec=self.net.spec,
+            arch=self.net.arch,
             num_envs=c.num_envs,
             rollout_steps=c.rollout_steps,
             reward=c.reward,

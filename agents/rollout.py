@@ -131,7 +131,7 @@ class RolloutSettings:
     """What a worker needs to play: the picklable subset of a trainer's config."""
 
     acting: Acting  # the algorithm's part of a rollout (agents.ppo.PPOActing, agents.dmc...)
-    spec: dict  # network spec (networks.make_spec)
+    arch: dict  # network architecture (networks.make_arch)
     num_envs: int  # matches stepped together by this worker
     rollout_steps: int  # engine steps per collect call
     reward: str = episode.HAND  # murlan_env.game.episode reward mode (it also names the episode)
@@ -153,7 +153,7 @@ class Opponents(enum.IntEnum):
 
 def privileged(settings: RolloutSettings) -> bool:
     """Whether the learner's critic reads the hidden hands."""
-    return settings.spec.get("critic") == "privileged"
+    return settings.arch.get("critic") == "privileged"
 
 
 def max_rows(settings: RolloutSettings) -> int:
@@ -179,8 +179,8 @@ class SelfPlay:
         self.rng = np.random.default_rng(seed)
         self.rules = Rules.from_dict(settings.rules)
         self.state = engine.init(self.rng, settings.num_envs, self.rules)
-        self.net = build_network(settings.spec).eval() if policy is None else policy
-        self.opponent_net = build_network(settings.spec).eval()
+        self.net = build_network(settings.arch).eval() if policy is None else policy
+        self.opponent_net = build_network(settings.arch).eval()
         self.bots = [registry.make_bot(n) for n in settings.bots]
         self._bot_thread: ThreadPoolExecutor | None = None  # started by the first bot move
         b = settings.num_envs

@@ -161,7 +161,7 @@ class Run:
 
         cfg = self.cfg
         # Evaluate a CPU copy: the learner may sit on a GPU, the engine's arrays do not.
-        cpu_policy = build_network(policy.spec)
+        cpu_policy = build_network(policy.arch)
         cpu_policy.load_state_dict(cpu_weights(policy))
         cpu_policy.eval()
         results = {}
@@ -320,7 +320,7 @@ class TrainLoop:
 
         net = self.learner.net
         return InferenceServer(
-            net.spec,
+            net.arch,
             self.cfg.num_workers,
             self.cfg.num_envs,
             next(net.parameters()).device,
@@ -442,7 +442,7 @@ class TrainLoop:
     def _save(self) -> None:
         net = self.learner.net
         Checkpoint(
-            spec=net.spec,
+            arch=net.arch,
             model=cpu_weights(net),
             config={"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
             counters=dict(self.counters),

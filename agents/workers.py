@@ -86,7 +86,7 @@ def _process_main(
     if server is not None:
         from agents.inference import RemotePolicy
 
-        policy = RemotePolicy(server, settings.spec)
+        policy = RemotePolicy(server, settings.arch)
     selfplay = SelfPlay(settings, seed, policy)
     slots = [BatchSlot(name=name) for name in slot_names]
     try:

@@ -22,7 +22,7 @@ import torch
 import murlan_cli as cli
 import murlan_env
 from agents.export import export_bundle, export_coreml
-from agents.networks import build_network, load_policy, make_spec
+from agents.networks import build_network, load_policy, make_arch
 from murlan_env import records
 from murlan_env.bots import contract as bundle_contract
 from murlan_env.bots.basic import GreedyBot, RandomBot
@@ -42,7 +42,7 @@ def _policy(algorithm: str = "ppo", seed: int = 0) -> torch.nn.Module:
     """A small network whose scores spread over several units (as a trained one's do), so a
     1e-5 tolerance is a real test; the initial heads would score everything near 0."""
     torch.manual_seed(seed)
-    net = build_network(make_spec(algorithm, [64, 32], 32))
+    net = build_network(make_arch(algorithm, [64, 32], 32))
     with torch.no_grad():
         for p in net.parameters():
             p.normal_(0.0, 0.15)
@@ -53,7 +53,7 @@ def _policy(algorithm: str = "ppo", seed: int = 0) -> torch.nn.Module:
 def checkpoint(tmp_path_factory):
     path = tmp_path_factory.mktemp("run") / "checkpoint.pt"
     net = _policy()
-    torch.save({"spec": net.spec, "model": net.state_dict(), "config": {"rules": RULES}}, path)
+    torch.save({"spec": net.arch, "model": net.state_dict(), "config": {"rules": RULES}}, path)
     return path
 
 
@@ -529,7 +529,7 @@ def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):
 
 def test_export_refuses_a_policy_for_another_observation(tmp_path):
     net = _policy()
-    net.spec = {**net.spec, "obs_size": 500}
+    net.arch = {**net.arch, "obs_size": 500}
     with pytest.raises(ValueError, match="obs_size=500"):
         export_bundle(net, tmp_path, coreml=False)
 

@@ -13,7 +13,7 @@ import torch
 import murlan_cli
 from agents import dmc, ppo, presets
 from agents.config import ConfigError
-from agents.networks import build_network, checkpoint_path, load_policy, make_spec
+from agents.networks import build_network, checkpoint_path, load_policy, make_arch
 from agents.returns import gae_advantages, mc_returns
 from agents.rollout import RolloutSettings, SelfPlay
 from agents.workers import ProcessWorker
@@ -116,7 +116,7 @@ def _tiny(trainer) -> dict:
 def _small_rollouts(algorithm: str, epsilon: float = 0.01, **over) -> RolloutSettings:
     """Rollout settings of a [32]-wide network of ``algorithm`` with the given overrides."""
     acting = ppo.PPOActing() if algorithm == "ppo" else dmc.DMCActing(epsilon=epsilon)
-    return RolloutSettings(acting=acting, spec=make_spec(algorithm, [32]), **over)
+    return RolloutSettings(acting=acting, arch=make_arch(algorithm, [32]), **over)
 
 
 @pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
@@ -130,11 +130,11 @@ def test_rollout_against_snapshots_and_bots(algorithm):
         bot_share=0.25,
         bots=("greedy",),
     )
-    spec = settings.spec
+    arch = settings.arch
     selfplay = SelfPlay(settings, seed=3)
     torch.manual_seed(0)
-    weights = build_network(spec).state_dict()
-    out = selfplay.collect(weights, [build_network(spec).state_dict()])
+    weights = build_network(arch).state_dict()
+    out = selfplay.collect(weights, [build_network(arch).state_dict()])
     st = out.stats
     assert st["decisions"] == 8 * 150
     # self-play games give all their decisions, opponent games about a quarter of theirs
@@ -161,9 +161,9 @@ def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
         bots=("random", "rule"),
         epsilon=0.3,
     )
-    spec = settings.spec
+    arch = settings.arch
     torch.manual_seed(0)
-    weights, snapshot = build_network(spec).state_dict(), build_network(spec).state_dict()
+    weights, snapshot = build_network(arch).state_dict(), build_network(arch).state_dict()
     runs = []
     for _ in range(2):
         selfplay = SelfPlay(settings, seed=11)
@@ -320,8 +320,8 @@ def test_load_policy_round_trip(tmp_path, trainer):
     ckpt = torch.load(checkpoint_path(tmp_path / "rt"), weights_only=False)
     policy = load_policy(tmp_path / "rt")  # a run directory
     same = load_policy(tmp_path / "rt" / "checkpoint.pt")  # the file itself
-    assert policy.spec["algorithm"] == trainer.__name__.split(".")[-1]
-    assert policy.spec["obs_size"] == OBS_SIZE and policy.spec["n_actions"] == 109
+    assert policy.arch["algorithm"] == trainer.__name__.split(".")[-1]
+    assert policy.arch["obs_size"] == OBS_SIZE and policy.arch["n_actions"] == 109
     state = engine.init(np.random.default_rng(5), 32)
     obs = torch.from_numpy(engine.observe(state))
     mask = torch.from_numpy(engine.legal_action_mask(state))
@@ -341,12 +341,12 @@ def test_load_policy_round_trip(tmp_path, trainer):
 def test_process_worker_trains(tmp_path):
     out = _run(tmp_path, ppo, "proc", workers="process")
     assert out["counters"]["iteration"] == 2
-    assert load_policy(tmp_path / "proc").spec["algorithm"] == "ppo"
+    assert load_policy(tmp_path / "proc").arch["algorithm"] == "ppo"
 
 
 def test_process_worker_fails_loudly_instead_of_waiting_forever():
-    settings = RolloutSettings(ppo.PPOActing(), make_spec("ppo", [16]), num_envs=4, rollout_steps=2)
-    weights = build_network(settings.spec).state_dict()
+    settings = RolloutSettings(ppo.PPOActing(), make_arch("ppo", [16]), num_envs=4, rollout_steps=2)
+    weights = build_network(settings.arch).state_dict()
     # An unknown command kills the child (it used to be dropped, the parent then waited).
     worker = ProcessWorker(settings, seed=0)
     try:
@@ -377,7 +377,7 @@ def test_ray_workers_on_a_local_instance(tmp_path):
     try:
         out = _run(tmp_path, ppo, "ray", workers="ray", num_workers=2)
         assert out["counters"]["step"] >= TINY["total_decisions"]
-        assert load_policy(tmp_path / "ray").spec["algorithm"] == "ppo"
+        assert load_policy(tmp_path / "ray").arch["algorithm"] == "ppo"
     finally:
         ray.shutdown()
 
@@ -511,8 +511,8 @@ def test_inference_server_answers_as_the_local_network():
 
     torch.manual_seed(0)
     for spec in (
-        make_spec("ppo", [16], critic="privileged", critic_hidden=[8]),
-        make_spec("dmc", [16], 8),
+        make_arch("ppo", [16], critic="privileged", critic_hidden=[8]),
+        make_arch("dmc", [16], 8),
     ):
         net = build_network(spec).eval()
         server = InferenceServer(spec, 1, 32, torch.device("cpu"))
@@ -539,7 +539,7 @@ def test_inference_server_answers_as_the_local_network():
 def test_process_workers_train_through_the_inference_server(tmp_path):
     out = _run(tmp_path, ppo, "served", workers="process", inference="server")
     assert out["counters"]["iteration"] == 2
-    assert load_policy(tmp_path / "served").spec["algorithm"] == "ppo"
+    assert load_policy(tmp_path / "served").arch["algorithm"] == "ppo"
 
 
 def test_a_seed_reproduces_a_run_with_process_workers(tmp_path):
@@ -578,7 +578,7 @@ def test_time_learner_step_leaves_weights_and_generators_as_they_were():
     from agents.networks import time_learner_step
 
     torch.manual_seed(0)
-    net = build_network(make_spec("ppo", [16]))
+    net = build_network(make_arch("ppo", [16]))
     before = {k: v.clone() for k, v in net.state_dict().items()}
     rng = torch.get_rng_state()
     assert time_learner_step(net, 8, "fp32", torch.device("cpu"), repeats=1) > 0
