@@ -166,11 +166,11 @@ def policy_from_bundle(path: str | Path) -> ActorCritic:
     import onnx
     from onnx import numpy_helper
 
-    from murlan_env.bots.spec import BundleSpec
+    from murlan_env.bots.manifest import BundleManifest
 
-    spec = BundleSpec.load(path)
-    net = ActorCritic(make_arch("ppo", spec.policy["hidden"]))
-    model = onnx.load(str(Path(path) / spec.model("float32").file))
+    manifest = BundleManifest.load(path)
+    net = ActorCritic(make_arch("ppo", manifest.policy["hidden"]))
+    model = onnx.load(str(Path(path) / manifest.model("float32").file))
     weights = {
         t.name: torch.from_numpy(numpy_helper.to_array(t).copy())
         for t in model.graph.initializer

@@ -1,4 +1,4 @@
-"""Export bundles: files and spec, strict loading, ONNX/PyTorch parity, golden replay, the bot.
+"""Export bundles: files and manifest, strict loading, ONNX/PyTorch parity, golden replay, the bot.
 
 One bundle is written per module through ``murlan export`` from a saved checkpoint (that is
 the slow part: torch.onnx.export and a golden set of 200 positions, ~1 min); the tests then
@@ -28,7 +28,7 @@ from murlan_env.bots import contract as bundle_contract
 from murlan_env.bots.basic import GreedyBot, RandomBot
 from murlan_env.bots.bundle import BundleBot, verify_golden
 from murlan_env.bots.golden import dense_obs
-from murlan_env.bots.spec import BUNDLE_FORMAT, BundleError, BundleSpec
+from murlan_env.bots.manifest import BUNDLE_FORMAT, BundleError, BundleManifest
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, PASS, action_table
@@ -105,17 +105,17 @@ def test_bundle_files(bundle):
 
 
 def test_bot_json_describes_the_installed_package(bundle, checkpoint):
-    spec = json.loads((bundle / "bot.json").read_text())
-    assert spec["format"] == BUNDLE_FORMAT
+    manifest = json.loads((bundle / "bot.json").read_text())
+    assert manifest["format"] == BUNDLE_FORMAT
     written = sorted(p.name for p in bundle.iterdir() if p.is_file() and p.name != "bot.json")
-    assert sorted(spec["files"]) == written  # every file of the bundle, with its sha256
-    assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
-    assert spec["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
-    assert spec["supported_rules"]["joker_pair"] == [True]
-    assert spec["policy"]["source"] == f"{checkpoint.parent.name}/checkpoint.pt"  # no path
-    assert str(checkpoint.parent) not in json.dumps(spec)
-    assert spec["policy"]["algorithm"] == "ppo"
-    terms = spec["contract"]
+    assert sorted(manifest["files"]) == written  # every file of the bundle, with its sha256
+    assert manifest["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
+    assert manifest["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
+    assert manifest["supported_rules"]["joker_pair"] == [True]
+    assert manifest["policy"]["source"] == f"{checkpoint.parent.name}/checkpoint.pt"  # no path
+    assert str(checkpoint.parent) not in json.dumps(manifest)
+    assert manifest["policy"]["algorithm"] == "ppo"
+    terms = manifest["contract"]
     assert [row["id"] for row in terms["actions"]["table"]] == list(range(109))
     assert terms["exchange"]["ids"] == list(range(1, 9))
 
@@ -135,19 +135,19 @@ def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     assert json.dumps(layout, separators=(",", ":")) in terms["observation"]["hash_of"]
     rows = [{k: r[k] for k in ("id", "kind", "ranks")} for r in terms["actions"]["table"]]
     assert terms["actions"]["sha256"] == sha(rows).hexdigest() == sha(action_table()).hexdigest()
-    for model in spec["models"]:
+    for model in manifest["models"]:
         model_bytes = (bundle / model["file"]).read_bytes()
         assert model["sha256"] == hashlib.sha256(model_bytes).hexdigest()
         assert model["bytes"] == len(model_bytes)
-    assert [m["precision"] for m in spec["models"]] == ["float32", "float16"]
+    assert [m["precision"] for m in manifest["models"]] == ["float32", "float16"]
     golden_bytes = (bundle / "golden.json").read_bytes()
-    assert spec["golden"]["sha256"] == hashlib.sha256(golden_bytes).hexdigest()
-    assert spec["golden"]["positions"] == N_POSITIONS
+    assert manifest["golden"]["sha256"] == hashlib.sha256(golden_bytes).hexdigest()
+    assert manifest["golden"]["positions"] == N_POSITIONS
 
     # Input/output names, types and shapes are those the runtime sees, batch axis dynamic.
     declared = terms["decision"]["inputs"] + terms["decision"]["outputs"]
     types = {"float32": "tensor(float)", "bool": "tensor(bool)"}
-    for model in spec["models"]:
+    for model in manifest["models"]:
         session = ort.InferenceSession(str(bundle / model["file"]))
         seen = [(i.name, i.type, i.shape) for i in session.get_inputs() + session.get_outputs()]
         assert seen == [(d["name"], types[d["dtype"]], d["shape"]) for d in declared]
@@ -155,9 +155,9 @@ def test_bot_json_describes_the_installed_package(bundle, checkpoint):
 
 
 def test_the_float16_model_is_half_the_size_and_within_its_tolerance(bundle, golden):
-    spec = BundleSpec.load(bundle)
-    half = spec.model("float16")
-    assert half.bytes < 0.6 * spec.model("float32").bytes
+    manifest = BundleManifest.load(bundle)
+    half = manifest.model("float16")
+    assert half.bytes < 0.6 * manifest.model("float32").bytes
     assert 0 < half.tolerance <= 0.1
     report = verify_golden(bundle)
     assert report["models"]["model.fp16.onnx"]["scores_max_diff"] <= half.tolerance
@@ -225,14 +225,14 @@ def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
 # --------------------------------------------------------------------------- strict loading
 
 
-def _tamper_spec(key_path, value):
+def _tamper_manifest(key_path, value):
     def tamper(d):
-        spec = json.loads((d / "bot.json").read_text())
-        node = spec
+        manifest = json.loads((d / "bot.json").read_text())
+        node = manifest
         for k in key_path[:-1]:
             node = node[k]
         node[key_path[-1]] = value
-        (d / "bot.json").write_text(json.dumps(spec))
+        (d / "bot.json").write_text(json.dumps(manifest))
 
     return tamper
 
@@ -245,12 +245,12 @@ def _append_to_model(d):
 @pytest.mark.parametrize(
     "tamper, message",
     [
-        (_tamper_spec(["format"], "murlan-bundle/2"), "re-export.*murlan golden"),
-        (_tamper_spec(["format"], "something"), "format is 'something'"),
-        (_tamper_spec(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
-        (_tamper_spec(["contract", "observation", "sha256"], "0" * 64), "layout differs"),
-        (_tamper_spec(["contract", "actions", "sha256"], "0" * 64), "action table differs"),
-        (_tamper_spec(["rules"], {"no_such_flag": True}), "bad rules"),
+        (_tamper_manifest(["format"], "murlan-bundle/2"), "re-export.*murlan golden"),
+        (_tamper_manifest(["format"], "something"), "format is 'something'"),
+        (_tamper_manifest(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
+        (_tamper_manifest(["contract", "observation", "sha256"], "0" * 64), "layout differs"),
+        (_tamper_manifest(["contract", "actions", "sha256"], "0" * 64), "action table differs"),
+        (_tamper_manifest(["rules"], {"no_such_flag": True}), "bad rules"),
         (_append_to_model, "sha256 does not match"),
         (lambda d: (d / "model.onnx").unlink(), "model file model.onnx is missing"),
         (lambda d: (d / "bot.json").unlink(), "not a bundle"),
@@ -278,7 +278,7 @@ def test_golden_file_is_checked_against_bot_json(bundle, tmp_path):
 def test_an_old_bundle_gets_one_line_naming_the_fix(bundle, tmp_path):
     copy = tmp_path / "b"
     shutil.copytree(bundle, copy)
-    _tamper_spec(["format"], "murlan-bundle/2")(copy)
+    _tamper_manifest(["format"], "murlan-bundle/2")(copy)
     with pytest.raises(BundleError) as err:
         BundleBot(copy)
     assert "\n" not in str(err.value) and "murlan export" in str(err.value)
@@ -302,7 +302,7 @@ def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypa
     monkeypatch.setattr(observation, "PIECES", pieces)
     monkeypatch.setattr(observation, "SLICES", slices)
     with pytest.raises(BundleError, match=r"my_hand: bundle \(0, 60\), installed \(484, 60\)"):
-        BundleSpec.load(bundle)
+        BundleManifest.load(bundle)
 
 
 def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
@@ -310,7 +310,7 @@ def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
     table[1], table[2] = table[2], table[1]
     monkeypatch.setattr(bundle_contract, "action_table", lambda: table)
     with pytest.raises(BundleError, match="action table differs"):
-        BundleSpec.load(bundle)
+        BundleManifest.load(bundle)
 
 
 # --------------------------------------------------------------------------- the bot
@@ -510,9 +510,9 @@ def test_dmc_network_exports_with_parity(tmp_path):
     from agents.export import torch_parity
 
     net = _policy("dmc", seed=1)
-    spec = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
-    assert spec.policy["algorithm"] == "dmc" and spec.rules.joker_pair is False
-    assert [m.file for m in spec.models] == ["model.onnx"]
+    manifest = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
+    assert manifest.policy["algorithm"] == "dmc" and manifest.rules.joker_pair is False
+    assert [m.file for m in manifest.models] == ["model.onnx"]
     check = verify_golden(tmp_path)
     assert check["positions"] == 200 and check["ok"], check
     assert torch_parity(net, tmp_path) <= 1e-5
