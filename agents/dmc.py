@@ -28,7 +28,7 @@ from agents.networks import (
     time_learner_step,
 )
 from agents.returns import mc_returns
-from agents.rollout import Batch, RolloutSettings, batch_spec
+from agents.rollout import Batch, RolloutSettings, batch_shapes
 from agents.training import resolve_device, seed_everything, train_loop
 from murlan_env.game import engine, observation
 from murlan_env.game.observation import SIZE as OBS_SIZE
@@ -104,7 +104,7 @@ class DMCActing:
             new = {k: np.concatenate([play.carry[k], new[k]]) for k in new}
         ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
         sel = (new["learner"] & has & ~new["emitted"]).reshape(-1)
-        out = sink.arrays(batch_spec(self.fields(play.s), int(sel.sum())))
+        out = sink.arrays(batch_shapes(self.fields(play.s), int(sel.sum())))
         observation.from_codes(new["obs"].reshape(sel.size, OBS_SIZE)[sel], out=out["obs"])
         np.compress(sel, new["action"].reshape(-1), out=out["action"])
         np.compress(sel, ret.reshape(-1), out=out["returns"])

@@ -26,20 +26,20 @@ import torch
 
 from agents.config import INFERENCE_MODES
 from agents.networks import autocast, build_network
-from agents.transport import BatchSlot, spec_bytes
+from agents.transport import BatchSlot, shapes_bytes
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.observation import HIDDEN_SIZE
 from murlan_env.game.observation import SIZE as OBS_SIZE
 
 
-def _request_spec(rows: int, privileged: bool) -> dict:
-    spec = {"obs": ((rows, OBS_SIZE), np.float32), "mask": ((rows, N_ACTIONS), np.bool_)}
+def _request_shapes(rows: int, privileged: bool) -> dict:
+    shapes = {"obs": ((rows, OBS_SIZE), np.float32), "mask": ((rows, N_ACTIONS), np.bool_)}
     if privileged:
-        spec["hidden_hands"] = ((rows, HIDDEN_SIZE), np.float32)
-    return spec
+        shapes["hidden_hands"] = ((rows, HIDDEN_SIZE), np.float32)
+    return shapes
 
 
-def _response_spec(rows: int) -> dict:
+def _response_shapes(rows: int) -> dict:
     return {"scores": ((rows, N_ACTIONS), np.float32), "value": ((rows,), np.float32)}
 
 
@@ -66,8 +66,11 @@ class InferenceServer:
         self.conns, self.handles, self.slots = [], [], []
         self.requests, self.responses = [], []
         for _ in range(n_clients):
-            request, response = _request_spec(max_rows, self.privileged), _response_spec(max_rows)
-            req, res = BatchSlot(spec_bytes(request)), BatchSlot(spec_bytes(response))
+            request, response = (
+                _request_shapes(max_rows, self.privileged),
+                _response_shapes(max_rows),
+            )
+            req, res = BatchSlot(shapes_bytes(request)), BatchSlot(shapes_bytes(response))
             parent, child = ctx.Pipe()
             self.requests.append(req.arrays(request))
             self.responses.append(res.arrays(response))
@@ -143,8 +146,8 @@ class RemotePolicy:
         self.privileged = arch.get("critic") == "privileged"
         self._req = BatchSlot(name=handle["request"])
         self._res = BatchSlot(name=handle["response"])
-        self.request = self._req.arrays(_request_spec(self.rows, self.privileged))
-        self.response = self._res.arrays(_response_spec(self.rows))
+        self.request = self._req.arrays(_request_shapes(self.rows, self.privileged))
+        self.response = self._res.arrays(_response_shapes(self.rows))
 
     def _ask(self, obs: torch.Tensor, mask: torch.Tensor | None, hidden: torch.Tensor | None):
         n = len(obs)

@@ -32,7 +32,7 @@ from agents.returns import gae_advantages
 from agents.rollout import (
     Batch,
     RolloutSettings,
-    batch_spec,
+    batch_shapes,
     privileged,
     sample_from_logits,
 )
@@ -144,7 +144,7 @@ class PPOActing:
             self.gae_lambda,
         )
         sel = buf["learner"].reshape(-1)
-        out = sink.arrays(batch_spec(self.fields(play.s), int(sel.sum())))
+        out = sink.arrays(batch_shapes(self.fields(play.s), int(sel.sum())))
         for name in ("obs", "mask", "action", "logp", "value", "hidden_hands"):
             if name in out:
                 arr = buf[name]

@@ -50,7 +50,7 @@ class Batch:
     """The learner's decisions of a rollout, N rows: what one update reads.
 
     Each field is declared once with its per-row shape, dtype and meaning (``_rows``); the
-    arrays an ``Acting`` fills are its ``fields``, the others stay None. ``batch_spec`` turns
+    arrays an ``Acting`` fills are its ``fields``, the others stay None. ``batch_shapes`` turns
     the declarations into the layout a sink allocates, and ``stats`` says how the rollout went.
     """
 
@@ -98,7 +98,7 @@ class Batch:
         return cls(**arrays, stats=stats)
 
 
-def batch_spec(fields: tuple[str, ...], rows: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+def batch_shapes(fields: tuple[str, ...], rows: int) -> dict[str, tuple[tuple[int, ...], Any]]:
     """The arrays of a ``Batch`` of ``rows`` decisions with ``fields``: name -> (shape, dtype)."""
     declared = {f.name: f.metadata for f in dataclasses.fields(Batch) if f.metadata}
     return {k: ((rows, *declared[k]["shape"]), declared[k]["dtype"]) for k in fields}
@@ -360,7 +360,7 @@ __all__ = [
     "Opponents",
     "RolloutSettings",
     "SelfPlay",
-    "batch_spec",
+    "batch_shapes",
     "max_rows",
     "privileged",
     "sample_from_logits",

@@ -19,7 +19,7 @@ import numpy as np
 
 ALIGN = 64  # each array starts on a cache line
 Layout = list[tuple[str, int, tuple[int, ...], str]]  # (name, offset, shape, dtype.str)
-Spec = dict[str, tuple[tuple[int, ...], Any]]  # name -> (shape, dtype)
+Shapes = dict[str, tuple[tuple[int, ...], Any]]  # name -> (shape, dtype)
 
 
 def _aligned_bytes(shape: tuple[int, ...], dtype) -> int:
@@ -28,17 +28,17 @@ def _aligned_bytes(shape: tuple[int, ...], dtype) -> int:
     return -(-nbytes // ALIGN) * ALIGN
 
 
-def spec_bytes(spec: Spec) -> int:
+def shapes_bytes(shapes: Shapes) -> int:
     """Bytes a ``BatchSlot`` needs to hold arrays of these shapes and dtypes (``arrays``)."""
-    return sum(_aligned_bytes(shape, dtype) for shape, dtype in spec.values())
+    return sum(_aligned_bytes(shape, dtype) for shape, dtype in shapes.values())
 
 
 class LocalSink:
     """Where a rollout writes its batch in the learner's own process: plain arrays."""
 
-    def arrays(self, spec: Spec) -> dict[str, np.ndarray]:
+    def arrays(self, shapes: Shapes) -> dict[str, np.ndarray]:
         """Empty arrays of the given shapes and dtypes, by name."""
-        return {name: np.empty(shape, dtype) for name, (shape, dtype) in spec.items()}
+        return {name: np.empty(shape, dtype) for name, (shape, dtype) in shapes.items()}
 
 
 class BatchSlot:
@@ -62,12 +62,12 @@ class BatchSlot:
     def capacity(self) -> int:
         return self.shm.size
 
-    def arrays(self, spec: Spec) -> dict[str, np.ndarray]:
+    def arrays(self, shapes: Shapes) -> dict[str, np.ndarray]:
         """Views of this block for arrays of the given shapes and dtypes, laid out one after
         the other; ``layout`` records them for ``read`` on the other side."""
         layout: Layout = []
         offset = 0
-        for name, (shape, dtype) in spec.items():
+        for name, (shape, dtype) in shapes.items():
             dtype = np.dtype(dtype)
             shape = tuple(int(n) for n in shape)
             layout.append((name, offset, shape, dtype.str))
@@ -96,4 +96,4 @@ class BatchSlot:
             self.shm.unlink()
 
 
-__all__ = ["ALIGN", "BatchSlot", "Layout", "LocalSink", "Spec", "spec_bytes"]
+__all__ = ["ALIGN", "BatchSlot", "Layout", "LocalSink", "Shapes", "shapes_bytes"]

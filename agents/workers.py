@@ -23,8 +23,8 @@ import numpy as np
 import torch
 
 from agents.config import WORKER_KINDS
-from agents.rollout import Batch, RolloutSettings, SelfPlay, batch_spec, max_rows
-from agents.transport import BatchSlot, spec_bytes
+from agents.rollout import Batch, RolloutSettings, SelfPlay, batch_shapes, max_rows
+from agents.transport import BatchSlot, shapes_bytes
 
 
 class Worker(Protocol):
@@ -75,7 +75,7 @@ def _weights_torch(weights: dict) -> dict:
 
 def slot_bytes(settings: RolloutSettings) -> int:
     """Bytes a shared-memory slot needs for the largest batch ``collect`` can return."""
-    return spec_bytes(batch_spec(settings.acting.fields(settings), max_rows(settings)))
+    return shapes_bytes(batch_shapes(settings.acting.fields(settings), max_rows(settings)))
 
 
 def _process_main(
