@@ -20,7 +20,7 @@ untrained module of the same shape (strict ``load_state_dict`` then checks the w
 
 Networks:
 - ``MLPTrunk``: the flat egocentric observation of ``engine.observe`` through a ReLU MLP.
-- ``ActorCritic``: a trunk, then a logit per action of the action table, and a state value:
+- ``ActorCritic``: a trunk, then a logit per action of the action catalogue, and a state value:
   from the same trunk (``critic="shared"``), or from a critic of its own that also sees the
   other seats' hands (``critic="privileged"``, as PerfectDou trains: the critic only shapes
   the policy's updates, so it may know what the policy cannot; play and export use the

@@ -56,7 +56,7 @@ class Batch:
 
     obs: np.ndarray = _rows((OBS_SIZE,), np.float32, "the acting seat's egocentric observation")
     mask: np.ndarray = _rows((N_ACTIONS,), np.bool_, "legal actions (PPO re-applies it)")
-    action: np.ndarray = _rows((), np.int64, "the action taken: an index of the action table")
+    action: np.ndarray = _rows((), np.int64, "the action taken: an index of the action catalogue")
     logp: np.ndarray = _rows((), np.float32, "log-probability of the action when taken (PPO)")
     value: np.ndarray = _rows((), np.float32, "the critic's value of the decision (PPO)")
     advantage: np.ndarray = _rows((), np.float32, "GAE advantage of the action (PPO)")

@@ -1,4 +1,4 @@
-"""Cards (RULES.md 1) and the action table (RULES.md 2-3): notation, counts, who beats whom.
+"""Cards (RULES.md 1) and the action catalogue (RULES.md 2-3): notation, counts, who beats whom.
 
 The beats table is checked cell by cell against the scalar reference's ``beats`` under every
 combination of the flags that change it.
@@ -32,8 +32,8 @@ from murlan_env.game.combos import (
     PASS,
     RANKS_TEXT,
     Kind,
+    action_catalogue,
     action_of_counts,
-    action_table,
     beats_table,
     describe,
 )
@@ -92,7 +92,7 @@ def test_parse_cards_round_trip_and_duplicates():
     assert counts.tolist() == [2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0]
 
 
-# ---------------------------------------------------------------------------- action table
+# ---------------------------------------------------------------------------- action catalogue
 
 
 def test_combination_counts():
@@ -124,9 +124,9 @@ def test_every_play_is_distinct_and_found_by_its_counts():
     assert action_of_counts(np.bincount([0, 1, 2, 3], minlength=15)) is None
 
 
-def test_action_table_ids_and_names():
-    """combos.py docstring: the stable id ranges of the action table."""
-    rows = action_table()
+def test_action_catalogue_ids_and_names():
+    """combos.py docstring: the stable id ranges of the action catalogue."""
+    rows = action_catalogue()
     assert [r["id"] for r in rows] == list(range(N_ACTIONS))
     assert rows[0]["kind"] == "pass" and rows[1]["ranks"] == "3" and rows[15]["ranks"] == "RJ"
     assert rows[16]["ranks"] == "3 3" and rows[29]["ranks"] == "3 3 3"

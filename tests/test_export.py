@@ -31,7 +31,7 @@ from murlan_env.bots.golden import dense_obs
 from murlan_env.bots.manifest import BUNDLE_FORMAT, BundleError, BundleManifest
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
-from murlan_env.game.combos import N_ACTIONS, PASS, action_table
+from murlan_env.game.combos import N_ACTIONS, PASS, action_catalogue
 
 RULES = {"joker_pair": True}  # a variant, so the rules travel from checkpoint to bundle
 N_POSITIONS = 200
@@ -134,7 +134,9 @@ def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     assert terms["observation"]["sha256"] == sha(layout).hexdigest()
     assert json.dumps(layout, separators=(",", ":")) in terms["observation"]["hash_of"]
     rows = [{k: r[k] for k in ("id", "kind", "ranks")} for r in terms["actions"]["table"]]
-    assert terms["actions"]["sha256"] == sha(rows).hexdigest() == sha(action_table()).hexdigest()
+    assert (
+        terms["actions"]["sha256"] == sha(rows).hexdigest() == sha(action_catalogue()).hexdigest()
+    )
     for model in manifest["models"]:
         model_bytes = (bundle / model["file"]).read_bytes()
         assert model["sha256"] == hashlib.sha256(model_bytes).hexdigest()
@@ -249,7 +251,7 @@ def _append_to_model(d):
         (_tamper_manifest(["format"], "something"), "format is 'something'"),
         (_tamper_manifest(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
         (_tamper_manifest(["contract", "observation", "sha256"], "0" * 64), "layout differs"),
-        (_tamper_manifest(["contract", "actions", "sha256"], "0" * 64), "action table differs"),
+        (_tamper_manifest(["contract", "actions", "sha256"], "0" * 64), "action catalogue differs"),
         (_tamper_manifest(["rules"], {"no_such_flag": True}), "bad rules"),
         (_append_to_model, "sha256 does not match"),
         (lambda d: (d / "model.onnx").unlink(), "model file model.onnx is missing"),
@@ -305,11 +307,11 @@ def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypa
         BundleManifest.load(bundle)
 
 
-def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
-    table = action_table()
-    table[1], table[2] = table[2], table[1]
-    monkeypatch.setattr(bundle_contract, "action_table", lambda: table)
-    with pytest.raises(BundleError, match="action table differs"):
+def test_a_changed_action_catalogue_in_the_package_is_refused(bundle, monkeypatch):
+    catalogue = action_catalogue()
+    catalogue[1], catalogue[2] = catalogue[2], catalogue[1]
+    monkeypatch.setattr(bundle_contract, "action_catalogue", lambda: catalogue)
+    with pytest.raises(BundleError, match="action catalogue differs"):
         BundleManifest.load(bundle)
 
 

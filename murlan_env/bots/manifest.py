@@ -4,12 +4,12 @@ A bundle is what an app needs to play a trained policy: the model file(s), ``bot
 ``golden.json`` (test vectors, ``murlan_env.bots.golden``). ``bot.json`` is the contract an
 app developer implements from the files alone: besides the versions, hashes and file
 names that ``BundleManifest`` holds, it carries a ``contract`` section generated here from the
-tables the engine itself uses (``observation.PIECES``, ``combos.action_table``, the
+tables the engine itself uses (``observation.PIECES``, ``combos.action_catalogue``, the
 exchange and card-choice rules), so the text cannot drift from the code. ``markdown()``
 renders the same contract for the docs (``docs/bundle.md``).
 
 ``BundleManifest.load`` is strict: the format, the env version and the hashes of the
-observation layout and action table must be those of the installed package (a network fed a
+observation layout and action catalogue must be those of the installed package (a network fed a
 vector laid out differently would play legal but meaningless moves), and every model file
 must match its sha256. An old format is refused in one line that names the fix.
 """
@@ -25,7 +25,7 @@ from typing import Any
 from murlan_env.bots.contract import (
     GIVE_BACK_IDS,
     OUTPUT_NAME,
-    action_table_hash,
+    action_catalogue_hash,
     canonical_json,
     contract,
     layout_hash,
@@ -38,7 +38,7 @@ from murlan_env.game.combos import (
     N_ACTIONS,
     PASS,
     Kind,
-    action_table,
+    action_catalogue,
 )
 from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError, flag_word
 from murlan_env.game.version import ENV_NAME
@@ -210,10 +210,10 @@ class BundleManifest:
                 "observation: re-export it from a checkpoint trained on this layout"
             )
         actions = terms.get("actions") or {}
-        if actions.get("sha256") != action_table_hash():
+        if actions.get("sha256") != action_catalogue_hash():
             raise BundleError(
-                f"{where}: action table differs from the installed one (sha256 "
-                f"{actions.get('sha256')!r} vs {action_table_hash()!r}); "
+                f"{where}: action catalogue differs from the installed one (sha256 "
+                f"{actions.get('sha256')!r} vs {action_catalogue_hash()!r}); "
                 "the scores would name the wrong plays"
             )
         try:
@@ -423,7 +423,7 @@ def markdown() -> str:
 
 
 def _action_ranges() -> list[str]:
-    """Rows "ids | kind | ranks" of the action table, runs of one kind and length merged."""
+    """Rows "ids | kind | ranks" of the action catalogue, runs of one kind and length merged."""
     rows, start = [], 0
     for a in range(1, N_ACTIONS + 1):
         same = (
@@ -435,8 +435,8 @@ def _action_ranges() -> list[str]:
         if same and start != PASS:
             continue
         kind = Kind(int(KIND[start])).name.lower()
-        table = action_table()
-        first, last = table[start]["ranks"], table[a - 1]["ranks"]
+        catalogue = action_catalogue()
+        first, last = catalogue[start]["ranks"], catalogue[a - 1]["ranks"]
         what = kind if kind != "straight" else f"straight of {int(LENGTH[start])}"
         ids = f"{start}" if a - 1 == start else f"{start}-{a - 1}"
         ranks = first if a - 1 == start else f"{first} .. {last}"
@@ -459,7 +459,7 @@ __all__ = [
     "OUTPUT_NAME",
     "MANIFEST_FILE",
     "PREVIOUS_FORMAT",
-    "action_table_hash",
+    "action_catalogue_hash",
     "file_table",
     "canonical_json",
     "contract",

@@ -1,4 +1,4 @@
-"""The static action table: every rank-level play of RULES.md section 2, and who beats whom.
+"""The static action catalogue: every rank-level play of RULES.md section 2, and who beats whom.
 
 An action names ranks, not suits: "a pair of 7s", "the straight 3 4 5 6 7". Which concrete
 cards a play uses is chosen by the engine (or given by a record). Ids are stable:
@@ -14,7 +14,7 @@ cards a play uses is chosen by the engine (or given by a record). Ids are stable
 | 108       | pair     | BJ RJ (only with the ``joker_pair`` variant)               |
 
 The exchange decision (the previous 1st player's give-back) uses the single ids of ranks 3-10.
-``beats_table(rules)`` is an (A, A) bool array: ``table[prev, new]`` says whether ``new`` may be
+``beats_table(rules)`` is an (A, A) bool array: ``beats[prev, new]`` says whether ``new`` may be
 played on ``prev``; row 0 (pass) stands for the empty table, where any play but pass may lead.
 """
 
@@ -138,8 +138,8 @@ def beats_table(rules: Rules) -> np.ndarray:
     return table
 
 
-def action_table() -> list[dict]:
-    """The table as JSON-ready rows ``{"id", "kind", "ranks"}`` (``murlan actions --json``)."""
+def action_catalogue() -> list[dict]:
+    """The catalogue as JSON-ready rows ``{"id", "kind", "ranks"}`` (``murlan actions --json``)."""
     return [
         {"id": a, "kind": Kind(int(KIND[a])).name.lower(), "ranks": RANKS_TEXT[a]}
         for a in range(N_ACTIONS)
