@@ -188,13 +188,13 @@ def test_the_give_back_card_is_never_the_card_just_received():
     assert CARD_NAMES[int(state.ex_first_gives[0])] == "9D"
 
 
-def test_every_file_of_a_shipped_bundle_is_in_its_file_table(tmp_path):
-    from murlan_env.bots.manifest import file_table
+def test_every_file_of_a_shipped_bundle_is_in_its_file_list(tmp_path):
+    from murlan_env.bots.manifest import file_list
 
     for name in registry.shipped_policies():
         folder = registry.policies_dir() / name
         manifest = BundleManifest.load(folder)
-        assert manifest.files == file_table(folder)
+        assert manifest.files == file_list(folder)
         assert {"weights.json", "weights.bin", "golden.json", "model.onnx"} <= set(manifest.files)
     copy = tmp_path / "b"
     shutil.copytree(registry.policies_dir() / "ppo-strong", copy)
@@ -215,7 +215,7 @@ def test_shipped_bundles_carry_their_levels_and_one_type_per_rule_value():
 
 
 def test_a_previous_format_bundle_upgrades_to_the_shipped_one(tmp_path):
-    """murlan-bundle/3 had no file table and no levels; the upgrade adds both and keeps the
+    """murlan-bundle/3 had no file list and no levels; the upgrade adds both and keeps the
     golden set, so a shipped bundle written back in that format upgrades to itself."""
     from murlan_env.bots.bundle import upgrade_manifest
     from murlan_env.bots.manifest import PREVIOUS_FORMAT

@@ -280,7 +280,7 @@ def upgrade_manifest(
     bundle_dir: str | Path, levels: dict[str, dict] | None = None
 ) -> BundleManifest:
     """The manifest of an older bundle in this format: a ``murlan-bundle/3`` manifest as it was (its
-    golden set still holds), with ``levels`` when given (the file table is made when it is
+    golden set still holds), with ``levels`` when given (the file list is made when it is
     written); a ``murlan-bundle/2`` one with its model file kept (the golden vectors must be
     made again). Raises BundleError for anything else."""
     from murlan_env import __version__

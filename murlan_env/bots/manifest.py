@@ -102,7 +102,7 @@ class BundleManifest:
     coreml: dict[str, Any] | None = None  # {"file" or None, "note"}
     murlan_version: str = ""
     notes: tuple[str, ...] = ()
-    # Every file of the bundle but bot.json: name -> {"sha256", "bytes"} (``file_table``).
+    # Every file of the bundle but bot.json: name -> {"sha256", "bytes"} (``file_list``).
     files: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     # Difficulty levels of this policy: name -> {"temperature", "mix", "search",
     # "supported_rules", "about", ...} as ``registry.levels()`` holds them, less "policy".
@@ -295,19 +295,19 @@ class BundleManifest:
                 )
             if entry["sha256"] != file_sha256(path):
                 raise BundleError(
-                    f"{path}: sha256 does not match bot.json's file table (corrupt or replaced "
+                    f"{path}: sha256 does not match bot.json's file list (corrupt or replaced "
                     "file); copy the bundle again or write it again with murlan export"
                 )
 
     def write(self, bundle_dir: str | Path) -> dict[str, Any]:
-        """Write bot.json into ``bundle_dir``, its file table made from the files there now;
+        """Write bot.json into ``bundle_dir``, its file list made from the files there now;
         returns what was written."""
-        data = dataclasses.replace(self, files=file_table(bundle_dir)).to_json()
+        data = dataclasses.replace(self, files=file_list(bundle_dir)).to_json()
         (Path(bundle_dir) / MANIFEST_FILE).write_text(json.dumps(data, indent=1) + "\n")
         return data
 
 
-def file_table(bundle_dir: str | Path) -> dict[str, dict[str, Any]]:
+def file_list(bundle_dir: str | Path) -> dict[str, dict[str, Any]]:
     """``files`` of bot.json: every regular file in ``bundle_dir`` but bot.json, by name,
     with its sha256 and size in bytes (folders, e.g. a Core ML package, are left out)."""
     return {
@@ -318,7 +318,7 @@ def file_table(bundle_dir: str | Path) -> dict[str, dict[str, Any]]:
 
 
 def _file_entries(files: Any, where: str) -> dict[str, dict[str, Any]]:
-    """bot.json's file table, checked for shape."""
+    """bot.json's file list, checked for shape."""
     if not isinstance(files, dict) or not all(
         isinstance(e, dict) and isinstance(e.get("sha256"), str) for e in files.values()
     ):
@@ -460,7 +460,7 @@ __all__ = [
     "MANIFEST_FILE",
     "PREVIOUS_FORMAT",
     "action_catalogue_hash",
-    "file_table",
+    "file_list",
     "canonical_json",
     "contract",
     "file_sha256",
