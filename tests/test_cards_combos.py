@@ -34,7 +34,7 @@ from murlan_env.game.combos import (
     Kind,
     action_catalogue,
     action_of_counts,
-    beats_table,
+    beats_matrix,
     describe,
 )
 from murlan_env.game.rules import Rules, RulesError
@@ -155,9 +155,9 @@ FLAG_SETS = [
 
 
 @pytest.mark.parametrize("rules", FLAG_SETS, ids=lambda r: str(r.to_dict()) or "default")
-def test_beats_table_matches_reference(rules):
-    """RULES.md 3 and 7: every cell of the beats table agrees with the scalar rules."""
-    table = beats_table(rules)
+def test_beats_matrix_matches_reference(rules):
+    """RULES.md 3 and 7: every cell of the beats matrix agrees with the scalar rules."""
+    beats = beats_matrix(rules)
     shapes = reference.all_rank_plays(rules)
     for prev in range(N_ACTIONS):
         for new in range(N_ACTIONS):
@@ -170,7 +170,7 @@ def test_beats_table_matches_reference(rules):
                 want = True
             else:
                 want = n in shapes and reference.beats(shapes[n], shapes[p], rules)
-            assert bool(table[prev, new]) == want, (RANKS_TEXT[prev], RANKS_TEXT[new])
+            assert bool(beats[prev, new]) == want, (RANKS_TEXT[prev], RANKS_TEXT[new])
 
 
 @pytest.mark.parametrize(
