@@ -34,21 +34,21 @@ export const ENV_VERSION = 'murlan_v1';
 /**
  * bot.json's contract, checked: the action table and observation layout against their
  * hashes and against what this client knows how to encode.
- * @param {object} spec bot.json
+ * @param {object} manifest bot.json
  * @returns {Promise<Contract>}
  */
-export async function readContract(spec) {
-  if (spec.format !== BUNDLE_FORMAT) {
-    const fix = String(spec.format).startsWith('murlan-bundle/')
+export async function readContract(manifest) {
+  if (manifest.format !== BUNDLE_FORMAT) {
+    const fix = String(manifest.format).startsWith('murlan-bundle/')
       ? 'upgrade it with `murlan golden BUNDLE_DIR --upgrade` or re-export it with `murlan export`'
       : 'is this a murlan bundle?';
-    throw new Error(`bot.json: format ${JSON.stringify(spec.format)}, this client reads ${BUNDLE_FORMAT}: ${fix}`);
+    throw new Error(`bot.json: format ${JSON.stringify(manifest.format)}, this client reads ${BUNDLE_FORMAT}: ${fix}`);
   }
-  if (!spec.files || typeof spec.files !== 'object') throw new Error('bot.json: no file table (files)');
-  if (spec.env_version !== ENV_VERSION) {
-    throw new Error(`bot.json: env_version ${JSON.stringify(spec.env_version)}, this client plays ${ENV_VERSION}`);
+  if (!manifest.files || typeof manifest.files !== 'object') throw new Error('bot.json: no file table (files)');
+  if (manifest.env_version !== ENV_VERSION) {
+    throw new Error(`bot.json: env_version ${JSON.stringify(manifest.env_version)}, this client plays ${ENV_VERSION}`);
   }
-  const { actions, observation, exchange } = spec.contract;
+  const { actions, observation, exchange } = manifest.contract;
   const rows = actions.table.map(({ id, kind, ranks }) => ({ id, kind, ranks }));
   if ((await sha256(canonicalJson(rows))) !== actions.sha256) {
     throw new Error('bot.json: the action table does not match its sha256');
@@ -59,7 +59,7 @@ export async function readContract(spec) {
     throw new Error('bot.json: the observation layout does not match its sha256');
   }
   const table = actionTable(rows);
-  const features = ruleFeatures(spec.contract.rules.flags);
+  const features = ruleFeatures(manifest.contract.rules.flags);
   const size = checkLayout(pieces, table.size, features.length);
   if (size !== observation.size) throw new Error(`bot.json: observation size ${observation.size}, its pieces add up to ${size}`);
   const giveBack = exchange.ids.map((id) => {
@@ -85,12 +85,12 @@ export async function readContract(spec) {
  * @returns {Promise<MurlanBot>}
  */
 export async function loadBot(source, { ort, weights, precision = 'float32', sessionOptions } = {}) {
-  const spec = await readJson(source, 'bot.json');
-  const contract = await readContract(spec);
-  const model = spec.models.find((m) => m.precision === precision);
-  if (!model) throw new Error(`bot.json: no ${precision} model (it has ${spec.models.map((m) => m.precision).join(', ')})`);
+  const manifest = await readJson(source, 'bot.json');
+  const contract = await readContract(manifest);
+  const model = manifest.models.find((m) => m.precision === precision);
+  if (!model) throw new Error(`bot.json: no ${precision} model (it has ${manifest.models.map((m) => m.precision).join(', ')})`);
   const checked = async (name, bytes) => {
-    const entry = spec.files[name];
+    const entry = manifest.files[name];
     if (!entry) throw new Error(`bot.json: ${name} is not in its file table`);
     if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${name}: sha256 does not match bot.json's file table`);
     return bytes;
@@ -100,8 +100,8 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     const bytes = await checked(model.file, await readBytes(source, model.file));
     if ((await sha256(bytes)) !== model.sha256) throw new Error(`${model.file}: sha256 does not match bot.json`);
     const session = await ort.InferenceSession.create(bytes, sessionOptions ?? {});
-    const [obsName, maskName] = spec.contract.decision.inputs.map((i) => i.name);
-    const outName = spec.contract.decision.outputs[0].name;
+    const [obsName, maskName] = manifest.contract.decision.inputs.map((i) => i.name);
+    const outName = manifest.contract.decision.outputs[0].name;
     run = async (obs, mask) => {
       const feeds = {
         [obsName]: new ort.Tensor('float32', obs, [1, obs.length]),
@@ -129,7 +129,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     run = async (obs, mask) => denseScores(dense, obs, mask);
   }
   const tolerance = ort ? model.tolerance : Math.max(model.tolerance, PLAIN_TOLERANCE);
-  return new MurlanBot(spec, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
+  return new MurlanBot(manifest, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
 }
 
 /**
@@ -164,14 +164,14 @@ export const PLAIN_TOLERANCE = 1e-4;
 
 export class MurlanBot {
   /**
-   * @param {object} spec bot.json
+   * @param {object} manifest bot.json
    * @param {Contract} contract
    * @param {(obs: Float32Array, mask: Uint8Array) => Promise<Float32Array>} run
    * @param {string} runtime
    * @param {number} tolerance
    */
-  constructor(spec, { table, pieces, giveBack, features }, run, runtime, tolerance) {
-    this.spec = spec;
+  constructor(manifest, { table, pieces, giveBack, features }, run, runtime, tolerance) {
+    this.manifest = manifest;
     this.features = features;
     this.table = table;
     this.pieces = pieces;
@@ -182,7 +182,7 @@ export class MurlanBot {
     /** "plain" (the weights in JavaScript) or "onnxruntime". */
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
-    this.rules = readRules(spec.rules);
+    this.rules = readRules(manifest.rules);
   }
 
   /**
@@ -206,11 +206,11 @@ export class MurlanBot {
   rulesConflict(rules) {
     const bad = [];
     for (const [flag, value] of Object.entries(readRules(rules))) {
-      if (!(flag in this.spec.rules)) {
+      if (!(flag in this.manifest.rules)) {
         bad.push(`${flag} (no such rule flag)`);
         continue;
       }
-      const allowed = (this.spec.supported_rules?.[flag] ?? [this.spec.rules[flag]]).map((v) => readRules({ v }).v);
+      const allowed = (this.manifest.supported_rules?.[flag] ?? [this.manifest.rules[flag]]).map((v) => readRules({ v }).v);
       if (!allowed.includes(value)) bad.push(`${flag}=${value} (it plays ${allowed.join('|')})`);
     }
     return bad.length ? bad.join(', ') : null;

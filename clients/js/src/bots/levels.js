@@ -123,7 +123,7 @@ export const MIXABLE = Object.freeze(['random', 'greedy']);
  * @returns {{name: string, level: object, choose: (position: object, seed: number) => Promise<import('./bot.js').Move>}}
  */
 export function levelPlayer(bot, name) {
-  const levels = bot.spec.levels ?? {};
+  const levels = bot.manifest.levels ?? {};
   const level = levels[name];
   if (!level) {
     const have = Object.keys(levels);
