@@ -46,7 +46,7 @@ for (const name of BUNDLES) {
       { ...state, phase: 'over' },
       { ...state, cards_left: state.cards_left.slice(1) },
       { ...state, my_hand: `${state.my_hand} XX` },
-      { ...state, table_action: bot.table.size },
+      { ...state, table_action: bot.catalogue.size },
       { ...state, table_action: 1, table_seat: null },
     ];
     for (const position of broken) await assert.rejects(bot.choose(position));

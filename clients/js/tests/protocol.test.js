@@ -71,7 +71,7 @@ for (const name of BUNDLES) {
     const bot = await loadBot(dir);
     golden.positions.forEach((p, i) => {
       const pos = bot.position(p.state);
-      assert.equal(greedyAction(bot.table, pos.hand, bot.legalMask(p.state), pos.exchange), greedy[i], `position ${i}`);
+      assert.equal(greedyAction(bot.catalogue, pos.hand, bot.legalMask(p.state), pos.exchange), greedy[i], `position ${i}`);
     });
   });
 
