@@ -153,7 +153,7 @@ test('a level that the bundle lacks is refused, naming the ones it has', async (
   assert.throws(() => levelPlayer(bot, 'nope'), /has no level "nope"/);
 });
 
-test('loadBot checks the files it reads against bot.json\'s file table', async () => {
+test('loadBot checks the files it reads against bot.json\'s file list', async () => {
   const { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const copy = mkdtempSync(join(tmpdir(), 'murlan-files-'));
@@ -162,11 +162,11 @@ test('loadBot checks the files it reads against bot.json\'s file table', async (
     await loadBot(copy); // as shipped: every file matches
     const description = JSON.parse(readFileSync(join(copy, 'weights.json'), 'utf8'));
     writeFileSync(join(copy, 'weights.json'), JSON.stringify({ ...description, byte_order: 'little ' }));
-    await assert.rejects(loadBot(copy), /weights.json: sha256 does not match bot.json's file table/);
+    await assert.rejects(loadBot(copy), /weights.json: sha256 does not match bot.json's file list/);
     const manifest = JSON.parse(readFileSync(join(copy, 'bot.json'), 'utf8'));
     delete manifest.files['weights.json'];
     writeFileSync(join(copy, 'bot.json'), JSON.stringify(manifest));
-    await assert.rejects(loadBot(copy), /weights.json is not in its file table/);
+    await assert.rejects(loadBot(copy), /weights.json is not in its file list/);
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }

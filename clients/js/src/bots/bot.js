@@ -44,7 +44,7 @@ export async function readContract(manifest) {
       : 'is this a murlan bundle?';
     throw new Error(`bot.json: format ${JSON.stringify(manifest.format)}, this client reads ${BUNDLE_FORMAT}: ${fix}`);
   }
-  if (!manifest.files || typeof manifest.files !== 'object') throw new Error('bot.json: no file table (files)');
+  if (!manifest.files || typeof manifest.files !== 'object') throw new Error('bot.json: no file list (files)');
   if (manifest.env_version !== ENV_VERSION) {
     throw new Error(`bot.json: env_version ${JSON.stringify(manifest.env_version)}, this client plays ${ENV_VERSION}`);
   }
@@ -73,13 +73,13 @@ export async function readContract(manifest) {
 /**
  * Load a bundle and check it: format, env version, the hashes of its action catalogue and
  * observation layout, and every file it reads (the model file, or weights.json and
- * weights.bin) against bot.json's file table.
+ * weights.bin) against bot.json's file list.
  * @param {string | URL} source a directory (Node.js) or a base URL
  * @param {object} [opts]
  * @param {any} [opts.ort] an onnxruntime module (node or web): run a model file with it;
  *   without it the bot multiplies the weights itself (weights.json, weights.bin)
  * @param {string | URL} [opts.weights] where the plain weights lie (weights.json and
- *   weights.bin for model.onnx; default: the bundle, whose file table holds their sha256)
+ *   weights.bin for model.onnx; default: the bundle, whose file list holds their sha256)
  * @param {string} [opts.precision] which model file ("float32", the default, or "float16")
  * @param {object} [opts.sessionOptions] passed to `ort.InferenceSession.create`
  * @returns {Promise<MurlanBot>}
@@ -91,8 +91,8 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
   if (!model) throw new Error(`bot.json: no ${precision} model (it has ${manifest.models.map((m) => m.precision).join(', ')})`);
   const checked = async (name, bytes) => {
     const entry = manifest.files[name];
-    if (!entry) throw new Error(`bot.json: ${name} is not in its file table`);
-    if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${name}: sha256 does not match bot.json's file table`);
+    if (!entry) throw new Error(`bot.json: ${name} is not in its file list`);
+    if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${name}: sha256 does not match bot.json's file list`);
     return bytes;
   };
   let run;
@@ -111,7 +111,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
       return Float32Array.from(out[outName].data);
     };
   } else {
-    // From the bundle, both files are checked against its file table; from elsewhere
+    // From the bundle, both files are checked against its file list; from elsewhere
     // (opts.weights), weights.bin against the sha256 its description gives.
     const where = weights ?? source;
     const inBundle = async (name) => (weights ? readBytes(where, name) : checked(name, await readBytes(where, name)));
