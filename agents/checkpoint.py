@@ -4,7 +4,8 @@ A checkpoint is ``runs/<name>/checkpoint.pt``, a dict that ``torch.save`` writes
 a kill never leaves half a file) with four keys every trainer fills and a fifth, ``trainer``,
 for what one trainer needs to go on exactly where it stopped:
 
-    spec      the network's description (agents.networks.make_spec), to rebuild it
+    spec      the network's architecture (agents.networks.make_arch), to rebuild it; the key
+              keeps its old name so that every checkpoint stays readable (``Checkpoint.arch``)
     model     the network's weights (CPU tensors)
     config    the resolved config, with its "algorithm": what --resume trains on with
     counters  "step" (decisions, or positions for distill), "iteration", and the trainer's own
@@ -25,7 +26,8 @@ from typing import Any
 import torch
 
 CHECKPOINT_NAME = "checkpoint.pt"
-_KEYS = ("spec", "model", "config", "counters")
+# Checkpoint attribute -> its key in the file.
+_KEYS = {"arch": "spec", "model": "model", "config": "config", "counters": "counters"}
 
 
 class CheckpointError(ValueError):
@@ -36,7 +38,7 @@ class CheckpointError(ValueError):
 class Checkpoint:
     """A checkpoint in memory (see the module docstring for each field)."""
 
-    spec: dict[str, Any]
+    arch: dict[str, Any]
     model: dict[str, torch.Tensor]
     config: dict[str, Any] = dataclasses.field(default_factory=dict)
     counters: dict[str, int] = dataclasses.field(default_factory=dict)
@@ -46,7 +48,7 @@ class Checkpoint:
     def save(self, path: str | Path) -> None:
         """Write the checkpoint to ``path`` atomically (a crash never leaves a half file)."""
         path = Path(path)
-        payload = {k: getattr(self, k) for k in _KEYS}
+        payload = {key: getattr(self, attr) for attr, key in _KEYS.items()}
         payload.update(self.trainer)  # flat on disk: the trainer's keys beside the four
         tmp = path.with_suffix(".tmp")
         torch.save(payload, tmp)
@@ -84,10 +86,10 @@ def load(path: str | Path | Checkpoint) -> Checkpoint:
         ) from e
     if not isinstance(raw, dict) or not {"spec", "model"} <= set(raw):
         raise CheckpointError(
-            f"{file} is not a murlan training checkpoint (no network spec and weights); "
+            f"{file} is not a murlan training checkpoint (no network architecture and weights); "
             "give a checkpoint.pt written by python train.py"
         )
-    fields = {k: raw.pop(k) for k in _KEYS if k in raw}
+    fields = {attr: raw.pop(key) for attr, key in _KEYS.items() if key in raw}
     return Checkpoint(**fields, trainer=raw, path=file)
 
 

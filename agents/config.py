@@ -211,12 +211,12 @@ class SelfPlayConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
     """What the self-play trainers (PPO, DMC) share: the budget, the rollouts and their
     opponents, where they run, the learner's device and precision, and the loop's rhythm."""
 
-    total_steps: int = 1_000_000
+    total_decisions: int = 1_000_000
     """Training budget in engine decisions (all seats, all games)."""
     num_envs: int = 512
     """Matches stepped together by each rollout worker."""
-    num_steps: int = 32
-    """Engine steps per rollout (each worker returns num_envs * num_steps decisions)."""
+    rollout_steps: int = 32
+    """Engine steps per rollout (each worker returns num_envs * rollout_steps decisions)."""
     reward: str = "hand"
     """"hand": points of each hand minus 1.5 (dense, what the quick preset learns from);
     "match": the zero-sum match result (+1 for the winner, -1/3 for the others)."""
@@ -268,7 +268,7 @@ class SelfPlayConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
         check_choice("inference", self.inference, INFERENCE_MODES)
         check_choice("precision", self.precision, PRECISIONS)
         check_device(self.device)
-        check_at_least(self, 1, "total_steps", "num_envs", "num_steps", "num_workers")
+        check_at_least(self, 1, "total_decisions", "num_envs", "rollout_steps", "num_workers")
         check_at_least(self, 1, "snapshot_every", "snapshot_pool")
         check_at_least(self, 0, "eval_every", "final_eval_deals", "checkpoint_every")
         check_share(self, "snapshot_share", "bot_share")

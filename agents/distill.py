@@ -59,7 +59,7 @@ from agents.config import (
     check_choice,
 )
 from agents.labelling import Positions, label_positions, play_positions, save_arrays
-from agents.networks import ActorCritic, make_spec, masked_logits
+from agents.networks import ActorCritic, make_arch, masked_logits
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
 from agents.training import cpu_weights, seed_everything, start_run
 from murlan_env.bots import registry
@@ -166,11 +166,11 @@ def policy_from_bundle(path: str | Path) -> ActorCritic:
     import onnx
     from onnx import numpy_helper
 
-    from murlan_env.bots.spec import BundleSpec
+    from murlan_env.bots.manifest import BundleManifest
 
-    spec = BundleSpec.load(path)
-    net = ActorCritic(make_spec("ppo", spec.policy["hidden"]))
-    model = onnx.load(str(Path(path) / spec.model("float32").file))
+    manifest = BundleManifest.load(path)
+    net = ActorCritic(make_arch("ppo", manifest.policy["hidden"]))
+    model = onnx.load(str(Path(path) / manifest.model("float32").file))
     weights = {
         t.name: torch.from_numpy(numpy_helper.to_array(t).copy())
         for t in model.graph.initializer
@@ -242,7 +242,7 @@ def label_chunks(net: nn.Module, cfg: DistillConfig, round_no: int, positions, c
     import multiprocessing as mp
 
     jobs = [(round_no, int(rows[0]), positions.take(rows)) for rows in chunks]
-    state = (net.spec, cpu_weights(net), dataclasses.asdict(cfg))
+    state = (net.arch, cpu_weights(net), dataclasses.asdict(cfg))
     workers = min(cfg.label_workers, len(chunks))
     with mp.get_context("spawn").Pool(workers, _start_labeller, (state,)) as pool:
         for actions, values in pool.imap(_label_job, jobs):
@@ -256,10 +256,10 @@ _LABELLER: tuple[DistillConfig, SearchBot] | None = None  # one per labelling pr
 def _start_labeller(state) -> None:
     """A labelling process's set-up: the policy's weights and the search on top of it."""
     global _LABELLER
-    spec, weights, config = state
+    arch, weights, config = state
     cfg = DistillConfig(**config)
     torch.set_num_threads(cfg.torch_threads)
-    net = ActorCritic(spec)
+    net = ActorCritic(arch)
     net.load_state_dict(weights)
     net.eval()
     _LABELLER = (cfg, expert_search(net, cfg))
@@ -385,15 +385,15 @@ def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> 
     torch.set_num_threads(cfg.torch_threads)
     if resume:
         ckpt = load_checkpoint(resume)
-        net = ActorCritic(ckpt.spec)
+        net = ActorCritic(ckpt.arch)
         net.load_state_dict(ckpt.model)
         counters = dict(ckpt.counters)
     else:
         net = policy_from_bundle(bundle_dir(cfg.start))
         counters = {"step": 0, "iteration": 0, "fitted": 0}
-    if list(net.spec["hidden"]) != list(cfg.hidden):
+    if list(net.arch["hidden"]) != list(cfg.hidden):
         raise ConfigError(
-            f"the start policy has widths {net.spec['hidden']}, the config's hidden is "
+            f"the start policy has widths {net.arch['hidden']}, the config's hidden is "
             f"{cfg.hidden}: set hidden to the start's"
         )
     root = start_run(cfg, "distill", resuming=bool(resume))
@@ -402,7 +402,7 @@ def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> 
     net.eval()
 
     def save() -> None:
-        Checkpoint(net.spec, cpu_weights(net), config, dict(counters)).save(ckpt_file)
+        Checkpoint(net.arch, cpu_weights(net), config, dict(counters)).save(ckpt_file)
 
     if not resume:
         save()

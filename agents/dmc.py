@@ -22,13 +22,13 @@ from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_sha
 from agents.networks import (
     QNetwork,
     autocast,
-    make_spec,
+    make_arch,
     policy_scores,
     resolve_precision,
     time_learner_step,
 )
 from agents.returns import mc_returns
-from agents.rollout import Batch, RolloutSettings, batch_spec
+from agents.rollout import Batch, RolloutSettings, batch_shapes
 from agents.training import resolve_device, seed_everything, train_loop
 from murlan_env.game import engine, observation
 from murlan_env.game.observation import SIZE as OBS_SIZE
@@ -104,7 +104,7 @@ class DMCActing:
             new = {k: np.concatenate([play.carry[k], new[k]]) for k in new}
         ret, has = mc_returns(new["seat"], new["ended"], new["reward"])
         sel = (new["learner"] & has & ~new["emitted"]).reshape(-1)
-        out = sink.arrays(batch_spec(self.fields(play.s), int(sel.sum())))
+        out = sink.arrays(batch_shapes(self.fields(play.s), int(sel.sum())))
         observation.from_codes(new["obs"].reshape(sel.size, OBS_SIZE)[sel], out=out["obs"])
         np.compress(sel, new["action"].reshape(-1), out=out["action"])
         np.compress(sel, ret.reshape(-1), out=out["returns"])
@@ -168,12 +168,12 @@ class DMCLearner:
     def __init__(self, cfg: DMCConfig) -> None:
         self.cfg = cfg
         self.device = resolve_device(cfg.device)
-        self.net: nn.Module = QNetwork(make_spec("dmc", cfg.hidden, cfg.pair_hidden)).to(
+        self.net: nn.Module = QNetwork(make_arch("dmc", cfg.hidden, cfg.pair_hidden)).to(
             self.device
         )
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
         self.rng = np.random.default_rng(cfg.seed + 17)
-        self.replay = Replay(cfg.replay_size, self.net.spec["obs_size"])
+        self.replay = Replay(cfg.replay_size, self.net.arch["obs_size"])
         self.precision, self.precision_why = resolve_precision(
             cfg.precision,
             self.device,
@@ -184,9 +184,9 @@ class DMCLearner:
         c = self.cfg
         return RolloutSettings(
             acting=DMCActing(epsilon=c.epsilon),
-            spec=self.net.spec,
+            arch=self.net.arch,
             num_envs=c.num_envs,
-            num_steps=c.num_steps,
+            rollout_steps=c.rollout_steps,
             reward="hand",
             rules=dict(c.rules),
             snapshot_share=c.snapshot_share,

@@ -1,4 +1,4 @@
-"""Checkpoint -> bundle: the ONNX model, its spec and golden test vectors for apps.
+"""Checkpoint -> bundle: the ONNX model, its manifest and golden test vectors for apps.
 
 ``murlan export CHECKPOINT --out DIR`` (``murlan_cli.export``; or ``export_bundle``) writes
 
@@ -7,8 +7,8 @@
 - ``DIR/model.fp16.onnx``: the same network with float16 weights (``agents.quantize``);
 - ``DIR/weights.json``, ``weights.bin`` (and ``weights.fp16.*``): the same numbers as plain
   little-endian floats for clients without an ONNX runtime (``murlan_env.bots.plain_weights``);
-- ``DIR/bot.json``: the spec (``murlan_env.bots.spec.BundleSpec``): versions, rules, model
-  files with their tolerances, hashes, and the contract an app implements;
+- ``DIR/bot.json``: the manifest (``murlan_env.bots.manifest.BundleManifest``): versions,
+  rules, model files with their tolerances, hashes, and the contract an app implements;
 - ``DIR/golden.json``: test vectors covering the game (``murlan_env.bots.golden``), scored by
   the float32 ONNX model;
 - ``DIR/model.mlpackage``: a Core ML conversion, when coremltools is installed.
@@ -42,17 +42,17 @@ from murlan_env.bots.bundle import (
     write_golden,
 )
 from murlan_env.bots.golden import dense_obs, make_golden
-from murlan_env.bots.plain_weights import PlainWeightsError, weights_names, write_plain_weights
-from murlan_env.bots.registry import policy_levels
-from murlan_env.bots.spec import (
+from murlan_env.bots.manifest import (
     COREML_FILE,
     GOLDEN_FILE,
     MODEL_FILE,
     OUTPUT_NAME,
-    BundleSpec,
+    BundleManifest,
     ModelFile,
     file_sha256,
 )
+from murlan_env.bots.plain_weights import PlainWeightsError, weights_names, write_plain_weights
+from murlan_env.bots.registry import policy_levels
 from murlan_env.game import observation
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.rules import Rules
@@ -169,7 +169,7 @@ def _policy_rules(policy: nn.Module, rules: Rules | dict | None) -> Rules:
     if isinstance(rules, Rules):
         return rules
     if rules is None:
-        rules = getattr(policy, "spec", {}).get("rules")
+        rules = getattr(policy, "arch", {}).get("rules")
     return Rules.from_dict(rules)
 
 
@@ -185,21 +185,21 @@ def export_bundle(
     float16: bool = True,
     source: str | None = None,
     progress=None,
-) -> BundleSpec:
+) -> BundleManifest:
     """Write the bundle of ``policy`` (``load_policy``'s contract) to ``out_dir``; return its
-    spec.
+    manifest.
 
-    ``rules`` are the rules the policy was trained under (default: ``policy.spec["rules"]``,
+    ``rules`` are the rules the policy was trained under (default: ``policy.arch["rules"]``,
     else the standard game); ``supported_rules`` (flag -> values) the variants it is measured
     to play as well (default: only ``rules``); golden vectors cover them all, seeded by
     ``seed`` (``n_positions=0``: none, and no float16 model, whose tolerance they measure).
     ``source``: a name for where the policy came from (a run name, never a path).
     """
     policy = policy.eval()
-    spec = dict(getattr(policy, "spec", {}) or {})
+    arch = dict(getattr(policy, "arch", {}) or {})
     for key, wanted in (("obs_size", observation.SIZE), ("n_actions", N_ACTIONS)):
-        if key in spec and spec[key] != wanted:
-            raise ValueError(f"policy spec has {key}={spec[key]}, this engine has {wanted}")
+        if key in arch and arch[key] != wanted:
+            raise ValueError(f"policy arch has {key}={arch[key]}, this engine has {wanted}")
     rules = _policy_rules(policy, rules)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -215,13 +215,13 @@ def export_bundle(
     coreml_path = out / COREML_FILE
     shutil.rmtree(coreml_path, ignore_errors=True)
     coreml_note = export_coreml(policy, coreml_path) if coreml else "Core ML export not asked for"
-    supported = BundleSpec.only(rules)
+    supported = BundleManifest.only(rules)
     for flag, values in (supported_rules or {}).items():
         supported[flag] = tuple(dict.fromkeys([*supported.get(flag, ()), *values]))
-    description = _json_safe(spec)
+    description = _json_safe(arch)
     if source:
         description["source"] = source
-    bundle = BundleSpec(
+    bundle = BundleManifest(
         rules=rules,
         supported_rules=supported,
         models=tuple(models),
@@ -273,14 +273,14 @@ def _model_file(path: Path, precision: str, tolerance: float) -> ModelFile:
     )
 
 
-def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any) -> BundleSpec:
+def export_checkpoint(checkpoint: str | Path, out_dir: str | Path, **kwargs: Any) -> BundleManifest:
     """``export_bundle`` of the policy ``agents.networks.load_policy`` reads from ``checkpoint``."""
     from agents.checkpoint import load as load_checkpoint
     from agents.networks import load_policy
 
     ckpt = load_checkpoint(checkpoint)  # read once: the policy and the rules it played
     policy = load_policy(ckpt)
-    if "rules" not in kwargs and "rules" not in getattr(policy, "spec", {}):
+    if "rules" not in kwargs and "rules" not in getattr(policy, "arch", {}):
         # The trainers keep the rules they played in the checkpoint's resolved config.
         kwargs["rules"] = ckpt.config.get("rules")
     path = Path(checkpoint)

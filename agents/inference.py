@@ -4,9 +4,9 @@ passes, on the learner's device.
 With ``inference="local"`` each worker runs the network on its own CPU core. With
 ``inference="server"`` a thread in the learner process holds the network (on the GPU when
 the learner has one) and serves all process workers: each worker writes the observations of
-its games into a shared-memory request slot (``agents.transport``), sends the row count
+its games into a shared-memory request block (``agents.transport``), sends the row count
 through a pipe, and waits; the server gathers the requests that are ready, runs them as one
-batch, writes logits (PPO) or Q-values (DMC) and values into each worker's response slot and
+batch, writes logits (PPO) or Q-values (DMC) and values into each worker's response block and
 answers. Which is faster depends on the machine: a GPU batches many workers' games cheaply,
 while on a few CPU cores the round trips and the server's share of a core cost more than the
 forward passes they save (``benchmarks/selfplay.py`` measures both).
@@ -26,20 +26,20 @@ import torch
 
 from agents.config import INFERENCE_MODES
 from agents.networks import autocast, build_network
-from agents.transport import BatchSlot, spec_bytes
+from agents.transport import SharedBlock, shapes_bytes
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.observation import HIDDEN_SIZE
 from murlan_env.game.observation import SIZE as OBS_SIZE
 
 
-def _request_spec(rows: int, privileged: bool) -> dict:
-    spec = {"obs": ((rows, OBS_SIZE), np.float32), "mask": ((rows, N_ACTIONS), np.bool_)}
+def _request_shapes(rows: int, privileged: bool) -> dict:
+    shapes = {"obs": ((rows, OBS_SIZE), np.float32), "mask": ((rows, N_ACTIONS), np.bool_)}
     if privileged:
-        spec["hidden_hands"] = ((rows, HIDDEN_SIZE), np.float32)
-    return spec
+        shapes["hidden_hands"] = ((rows, HIDDEN_SIZE), np.float32)
+    return shapes
 
 
-def _response_spec(rows: int) -> dict:
+def _response_shapes(rows: int) -> dict:
     return {"scores": ((rows, N_ACTIONS), np.float32), "value": ((rows,), np.float32)}
 
 
@@ -48,31 +48,34 @@ class InferenceServer:
 
     def __init__(
         self,
-        spec: dict,
+        arch: dict,
         n_clients: int,
         max_rows: int,
         device: torch.device,
         precision: str = "fp32",
     ) -> None:
-        self.spec = spec
-        self.algorithm = spec["algorithm"]
-        self.privileged = spec.get("critic") == "privileged"
+        self.arch = arch
+        self.algorithm = arch["algorithm"]
+        self.privileged = arch.get("critic") == "privileged"
         self.device = device
         self.precision = precision
-        self.net = build_network(spec).to(device).eval()
+        self.net = build_network(arch).to(device).eval()
         self.max_rows = max_rows
         self.lock = threading.Lock()
         ctx = mp.get_context("spawn")
-        self.conns, self.handles, self.slots = [], [], []
+        self.conns, self.handles, self.blocks = [], [], []
         self.requests, self.responses = [], []
         for _ in range(n_clients):
-            request, response = _request_spec(max_rows, self.privileged), _response_spec(max_rows)
-            req, res = BatchSlot(spec_bytes(request)), BatchSlot(spec_bytes(response))
+            request, response = (
+                _request_shapes(max_rows, self.privileged),
+                _response_shapes(max_rows),
+            )
+            req, res = SharedBlock(shapes_bytes(request)), SharedBlock(shapes_bytes(response))
             parent, child = ctx.Pipe()
             self.requests.append(req.arrays(request))
             self.responses.append(res.arrays(response))
             self.conns.append(parent)
-            self.slots += [req, res]
+            self.blocks += [req, res]
             self.handles.append(
                 {"conn": child, "request": req.name, "response": res.name, "rows": max_rows}
             )
@@ -126,8 +129,8 @@ class InferenceServer:
     def close(self) -> None:
         self._running = False
         self.thread.join(timeout=5)
-        for slot in self.slots:
-            slot.close()
+        for block in self.blocks:
+            block.close()
 
 
 class RemotePolicy:
@@ -137,19 +140,19 @@ class RemotePolicy:
     ``value`` (PPO), ``forward(obs, mask)`` (DMC's masked Q-values).
     """
 
-    def __init__(self, handle: dict, spec: dict) -> None:
+    def __init__(self, handle: dict, arch: dict) -> None:
         self.conn = handle["conn"]
         self.rows = handle["rows"]
-        self.privileged = spec.get("critic") == "privileged"
-        self._req = BatchSlot(name=handle["request"])
-        self._res = BatchSlot(name=handle["response"])
-        self.request = self._req.arrays(_request_spec(self.rows, self.privileged))
-        self.response = self._res.arrays(_response_spec(self.rows))
+        self.privileged = arch.get("critic") == "privileged"
+        self._req = SharedBlock(name=handle["request"])
+        self._res = SharedBlock(name=handle["response"])
+        self.request = self._req.arrays(_request_shapes(self.rows, self.privileged))
+        self.response = self._res.arrays(_response_shapes(self.rows))
 
     def _ask(self, obs: torch.Tensor, mask: torch.Tensor | None, hidden: torch.Tensor | None):
         n = len(obs)
         if n > self.rows:
-            raise ValueError(f"{n} rows exceed the server slot's {self.rows}")
+            raise ValueError(f"{n} rows exceed the server block's {self.rows}")
         self.request["obs"][:n] = obs.numpy()
         self.request["mask"][:n] = True if mask is None else mask.numpy()
         if self.privileged:

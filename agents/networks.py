@@ -5,7 +5,7 @@ Contract (``load_policy``), for code that consumes trained policies (export, are
     policy = load_policy(path)       # a checkpoint file, or a run directory (runs/<name>)
     scores = policy(obs, mask)       # obs (B, OBS_SIZE) float32, mask (B, N_ACTIONS) bool
     action = scores.argmax(-1)       # greedy action, always legal where the mask has one
-    policy.spec                      # {"algorithm": "ppo" | "dmc", "hidden": [...],
+    policy.arch                      # {"algorithm": "ppo" | "dmc", "hidden": [...],
                                      #  "obs_size": 544, "n_actions": 109, ...}
 
 A missing checkpoint raises FileNotFoundError; one that cannot be read (truncated, corrupted,
@@ -15,12 +15,12 @@ the file and the fix.
 ``forward(obs, mask) -> (B, N_ACTIONS) float32`` returns masked scores: PPO's logits, DMC's
 Q-values, with illegal actions at ``torch.finfo(float32).min``. The module is in eval mode, on
 the CPU, and its forward has no data-dependent Python control flow, so
-``torch.onnx.export(policy, (obs, mask), ...)`` traces it. ``build_network(spec)`` rebuilds an
+``torch.onnx.export(policy, (obs, mask), ...)`` traces it. ``build_network(arch)`` rebuilds an
 untrained module of the same shape (strict ``load_state_dict`` then checks the weights).
 
 Networks:
 - ``MLPTrunk``: the flat egocentric observation of ``engine.observe`` through a ReLU MLP.
-- ``ActorCritic``: a trunk, then a logit per action of the action table, and a state value:
+- ``ActorCritic``: a trunk, then a logit per action of the action catalogue, and a state value:
   from the same trunk (``critic="shared"``), or from a critic of its own that also sees the
   other seats' hands (``critic="privileged"``, as PerfectDou trains: the critic only shapes
   the policy's updates, so it may know what the policy cannot; play and export use the
@@ -106,8 +106,8 @@ def time_learner_step(
     import time
 
     with torch.random.fork_rng(devices=[]):
-        obs = torch.rand(rows, net.spec["obs_size"], device=device)
-        actions = torch.randint(0, net.spec["n_actions"], (rows,), device=device)
+        obs = torch.rand(rows, net.arch["obs_size"], device=device)
+        actions = torch.randint(0, net.arch["n_actions"], (rows,), device=device)
     times = []
     for _ in range(repeats + 1):  # the first pass warms oneDNN's kernel cache up
         start = time.perf_counter()
@@ -193,20 +193,20 @@ def _orthogonal_trunk(size: int, hidden: list[int]) -> MLPTrunk:
 class ActorCritic(nn.Module):
     """PPO's network: one logit per action and a value, both for the seat to act.
 
-    ``spec["critic"]``: "shared" (the value head sits on the policy's trunk) or "privileged"
-    (a separate critic MLP of widths ``spec["critic_hidden"]`` reads the observation and the
+    ``arch["critic"]``: "shared" (the value head sits on the policy's trunk) or "privileged"
+    (a separate critic MLP of widths ``arch["critic_hidden"]`` reads the observation and the
     hidden hands of ``murlan_env.game.observation.encode_hidden``).
     """
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, arch: dict[str, Any]) -> None:
         super().__init__()
-        self.spec = dict(spec)
-        self.privileged = spec.get("critic", "shared") == "privileged"
-        self.trunk = _orthogonal_trunk(spec["obs_size"], list(spec["hidden"]))
-        self.policy_head = _init_linear(nn.Linear(self.trunk.out_size, spec["n_actions"]), 0.01)
+        self.arch = dict(arch)
+        self.privileged = arch.get("critic", "shared") == "privileged"
+        self.trunk = _orthogonal_trunk(arch["obs_size"], list(arch["hidden"]))
+        self.policy_head = _init_linear(nn.Linear(self.trunk.out_size, arch["n_actions"]), 0.01)
         if self.privileged:
-            size = spec["obs_size"] + spec["hidden_size"]
-            self.critic = _orthogonal_trunk(size, list(spec["critic_hidden"]))
+            size = arch["obs_size"] + arch["hidden_size"]
+            self.critic = _orthogonal_trunk(size, list(arch["critic_hidden"]))
             self.value_head = _init_linear(nn.Linear(self.critic.out_size, 1), 1.0)
         else:
             self.value_head = _init_linear(nn.Linear(self.trunk.out_size, 1), 1.0)
@@ -242,13 +242,13 @@ class ActorCritic(nn.Module):
 class QNetwork(nn.Module):
     """DMC's network: Q(s, a) for (observation, action features) pairs, all actions at once."""
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, arch: dict[str, Any]) -> None:
         super().__init__()
-        self.spec = dict(spec)
+        self.arch = dict(arch)
         feats = torch.from_numpy(action_features())
         self.register_buffer("features", feats, persistent=False)
-        self.trunk = MLPTrunk(spec["obs_size"], list(spec["hidden"]))
-        width = spec["pair_hidden"]
+        self.trunk = MLPTrunk(arch["obs_size"], list(arch["hidden"]))
+        width = arch["pair_hidden"]
         self.state_proj = nn.Linear(self.trunk.out_size, width)
         self.action_proj = nn.Sequential(
             nn.Linear(feats.shape[1], width), nn.ReLU(), nn.Linear(width, width, bias=False)
@@ -288,7 +288,7 @@ class QNetwork(nn.Module):
         return out
 
 
-def make_spec(
+def make_arch(
     algorithm: str,
     hidden: list[int],
     pair_hidden: int = 128,
@@ -296,30 +296,30 @@ def make_spec(
     critic_hidden: list[int] | None = None,
 ) -> dict[str, Any]:
     """The JSON-ready description from which ``build_network`` rebuilds a module."""
-    spec: dict[str, Any] = {
+    arch: dict[str, Any] = {
         "algorithm": algorithm,
         "hidden": [int(h) for h in hidden],
         "obs_size": OBS_SIZE,
         "n_actions": N_ACTIONS,
     }
     if algorithm == "dmc":
-        spec["pair_hidden"] = int(pair_hidden)
+        arch["pair_hidden"] = int(pair_hidden)
     if algorithm == "ppo" and critic != "shared":
         if critic != "privileged":
             raise ValueError(f'critic must be "shared" or "privileged", got {critic!r}')
-        spec["critic"] = critic
-        spec["critic_hidden"] = [int(h) for h in (critic_hidden or hidden)]
-        spec["hidden_size"] = HIDDEN_SIZE
-    return spec
+        arch["critic"] = critic
+        arch["critic_hidden"] = [int(h) for h in (critic_hidden or hidden)]
+        arch["hidden_size"] = HIDDEN_SIZE
+    return arch
 
 
-def build_network(spec: dict[str, Any]) -> ActorCritic | QNetwork:
-    """An untrained module for ``spec`` (see ``make_spec``)."""
-    if spec["algorithm"] == "ppo":
-        return ActorCritic(spec)
-    if spec["algorithm"] == "dmc":
-        return QNetwork(spec)
-    raise ValueError(f"unknown algorithm {spec['algorithm']!r} in network spec")
+def build_network(arch: dict[str, Any]) -> ActorCritic | QNetwork:
+    """An untrained module for ``arch`` (see ``make_arch``)."""
+    if arch["algorithm"] == "ppo":
+        return ActorCritic(arch)
+    if arch["algorithm"] == "dmc":
+        return QNetwork(arch)
+    raise ValueError(f"unknown algorithm {arch['algorithm']!r} in network architecture")
 
 
 def load_policy(path: str | Path | Checkpoint) -> nn.Module:
@@ -330,7 +330,7 @@ def load_policy(path: str | Path | Checkpoint) -> nn.Module:
     """
     ckpt = load_checkpoint(path)
     try:
-        net = build_network(ckpt.spec)
+        net = build_network(ckpt.arch)
         net.load_state_dict(ckpt.model, strict=True)
     except (KeyError, TypeError, ValueError, RuntimeError) as e:
         raise CheckpointError(
@@ -344,12 +344,12 @@ def load_policy(path: str | Path | Checkpoint) -> nn.Module:
 
 def load_weights(net: nn.Module, path: str | Path | Checkpoint) -> None:
     """Copy the weights of a checkpoint (file, run directory or loaded) into ``net``, whose
-    network spec (algorithm, widths, critic) must be the checkpoint's: the start of a
-    fine-tune. Raises FileNotFoundError or CheckpointError (one line naming both specs)."""
+    network architecture (algorithm, widths, critic) must be the checkpoint's: the start of a
+    fine-tune. Raises FileNotFoundError or CheckpointError (one line naming both archs)."""
     ckpt = load_checkpoint(path)
-    if ckpt.spec != net.spec:
+    if ckpt.arch != net.arch:
         raise CheckpointError(
-            f"{ckpt.path} holds the network {ckpt.spec}, but this run builds "
-            f"{net.spec}; set the config's hidden (and critic) to the checkpoint's"
+            f"{ckpt.path} holds the network {ckpt.arch}, but this run builds "
+            f"{net.arch}; set the config's hidden (and critic) to the checkpoint's"
         )
     net.load_state_dict(ckpt.model, strict=True)

@@ -23,7 +23,7 @@ from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_sha
 from agents.networks import (
     ActorCritic,
     autocast,
-    make_spec,
+    make_arch,
     masked_logits,
     resolve_precision,
     time_learner_step,
@@ -32,7 +32,7 @@ from agents.returns import gae_advantages
 from agents.rollout import (
     Batch,
     RolloutSettings,
-    batch_spec,
+    batch_shapes,
     privileged,
     sample_from_logits,
 )
@@ -79,7 +79,7 @@ class PPOConfig(SelfPlayConfig):
     norm_adv: bool = True
     """Normalise advantages per minibatch."""
     anneal_lr: bool = True
-    """Decay the learning rate linearly to 0 over total_steps."""
+    """Decay the learning rate linearly to 0 over total_decisions."""
 
     def check_values(self) -> None:
         super().check_values()
@@ -144,7 +144,7 @@ class PPOActing:
             self.gae_lambda,
         )
         sel = buf["learner"].reshape(-1)
-        out = sink.arrays(batch_spec(self.fields(play.s), int(sel.sum())))
+        out = sink.arrays(batch_shapes(self.fields(play.s), int(sel.sum())))
         for name in ("obs", "mask", "action", "logp", "value", "hidden_hands"):
             if name in out:
                 arr = buf[name]
@@ -201,8 +201,8 @@ class PPOLearner:
     def __init__(self, cfg: PPOConfig) -> None:
         self.cfg = cfg
         self.device = resolve_device(cfg.device)
-        spec = make_spec("ppo", cfg.hidden, critic=cfg.critic, critic_hidden=cfg.critic_hidden)
-        self.net: nn.Module = ActorCritic(spec).to(self.device)
+        arch = make_arch("ppo", cfg.hidden, critic=cfg.critic, critic_hidden=cfg.critic_hidden)
+        self.net: nn.Module = ActorCritic(arch).to(self.device)
         self.precision, self.precision_why = resolve_precision(
             cfg.precision,
             self.device,
@@ -217,9 +217,9 @@ class PPOLearner:
         c = self.cfg
         return RolloutSettings(
             acting=PPOActing(gamma=c.gamma, gae_lambda=c.gae_lambda),
-            spec=self.net.spec,
+            arch=self.net.arch,
             num_envs=c.num_envs,
-            num_steps=c.num_steps,
+            rollout_steps=c.rollout_steps,
             reward=c.reward,
             rules=dict(c.rules),
             snapshot_share=c.snapshot_share,
@@ -231,7 +231,7 @@ class PPOLearner:
         """Train on ``batch``; ``step`` counts the run's decisions with this batch's."""
         c = self.cfg
         if c.anneal_lr:
-            frac = max(1.0 - step / c.total_steps, 0.05)
+            frac = max(1.0 - step / c.total_decisions, 0.05)
             for g in self.opt.param_groups:
                 g["lr"] = frac * c.learning_rate
         dev = self.device

@@ -33,6 +33,10 @@ from agents.config import ConfigError, run_name
 RENAMED_PRESETS = {
     "hard": ("hard-recipe", "'hard' is a difficulty level; the preset is the recipe of its policy")
 }
+# Config keys that were renamed: old key -> new key. A config or override that gives an old key
+# is refused with one line naming the new one; a resumed run's saved config is read with the
+# new names (``upgrade_keys``).
+RENAMED_KEYS: dict[str, str] = {"total_steps": "total_decisions", "num_steps": "rollout_steps"}
 # Each algorithm's trainer module (agents.<name>) and the name of its config class there.
 ALGORITHMS = {"ppo": "PPOConfig", "dmc": "DMCConfig", "distill": "DistillConfig"}
 
@@ -132,6 +136,8 @@ def build_config(raw: dict[str, Any]):
         raise ConfigError(
             f"the config must name its algorithm: 'algorithm: ppo', one of {list(ALGORITHMS)}"
         )
+    for old in sorted(set(raw) & set(RENAMED_KEYS)):
+        raise ConfigError(f"config key {old!r} is now {RENAMED_KEYS[old]!r}: use that name")
     cls = config_class(algorithm)
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(raw) - known)
@@ -140,6 +146,11 @@ def build_config(raw: dict[str, Any]):
             f"unknown {algorithm} config key(s) {unknown}; known keys: {sorted(known)}"
         )
     return algorithm, cls(**raw)  # the config checks its types and values (agents.config)
+
+
+def upgrade_keys(raw: dict[str, Any]) -> dict[str, Any]:
+    """A saved config (a checkpoint's) with its renamed keys under their new names."""
+    return {RENAMED_KEYS.get(key, key): value for key, value in raw.items()}
 
 
 def stages_of(raw: dict[str, Any], command_line: dict[str, Any]) -> list[tuple[str, dict]]:
@@ -162,7 +173,7 @@ def stages_of(raw: dict[str, Any], command_line: dict[str, Any]) -> list[tuple[s
     ):
         raise ConfigError(
             "'stages' takes a list of mappings, each naming the preset it runs, e.g. "
-            "[{config: strong, total_steps: 150_000_000}, {config: finetune}]"
+            "[{config: strong, total_decisions: 150_000_000}, {config: finetune}]"
         )
     out = []
     for stage in stages:
@@ -213,6 +224,7 @@ def run_configs(
 
 __all__ = [
     "ALGORITHMS",
+    "RENAMED_KEYS",
     "RENAMED_PRESETS",
     "build_config",
     "config_class",
@@ -225,5 +237,6 @@ __all__ = [
     "stages_of",
     "trainer_module",
     "trainer_of",
+    "upgrade_keys",
     "yaml_problem",
 ]

@@ -8,7 +8,7 @@ would turn it into -inf). Every runtime that runs the float32 model runs this on
 (``Cast`` is in every ONNX opset and every onnxruntime build, wasm included).
 
 ``float16_tolerance`` measures how far its scores fall from the golden (float32) scores; the
-bundle spec states that tolerance for the file.
+bundle manifest states that tolerance for the file.
 
 ``to_int8`` is for a search, not for apps: it rewrites a model with 8-bit integer weights
 (one scale per output unit) whose activations are quantised per call as it runs
@@ -124,17 +124,17 @@ __all__ = [
 def add_float16(bundle_dir: str | Path):
     """Write ``model.fp16.onnx`` beside a bundle's float32 model and list it in bot.json with
     its tolerance, measured on the bundle's golden vectors, and both models' plain weights
-    (``weights*.json``/``.bin``); returns the new spec."""
+    (``weights*.json``/``.bin``); returns the new manifest."""
     import dataclasses
 
     from murlan_env.bots.bundle import onnx_session, read_golden, session_scorer
+    from murlan_env.bots.manifest import BundleManifest, ModelFile, file_sha256
     from murlan_env.bots.plain_weights import write_plain_weights
-    from murlan_env.bots.spec import BundleSpec, ModelFile, file_sha256
 
     bundle_dir = Path(bundle_dir)
-    spec = BundleSpec.load(bundle_dir)
-    golden = read_golden(bundle_dir, spec)
-    source = spec.model("float32")
+    manifest = BundleManifest.load(bundle_dir)
+    golden = read_golden(bundle_dir, manifest)
+    source = manifest.model("float32")
     half = bundle_dir / FP16_FILE
     to_float16(bundle_dir / source.file, half)
     for model in (bundle_dir / source.file, half):  # the runtime-free path of clients/js
@@ -148,7 +148,7 @@ def add_float16(bundle_dir: str | Path):
         tolerance=tolerance,
         opset=source.opset,
     )
-    models = tuple(m for m in spec.models if m.precision != "float16") + (entry,)
-    spec = dataclasses.replace(spec, models=models)
-    spec.write(bundle_dir)
-    return spec
+    models = tuple(m for m in manifest.models if m.precision != "float16") + (entry,)
+    manifest = dataclasses.replace(manifest, models=models)
+    manifest.write(bundle_dir)
+    return manifest

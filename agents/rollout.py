@@ -50,13 +50,13 @@ class Batch:
     """The learner's decisions of a rollout, N rows: what one update reads.
 
     Each field is declared once with its per-row shape, dtype and meaning (``_rows``); the
-    arrays an ``Acting`` fills are its ``fields``, the others stay None. ``batch_spec`` turns
+    arrays an ``Acting`` fills are its ``fields``, the others stay None. ``batch_shapes`` turns
     the declarations into the layout a sink allocates, and ``stats`` says how the rollout went.
     """
 
     obs: np.ndarray = _rows((OBS_SIZE,), np.float32, "the acting seat's egocentric observation")
     mask: np.ndarray = _rows((N_ACTIONS,), np.bool_, "legal actions (PPO re-applies it)")
-    action: np.ndarray = _rows((), np.int64, "the action taken: an index of the action table")
+    action: np.ndarray = _rows((), np.int64, "the action taken: an index of the action catalogue")
     logp: np.ndarray = _rows((), np.float32, "log-probability of the action when taken (PPO)")
     value: np.ndarray = _rows((), np.float32, "the critic's value of the decision (PPO)")
     advantage: np.ndarray = _rows((), np.float32, "GAE advantage of the action (PPO)")
@@ -98,7 +98,7 @@ class Batch:
         return cls(**arrays, stats=stats)
 
 
-def batch_spec(fields: tuple[str, ...], rows: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+def batch_shapes(fields: tuple[str, ...], rows: int) -> dict[str, tuple[tuple[int, ...], Any]]:
     """The arrays of a ``Batch`` of ``rows`` decisions with ``fields``: name -> (shape, dtype)."""
     declared = {f.name: f.metadata for f in dataclasses.fields(Batch) if f.metadata}
     return {k: ((rows, *declared[k]["shape"]), declared[k]["dtype"]) for k in fields}
@@ -131,9 +131,9 @@ class RolloutSettings:
     """What a worker needs to play: the picklable subset of a trainer's config."""
 
     acting: Acting  # the algorithm's part of a rollout (agents.ppo.PPOActing, agents.dmc...)
-    spec: dict  # network spec (networks.make_spec)
+    arch: dict  # network architecture (networks.make_arch)
     num_envs: int  # matches stepped together by this worker
-    num_steps: int  # engine steps per collect call
+    rollout_steps: int  # engine steps per collect call
     reward: str = episode.HAND  # murlan_env.game.episode reward mode (it also names the episode)
     rules: dict = dataclasses.field(default_factory=dict)  # variant flags (Rules.from_dict)
     snapshot_share: float = 0.0  # share of games against frozen snapshots of the learner
@@ -153,12 +153,12 @@ class Opponents(enum.IntEnum):
 
 def privileged(settings: RolloutSettings) -> bool:
     """Whether the learner's critic reads the hidden hands."""
-    return settings.spec.get("critic") == "privileged"
+    return settings.arch.get("critic") == "privileged"
 
 
 def max_rows(settings: RolloutSettings) -> int:
     """The most learner decisions one ``collect`` call can return."""
-    return settings.num_envs * (settings.num_steps + settings.acting.carry_steps)
+    return settings.num_envs * (settings.rollout_steps + settings.acting.carry_steps)
 
 
 def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
@@ -179,8 +179,8 @@ class SelfPlay:
         self.rng = np.random.default_rng(seed)
         self.rules = Rules.from_dict(settings.rules)
         self.state = engine.init(self.rng, settings.num_envs, self.rules)
-        self.net = build_network(settings.spec).eval() if policy is None else policy
-        self.opponent_net = build_network(settings.spec).eval()
+        self.net = build_network(settings.arch).eval() if policy is None else policy
+        self.opponent_net = build_network(settings.arch).eval()
         self.bots = [registry.make_bot(n) for n in settings.bots]
         self._bot_thread: ThreadPoolExecutor | None = None  # started by the first bot move
         b = settings.num_envs
@@ -189,7 +189,7 @@ class SelfPlay:
         self.n_self = b - self.n_snapshot - self.n_bot
         self.carry: dict[str, np.ndarray] | None = None
         self.hand_len = np.zeros(b, np.int64)
-        t = settings.num_steps
+        t = settings.rollout_steps
         self.buf = {
             "obs": np.zeros((t, b, OBS_SIZE), np.float32),
             "mask": np.zeros((t, b, N_ACTIONS), bool),
@@ -253,12 +253,12 @@ class SelfPlay:
     # ------------------------------------------------------------------ collecting
     @torch.inference_mode()
     def collect(self, weights: dict, snapshots: list[dict] | None = None, sink=None) -> Batch:
-        """Play ``num_steps`` steps with the given learner weights; return the learner's
+        """Play ``rollout_steps`` steps with the given learner weights; return the learner's
         decisions (arrays from ``sink``, default plain arrays) and the rollout's stats."""
         s, rng, buf = self.s, self.rng, self.buf
         t_start = time.perf_counter()
         self.net.load_state_dict(weights)
-        b, steps = s.num_envs, s.num_steps
+        b, steps = s.num_envs, s.rollout_steps
         # Who plays what: games [0, n_self) self-play, then snapshots, then bots.
         kind = np.full(b, Opponents.SELF, np.int8)
         n_snap = self.n_snapshot if snapshots else 0
@@ -360,7 +360,7 @@ __all__ = [
     "Opponents",
     "RolloutSettings",
     "SelfPlay",
-    "batch_spec",
+    "batch_shapes",
     "max_rows",
     "privileged",
     "sample_from_logits",

@@ -131,7 +131,7 @@ class Run:
             from tqdm import tqdm
 
             self.bar = tqdm(
-                total=cfg.total_steps,
+                total=cfg.total_decisions,
                 initial=resumed_step or 0,
                 unit="dec",
                 unit_scale=True,
@@ -161,7 +161,7 @@ class Run:
 
         cfg = self.cfg
         # Evaluate a CPU copy: the learner may sit on a GPU, the engine's arrays do not.
-        cpu_policy = build_network(policy.spec)
+        cpu_policy = build_network(policy.arch)
         cpu_policy.load_state_dict(cpu_weights(policy))
         cpu_policy.eval()
         results = {}
@@ -320,7 +320,7 @@ class TrainLoop:
 
         net = self.learner.net
         return InferenceServer(
-            net.spec,
+            net.arch,
             self.cfg.num_workers,
             self.cfg.num_envs,
             next(net.parameters()).device,
@@ -330,12 +330,12 @@ class TrainLoop:
     # ------------------------------------------------------------------ the loop
 
     def train(self) -> dict:
-        """Train to ``total_steps``, evaluate, save; returns the final evaluation results,
+        """Train to ``total_decisions``, evaluate, save; returns the final evaluation results,
         counters, run directory, the time split of the iterations and the precision."""
         start = time.perf_counter()
         self.iteration_end = start
         try:
-            while self.counters["step"] < self.cfg.total_steps:
+            while self.counters["step"] < self.cfg.total_decisions:
                 self._iteration()
             self._finish()
         finally:
@@ -361,7 +361,7 @@ class TrainLoop:
             stats = batch.stats
             iteration = self.counters["iteration"] + 1
             step = self.counters["step"] + stats["decisions"]
-            last = step >= cfg.total_steps
+            last = step >= cfg.total_decisions
             checkpointing = last or bool(
                 cfg.checkpoint_every and iteration % cfg.checkpoint_every == 0
             )
@@ -442,7 +442,7 @@ class TrainLoop:
     def _save(self) -> None:
         net = self.learner.net
         Checkpoint(
-            spec=net.spec,
+            arch=net.arch,
             model=cpu_weights(net),
             config={"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
             counters=dict(self.counters),

@@ -6,7 +6,7 @@ here the worker fills arrays that live in a ``multiprocessing.shared_memory`` bl
 their layout (names, offsets, shapes, dtypes: a few hundred bytes) crosses the pipe. The
 learner turns the layout back into numpy views of the same memory, with no copy.
 
-A ``BatchSlot`` is one such block. Each process worker gets two, used in turn, so it can
+A ``SharedBlock`` is one such block. Each process worker gets two, used in turn, so it can
 fill the next batch while the learner still reads the previous one.
 """
 
@@ -19,29 +19,29 @@ import numpy as np
 
 ALIGN = 64  # each array starts on a cache line
 Layout = list[tuple[str, int, tuple[int, ...], str]]  # (name, offset, shape, dtype.str)
-Spec = dict[str, tuple[tuple[int, ...], Any]]  # name -> (shape, dtype)
+Shapes = dict[str, tuple[tuple[int, ...], Any]]  # name -> (shape, dtype)
 
 
 def _aligned_bytes(shape: tuple[int, ...], dtype) -> int:
-    """Bytes an array takes in a slot, rounded up to the next ``ALIGN`` boundary."""
+    """Bytes an array takes in a block, rounded up to the next ``ALIGN`` boundary."""
     nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     return -(-nbytes // ALIGN) * ALIGN
 
 
-def spec_bytes(spec: Spec) -> int:
-    """Bytes a ``BatchSlot`` needs to hold arrays of these shapes and dtypes (``arrays``)."""
-    return sum(_aligned_bytes(shape, dtype) for shape, dtype in spec.values())
+def shapes_bytes(shapes: Shapes) -> int:
+    """Bytes a ``SharedBlock`` needs to hold arrays of these shapes and dtypes (``arrays``)."""
+    return sum(_aligned_bytes(shape, dtype) for shape, dtype in shapes.values())
 
 
 class LocalSink:
     """Where a rollout writes its batch in the learner's own process: plain arrays."""
 
-    def arrays(self, spec: Spec) -> dict[str, np.ndarray]:
+    def arrays(self, shapes: Shapes) -> dict[str, np.ndarray]:
         """Empty arrays of the given shapes and dtypes, by name."""
-        return {name: np.empty(shape, dtype) for name, (shape, dtype) in spec.items()}
+        return {name: np.empty(shape, dtype) for name, (shape, dtype) in shapes.items()}
 
 
-class BatchSlot:
+class SharedBlock:
     """A shared-memory block holding one batch. The learner creates it (and unlinks it on
     ``close``); the worker attaches by ``name``."""
 
@@ -62,19 +62,19 @@ class BatchSlot:
     def capacity(self) -> int:
         return self.shm.size
 
-    def arrays(self, spec: Spec) -> dict[str, np.ndarray]:
+    def arrays(self, shapes: Shapes) -> dict[str, np.ndarray]:
         """Views of this block for arrays of the given shapes and dtypes, laid out one after
         the other; ``layout`` records them for ``read`` on the other side."""
         layout: Layout = []
         offset = 0
-        for name, (shape, dtype) in spec.items():
+        for name, (shape, dtype) in shapes.items():
             dtype = np.dtype(dtype)
             shape = tuple(int(n) for n in shape)
             layout.append((name, offset, shape, dtype.str))
             offset += _aligned_bytes(shape, dtype)
         if offset > self.capacity:
             raise ValueError(
-                f"a batch of {offset:,} bytes does not fit the {self.capacity:,}-byte slot"
+                f"a batch of {offset:,} bytes does not fit the {self.capacity:,}-byte block"
             )
         self.layout = layout
         return self.read(layout)
@@ -96,4 +96,4 @@ class BatchSlot:
             self.shm.unlink()
 
 
-__all__ = ["ALIGN", "BatchSlot", "Layout", "LocalSink", "Spec", "spec_bytes"]
+__all__ = ["ALIGN", "SharedBlock", "Layout", "LocalSink", "Shapes", "shapes_bytes"]

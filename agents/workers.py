@@ -4,14 +4,14 @@ All share one small interface, ``submit(weights, snapshots)`` then ``result()``:
 
 - ``LocalWorker``: in this process (the learner waits while it runs).
 - ``ProcessWorker``: a child process, so rollouts on one core overlap the learner's update on
-  another. The batch is written into one of two shared-memory slots (``agents.transport``)
+  another. The batch is written into one of two shared-memory blocks (``agents.transport``)
   and read by the learner in place; only the layout and the stats cross the pipe.
 - ``RayWorker``: a Ray actor (``--ray-address``). Its batch travels through Ray's object
   store, which is shared memory on a node: ``ray.get`` maps the arrays without copying them
   (read-only), the same zero-copy path as process workers; across nodes Ray moves them.
 
-``result()`` of a process worker returns views of its slot: they stay valid until the
-second ``submit`` after it (the slots alternate), which is after the learner's update.
+``result()`` of a process worker returns views of its block: they stay valid until the
+second ``submit`` after it (the blocks alternate), which is after the learner's update.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import numpy as np
 import torch
 
 from agents.config import WORKER_KINDS
-from agents.rollout import Batch, RolloutSettings, SelfPlay, batch_spec, max_rows
-from agents.transport import BatchSlot, spec_bytes
+from agents.rollout import Batch, RolloutSettings, SelfPlay, batch_shapes, max_rows
+from agents.transport import SharedBlock, shapes_bytes
 
 
 class Worker(Protocol):
@@ -73,22 +73,22 @@ def _weights_torch(weights: dict) -> dict:
     return {k: torch.from_numpy(np.asarray(v)) for k, v in weights.items()}
 
 
-def slot_bytes(settings: RolloutSettings) -> int:
-    """Bytes a shared-memory slot needs for the largest batch ``collect`` can return."""
-    return spec_bytes(batch_spec(settings.acting.fields(settings), max_rows(settings)))
+def block_bytes(settings: RolloutSettings) -> int:
+    """Bytes a shared-memory block needs for the largest batch ``collect`` can return."""
+    return shapes_bytes(batch_shapes(settings.acting.fields(settings), max_rows(settings)))
 
 
 def _process_main(
-    conn, settings: RolloutSettings, seed: int, slot_names: list[str], server: dict | None
+    conn, settings: RolloutSettings, seed: int, block_names: list[str], server: dict | None
 ) -> None:
     torch.set_num_threads(settings.torch_threads)
     policy = None
     if server is not None:
         from agents.inference import RemotePolicy
 
-        policy = RemotePolicy(server, settings.spec)
+        policy = RemotePolicy(server, settings.arch)
     selfplay = SelfPlay(settings, seed, policy)
-    slots = [BatchSlot(name=name) for name in slot_names]
+    blocks = [SharedBlock(name=name) for name in block_names]
     try:
         while True:
             msg = conn.recv()
@@ -98,9 +98,9 @@ def _process_main(
             if cmd == "collect":
                 weights, snaps, k = payload
                 out = selfplay.collect(
-                    _weights_torch(weights), [_weights_torch(x) for x in snaps], slots[k]
+                    _weights_torch(weights), [_weights_torch(x) for x in snaps], blocks[k]
                 )
-                conn.send((slots[k].layout, out.stats))
+                conn.send((blocks[k].layout, out.stats))
             elif cmd == "get_state":
                 conn.send(selfplay.get_state())
             elif cmd == "set_state":
@@ -109,8 +109,8 @@ def _process_main(
             else:  # a parent out of step with this loop: die loudly, the parent notices
                 raise ValueError(f"rollout worker: unknown command {cmd!r}")
     finally:
-        for slot in slots:
-            slot.close()
+        for block in blocks:
+            block.close()
         conn.close()
 
 
@@ -123,12 +123,12 @@ class ProcessWorker:
         """``server``: a handle of an ``agents.inference.InferenceServer`` to ask for the
         learner's forward passes."""
         ctx = mp.get_context("spawn")  # fork after torch has started threads can deadlock
-        size = slot_bytes(settings)
-        self.slots = [BatchSlot(size), BatchSlot(size)]
-        self.turn = 0  # the slot the next rollout writes
+        size = block_bytes(settings)
+        self.blocks = [SharedBlock(size), SharedBlock(size)]
+        self.turn = 0  # the block the next rollout writes
         self.pending: int | None = None
         self.conn, child = ctx.Pipe()
-        names = [slot.name for slot in self.slots]
+        names = [block.name for block in self.blocks]
         self.proc = ctx.Process(
             target=_process_main, args=(child, settings, seed, names, server), daemon=True
         )
@@ -143,7 +143,7 @@ class ProcessWorker:
 
     def result(self) -> Batch:
         layout, stats = self._recv()
-        arrays = self.slots[self.pending].read(layout)
+        arrays = self.blocks[self.pending].read(layout)
         self.pending = None
         return Batch(**arrays, stats=stats)
 
@@ -181,8 +181,8 @@ class ProcessWorker:
         if self.proc.is_alive():
             self.proc.kill()
             self.proc.join()
-        for slot in self.slots:
-            slot.close()
+        for block in self.blocks:
+            block.close()
 
 
 class RayWorker:
@@ -287,5 +287,5 @@ __all__ = [
     "Worker",
     "make_workers",
     "ray_init_options",
-    "slot_bytes",
+    "block_bytes",
 ]

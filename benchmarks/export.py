@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from agents.export import export_bundle  # noqa: E402
-from agents.networks import build_network, load_policy, make_spec  # noqa: E402
+from agents.networks import build_network, load_policy, make_arch  # noqa: E402
 from murlan_env.bots.bundle import BundleBot, onnx_session  # noqa: E402
 from murlan_env.bots.golden import dense_obs  # noqa: E402
 from murlan_env.game.combos import N_ACTIONS  # noqa: E402
@@ -123,8 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         torch.manual_seed(0)
         nets = {
-            "ppo [256, 256]": build_network(make_spec("ppo", [256, 256])),
-            "dmc [256, 256] pair 128": build_network(make_spec("dmc", [256, 256], 128)),
+            "ppo [256, 256]": build_network(make_arch("ppo", [256, 256])),
+            "dmc [256, 256] pair 128": build_network(make_arch("dmc", [256, 256], 128)),
         }
     results = {}
     with tempfile.TemporaryDirectory() as tmp:

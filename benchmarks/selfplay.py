@@ -57,7 +57,7 @@ def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
     raw = presets.load_preset(preset)
     raw.update(presets.parse_overrides(overrides))
     if steps is not None:
-        raw["total_steps"] = steps
+        raw["total_decisions"] = steps
     with tempfile.TemporaryDirectory() as runs:
         raw.update(runs_dir=runs, name="bench", progress=False)
         algorithm, cfg = presets.build_config(raw)
@@ -149,7 +149,7 @@ def components(preset: str, rollouts: int) -> dict:
         "hidden": cfg.hidden,
         "rollout_dec_s": roll_rate,
         "engine_share": t_engine / t_roll,
-        "engine_only_dec_s": engine_only(cfg.num_envs, cfg.num_steps),
+        "engine_only_dec_s": engine_only(cfg.num_envs, cfg.rollout_steps),
         "update_samples_s": len(batch) / t_update,
         "serial_dec_s": 1.0 / (1.0 / roll_rate + 1.0 / update_rate),
         "overlapped_dec_s": min(roll_rate, update_rate),

@@ -66,7 +66,7 @@ def make_env(seed: int) -> PettingZooWrapper:
 
 
 def make_modules(hidden: int = 128) -> tuple[ProbabilisticActor, ValueOperator]:
-    """Actor (masked categorical over the action table) and critic, reading the observation."""
+    """Actor (masked categorical over the action catalogue) and critic, reading the observation."""
     logits = nn.Sequential(
         nn.Linear(OBS_SIZE, hidden),
         nn.Tanh(),

@@ -4,7 +4,7 @@ Subcommands (``murlan --help`` lists them, ``murlan CMD --help`` shows options, 
 example):
 
 - ``replay FILE``   check a ``murlan-record/1`` game record and summarise it (replay.py)
-- ``actions``       the action table, ``--json`` for machines (actions.py)
+- ``actions``       the action catalogue, ``--json`` for machines (actions.py)
 - ``selfplay``      play a seeded match between random bots and write its record (selfplay.py)
 - ``export``        a checkpoint's bundle for apps (bots.py, export.py; torch loads when it runs)
 - ``arena``         a duplicate tournament between bots (bots.py, arena.py)

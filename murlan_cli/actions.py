@@ -1,4 +1,4 @@
-"""``murlan actions``: the action table, as a table or as JSON for machines."""
+"""``murlan actions``: the action catalogue, as a table or as JSON for machines."""
 
 from __future__ import annotations
 
@@ -14,16 +14,16 @@ def actions_options(parser: argparse.ArgumentParser) -> None:
 
 @command(
     "actions",
-    help="print the action table: id, kind and ranks of every action",
+    help="print the action catalogue: id, kind and ranks of every action",
     example="murlan actions --json > actions.json",
     options=actions_options,
 )
 def actions_command(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from murlan_env.game.combos import action_table
+    from murlan_env.game.combos import action_catalogue
 
-    rows = action_table()
+    rows = action_catalogue()
     if args.json:
         print(json.dumps(rows))
         return 0

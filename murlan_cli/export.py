@@ -36,7 +36,7 @@ def run_command(args: argparse.Namespace) -> int:
     """Run ``murlan export`` from parsed arguments; UsageError for an unreadable checkpoint."""
     from agents.export import export_checkpoint, torch_parity  # torch loads only here
     from agents.networks import CheckpointError, load_policy
-    from murlan_env.bots.bundle import GOLDEN_FILE, SPEC_FILE, BundleBot, verify_golden
+    from murlan_env.bots.bundle import GOLDEN_FILE, MANIFEST_FILE, BundleBot, verify_golden
     from murlan_env.bots.golden import GoldenError
 
     try:
@@ -58,7 +58,7 @@ def run_command(args: argparse.Namespace) -> int:
     check = verify_golden(args.out)
     parity = torch_parity(load_policy(args.checkpoint), args.out)
     files = ", ".join(f"{m.file} ({m.bytes} bytes)" for m in bundle.models)
-    print(f"wrote {args.out}: {files}, {SPEC_FILE}, {GOLDEN_FILE}")
+    print(f"wrote {args.out}: {files}, {MANIFEST_FILE}, {GOLDEN_FILE}")
     print(f"golden: {check}")
     print(f"pytorch vs onnx on the golden positions: {parity:.2e}")
     print(f"core ml: {bundle.coreml['note']}")

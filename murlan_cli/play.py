@@ -25,7 +25,7 @@ from murlan_cli import UsageError
 from murlan_cli.options import add_rules_argument, count, output_file, seed
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
-from murlan_env.envs.table import BotError, Table
+from murlan_env.envs.person_match import BotError, PersonMatch
 from murlan_env.game import engine, moves
 from murlan_env.game.cards import (
     CARD_NAMES,
@@ -102,20 +102,22 @@ class TerminalGame:
         """
         from murlan_env import records
 
-        table = Table(self.bots, seat=self.seat, rules=self.rules, seed=self.seed, start=start)
+        match = PersonMatch(
+            self.bots, seat=self.seat, rules=self.rules, seed=self.seed, start=start
+        )
         done_hands = 0
-        self._show_hand_start(table.state)
+        self._show_hand_start(match.state)
         stopped = False
         while True:
-            if table.in_hand():
+            if match.in_hand():
                 try:
-                    if table.your_turn():
+                    if match.your_turn():
                         action, cards = self._ask(
-                            table.state, engine.legal_action_mask(table.state)[0]
+                            match.state, engine.legal_action_mask(match.state)[0]
                         )
-                        before, after = table.play(action, cards)
+                        before, after = match.play(action, cards)
                     else:
-                        before, after = table.bot_turn()
+                        before, after = match.bot_turn()
                 except (EOFError, _Quit) as why:
                     self.write(f"\n{why or 'Input ended'}: the match stops here.")
                     stopped = True
@@ -123,15 +125,15 @@ class TerminalGame:
                 self._announce(before, after)
                 continue
             done_hands += 1
-            self._show_hand_end(table.state)
-            if table.match_over():
+            self._show_hand_end(match.state)
+            if match.match_over():
                 break
             if hands is not None and done_hands >= hands:
                 self.write(f"\nStopping after {done_hands} hand(s), as asked.")
                 break
-            self._show_hand_start(table.next_hand())
-        record = table.record()
-        self._show_result(table.state, stopped)
+            self._show_hand_start(match.next_hand())
+        record = match.record()
+        self._show_result(match.state, stopped)
         if record_path:
             records.save(record, record_path)
             self.write(f"Record saved to {record_path}")

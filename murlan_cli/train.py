@@ -4,7 +4,7 @@
     murlan train --config ppo --seed 3               # a long preset (agents/configs/ppo.yaml)
     murlan train --config my.yaml num_envs=1024      # a YAML file, then key=value overrides
     murlan train --config hard-recipe --seed 1       # a staged preset: strong, then finetune
-    murlan train --resume runs/quick-s1 total_steps=5000000
+    murlan train --resume runs/quick-s1 total_decisions=5000000
     murlan train --rules sticky_pass=true,joker_pair=true   # train under variant rules
     murlan train --config ppo --ray-address auto --device auto
 
@@ -88,7 +88,7 @@ def run_command(args: argparse.Namespace) -> int:
 
     from agents.checkpoint import CheckpointError
     from agents.config import ConfigError
-    from agents.presets import load_preset, run_configs, trainer_of
+    from agents.presets import load_preset, run_configs, trainer_of, upgrade_keys
 
     handler = logging.StreamHandler(sys.stderr)  # the trainers' log lines, on the terminal
     handler.setFormatter(logging.Formatter("%(message)s"))
@@ -100,7 +100,7 @@ def run_command(args: argparse.Namespace) -> int:
         resumed = None
         if args.resume:
             resumed = resumed_checkpoint(args.resume)
-            raw = dict(resumed.config)
+            raw = upgrade_keys(resumed.config)
         else:
             raw = load_preset(args.config)
         configs = run_configs(
@@ -171,7 +171,7 @@ def stage_progress(cfg):
         ckpt = load_checkpoint(path)
     except CheckpointError as e:
         raise ConfigError(f"stage {cfg.name}: {e}") from None
-    return ckpt, ckpt.counters["step"] >= cfg.total_steps
+    return ckpt, ckpt.counters["step"] >= cfg.total_decisions
 
 
 def report(algorithm: str, out: dict) -> None:

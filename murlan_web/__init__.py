@@ -5,7 +5,7 @@ local web app (FastAPI on uvicorn; the pages are static HTML, CSS and JavaScript
 with no build step) with three pages:
 
 - Play: a match against three bots from the menu (``catalog``), any seat, any rule variant,
-  optional seed, on the same table as ``murlan play`` (``murlan_env.envs.table``); the bots'
+  optional seed, played as ``murlan play`` plays it (``murlan_env.envs.person_match``); the bots'
   moves shown one at a time; hints from any bot with its scores; the other hands shown on
   request; the finished match saved as a murlan-record/1 file in the records folder.
 - Replay: an uploaded or saved record stepped through hand by hand and play by play, with

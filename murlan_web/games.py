@@ -1,11 +1,11 @@
 """One person's match against three bots, driven by the browser's requests.
 
-A ``Game`` is ``murlan play`` without the terminal: both sit the person at a
-``murlan_env.envs.table.Table`` (the seeded set-up, the bots' turns and the record), so a
-seed, bots and moves give the same match in both. After every move of the person the bots
-play on until it is the person's turn again or the hand is over; the next hand starts when
-the person asks for it. Each request keeps the boards of the moves it made (``steps`` in the
-view), so the page can show them one at a time at the person's pace.
+A ``Game`` is ``murlan play`` without the terminal: both play the person's match through
+``murlan_env.envs.person_match.PersonMatch`` (the seeded set-up, the bots' turns and the
+record), so a seed, bots and moves give the same match in both. After every move of the person
+the bots play on until it is the person's turn again or the hand is over; the next hand starts
+when the person asks for it. Each request keeps the boards of the moves it made (``steps`` in
+the view), so the page can show them one at a time at the person's pace.
 
 A request is all or nothing: when a bot fails on its turn, the game goes back to where it was
 before the request (the person's move taken back) and the person is told so, instead of a
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from murlan_env.bots.basic import Bot
-from murlan_env.envs.table import BotError, Table
+from murlan_env.envs.person_match import BotError, PersonMatch
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, CardError, parse_card
 from murlan_env.game.moves import IllegalMove, read_move
@@ -53,7 +53,7 @@ class Game:
         folder: RecordFolder,
     ) -> None:
         self.lock = threading.Lock()
-        self.table = Table(bots, seat=seat, rules=rules, seed=seed)
+        self.match = PersonMatch(bots, seat=seat, rules=rules, seed=seed)
         self.seat = seat
         self.seed = seed
         self.rules = rules
@@ -61,7 +61,7 @@ class Game:
         self.specs: list[str | None] = list(specs)
         self.specs.insert(seat, None)
         self.names = [
-            "You" if b is None else f"Seat {s} · {b.name}" for s, b in enumerate(self.table.players)
+            "You" if b is None else f"Seat {s} · {b.name}" for s, b in enumerate(self.match.players)
         ]
         self.log = views.HandLog()
         # This request's decisions (the person's, then the bots'): the state after each, the
@@ -73,16 +73,16 @@ class Game:
 
     @property
     def state(self) -> State:
-        return self.table.state
+        return self.match.state
 
     @property
     def decisions(self) -> int:
-        return self.table.decisions
+        return self.match.decisions
 
     # ----------------------------------------------------------------- moves
 
     def your_turn(self) -> bool:
-        return self.table.your_turn()
+        return self.match.your_turn()
 
     def move(self, card_names: Sequence[str]) -> None:
         """Play the person's cards (none: pass; one in the exchange: the give-back).
@@ -109,25 +109,25 @@ class Game:
         cards[ids] = True
 
         def person_then_bots() -> None:
-            self._log(*self.table.play(action, cards))
+            self._log(*self.match.play(action, cards))
             self._play_bots()
 
         self._request(person_then_bots, "your move was taken back")
 
     def next_hand(self) -> None:
         """Deal the next hand once the current one is over (409 otherwise)."""
-        if not self.table.hand_over():
+        if not self.match.hand_over():
             raise ApiError(409, "the hand is not over" if not self.over() else "the match is over")
 
         def deal_then_bots() -> None:
-            self.table.next_hand()
+            self.match.next_hand()
             self.log.start()
             self._play_bots()
 
         self._request(deal_then_bots, "the next hand was not dealt")
 
     def over(self) -> bool:
-        return self.table.match_over()
+        return self.match.match_over()
 
     def hint(self, bot: Bot) -> dict[str, Any]:
         """What ``bot`` would play in the person's place, with its scores (409 if it is not
@@ -139,7 +139,7 @@ class Game:
         rng = np.random.default_rng([self.seed, HINT_STREAM, self.decisions])
         try:
             return hints.advice(
-                bot, self.state, rng, logs=self.table.logs, recorder=self.table.recorder
+                bot, self.state, rng, logs=self.match.logs, recorder=self.match.recorder
             )
         except Exception:
             log.exception("hint from %s failed", bot.name)
@@ -147,18 +147,18 @@ class Game:
 
     def record(self) -> dict[str, Any]:
         """The match so far as a murlan-record/1 object."""
-        return self.table.record()
+        return self.match.record()
 
     def _request(self, change, undone: str) -> None:
         """Run ``change`` (steps of the table) all or nothing: if a bot fails, the game goes
         back to before it and the person gets a 500 saying which bot and that ``undone``."""
-        saved = (self.table.snapshot(), copy.deepcopy(self.log), list(self.history))
+        saved = (self.match.snapshot(), copy.deepcopy(self.log), list(self.history))
         self.steps = []
         try:
             change()
         except BotError as err:
             log.error("%s", err, exc_info=err.__cause__)
-            self.table, self.log, self.history = saved
+            self.match, self.log, self.history = saved
             self.steps = []
             raise ApiError(
                 500,
@@ -166,7 +166,7 @@ class Game:
                 "Try again, or start a new match with other bots.",
                 bot_failed=err.seat,
             ) from None
-        if self.table.hand_over() or self.over():
+        if self.match.hand_over() or self.over():
             self._finish_hand()
 
     def _finish_hand(self) -> None:
@@ -184,8 +184,8 @@ class Game:
 
     def _play_bots(self) -> None:
         """Let the bots act until it is the person's turn or the hand is over."""
-        while self.table.in_hand() and not self.your_turn():
-            self._log(*self.table.bot_turn())
+        while self.match.in_hand() and not self.your_turn():
+            self._log(*self.match.bot_turn())
 
     # ----------------------------------------------------------------- views
 

@@ -37,37 +37,42 @@ TINY = [
 ]
 # preset -> its overrides on top of TINY (a tiny budget; the preset's shape and options kept).
 PRESETS = {
-    "quick": ["total_steps=8192", "num_envs=64", "num_steps=32"],
+    "quick": ["total_decisions=8192", "num_envs=64", "rollout_steps=32"],
     "quick-privileged": [
         "--config",
         "quick",
-        "total_steps=4096",
+        "total_decisions=4096",
         "num_envs=64",
-        "num_steps=32",
+        "rollout_steps=32",
         "critic=privileged",
         "workers=local",
     ],
     "ppo": [
-        "total_steps=4096",
+        "total_decisions=4096",
         "num_envs=32",
-        "num_steps=32",
+        "rollout_steps=32",
         "workers=local",
         "num_workers=1",
         "torch_threads=1",
         "snapshot_every=1",
     ],
     "strong": [
-        "total_steps=4096",
+        "total_decisions=4096",
         "num_envs=32",
-        "num_steps=32",
+        "rollout_steps=32",
         "workers=local",
         "snapshot_every=1",
     ],
-    "finetune": ["total_steps=4096", "num_envs=32", "num_steps=32", "init_from={runs}/h-strong"],
-    "dmc": [
-        "total_steps=4096",
+    "finetune": [
+        "total_decisions=4096",
         "num_envs=32",
-        "num_steps=32",
+        "rollout_steps=32",
+        "init_from={runs}/h-strong",
+    ],
+    "dmc": [
+        "total_decisions=4096",
+        "num_envs=32",
+        "rollout_steps=32",
         "workers=local",
         "num_workers=1",
         "torch_threads=1",

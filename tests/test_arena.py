@@ -110,13 +110,13 @@ def test_a_bot_that_always_wins_rates_highest_and_stays_finite():
 def test_checkpoint_bots_play_in_the_arena(tmp_path):
     import torch
 
-    from agents.networks import build_network, make_spec
+    from agents.networks import build_network, make_arch
 
-    spec = make_spec("ppo", [16])
+    arch = make_arch("ppo", [16])
     torch.manual_seed(0)
-    net = build_network(spec)
+    net = build_network(arch)
     path = tmp_path / "checkpoint.pt"
-    torch.save({"spec": spec, "model": net.state_dict()}, path)
+    torch.save({"arch": arch, "model": net.state_dict()}, path)
     report = arena.run_arena([f"ckpt:{tmp_path}", "random"], boards=1, seed=1, max_hands=1)
     assert [row["bot"] for row in report["bots"]] == [f"ckpt:{tmp_path}", "random"]
     assert report["hands_played"] == 2
@@ -126,10 +126,10 @@ def test_exported_bundles_play_in_the_arena(tmp_path):
     import torch
 
     from agents.export import export_bundle
-    from agents.networks import build_network, make_spec
+    from agents.networks import build_network, make_arch
 
     torch.manual_seed(0)
-    net = build_network(make_spec("ppo", [16]))
+    net = build_network(make_arch("ppo", [16]))
     export_bundle(net, tmp_path / "b", n_positions=0, coreml=False)
     report = arena.run_arena([f"bundle:{tmp_path / 'b'}", "greedy"], boards=1, seed=1, max_hands=1)
     assert report["bots"][0]["bot"].startswith("bundle:b")

@@ -21,7 +21,7 @@ import murlan_cli
 from agents import presets
 from agents.checkpoint import load as load_checkpoint
 from agents.export import export_bundle
-from agents.networks import build_network, make_spec
+from agents.networks import build_network, make_arch
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
     """One file or folder per kind of bad input, by name."""
     root = tmp_path_factory.mktemp("bad")
     torch.manual_seed(0)
-    net = build_network(make_spec("ppo", [16])).eval()
-    state = {"spec": net.spec, "model": net.state_dict()}
+    net = build_network(make_arch("ppo", [16])).eval()
+    state = {"spec": net.arch, "model": net.state_dict()}
     torch.save({**state, "config": {"algorithm": "ppo"}}, good := root / "good.pt")
     data = good.read_bytes()
     contents = {

@@ -11,7 +11,7 @@ from murlan_env.bots.basic import Bot, GreedyBot, RandomBot, RuleBot
 from murlan_env.bots.strategy import plans
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 from murlan_env.game.cards import RANK, RANKS
-from murlan_env.game.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_table
+from murlan_env.game.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_matrix
 from murlan_env.game.observation import CARDS_LEFT_SCALE, SIZE, SLICES, rule_flags
 from murlan_env.game.rules import Rules
 
@@ -65,7 +65,7 @@ def position(
         if table:
             obs[0, SLICES["table_action"].start + prev] = 1.0
             obs[0, SLICES["table_seat"].start + table_slot] = 1.0
-        mask[0] = can_pay & beats_table(rules)[prev]
+        mask[0] = can_pay & beats_matrix(rules)[prev]
     return obs, mask
 
 

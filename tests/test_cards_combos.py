@@ -1,4 +1,4 @@
-"""Cards (RULES.md 1) and the action table (RULES.md 2-3): notation, counts, who beats whom.
+"""Cards (RULES.md 1) and the action catalogue (RULES.md 2-3): notation, counts, who beats whom.
 
 The beats table is checked cell by cell against the scalar reference's ``beats`` under every
 combination of the flags that change it.
@@ -32,9 +32,9 @@ from murlan_env.game.combos import (
     PASS,
     RANKS_TEXT,
     Kind,
+    action_catalogue,
     action_of_counts,
-    action_table,
-    beats_table,
+    beats_matrix,
     describe,
 )
 from murlan_env.game.rules import Rules, RulesError
@@ -92,7 +92,7 @@ def test_parse_cards_round_trip_and_duplicates():
     assert counts.tolist() == [2, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0]
 
 
-# ---------------------------------------------------------------------------- action table
+# ---------------------------------------------------------------------------- action catalogue
 
 
 def test_combination_counts():
@@ -124,9 +124,9 @@ def test_every_play_is_distinct_and_found_by_its_counts():
     assert action_of_counts(np.bincount([0, 1, 2, 3], minlength=15)) is None
 
 
-def test_action_table_ids_and_names():
-    """combos.py docstring: the stable id ranges of the action table."""
-    rows = action_table()
+def test_action_catalogue_ids_and_names():
+    """combos.py docstring: the stable id ranges of the action catalogue."""
+    rows = action_catalogue()
     assert [r["id"] for r in rows] == list(range(N_ACTIONS))
     assert rows[0]["kind"] == "pass" and rows[1]["ranks"] == "3" and rows[15]["ranks"] == "RJ"
     assert rows[16]["ranks"] == "3 3" and rows[29]["ranks"] == "3 3 3"
@@ -155,9 +155,9 @@ FLAG_SETS = [
 
 
 @pytest.mark.parametrize("rules", FLAG_SETS, ids=lambda r: str(r.to_dict()) or "default")
-def test_beats_table_matches_reference(rules):
-    """RULES.md 3 and 7: every cell of the beats table agrees with the scalar rules."""
-    table = beats_table(rules)
+def test_beats_matrix_matches_reference(rules):
+    """RULES.md 3 and 7: every cell of the beats matrix agrees with the scalar rules."""
+    beats = beats_matrix(rules)
     shapes = reference.all_rank_plays(rules)
     for prev in range(N_ACTIONS):
         for new in range(N_ACTIONS):
@@ -170,7 +170,7 @@ def test_beats_table_matches_reference(rules):
                 want = True
             else:
                 want = n in shapes and reference.beats(shapes[n], shapes[p], rules)
-            assert bool(table[prev, new]) == want, (RANKS_TEXT[prev], RANKS_TEXT[new])
+            assert bool(beats[prev, new]) == want, (RANKS_TEXT[prev], RANKS_TEXT[new])
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ import pytest
 
 import murlan_cli as cli
 from murlan_env import records
-from murlan_env.game.combos import action_table
+from murlan_env.game.combos import action_catalogue
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +132,7 @@ def test_replay_a_missing_file_is_a_usage_error(tmp_path, capsys):
 
 def test_actions_table_and_json(capsys):
     assert cli.main(["actions", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == action_table()
+    assert json.loads(capsys.readouterr().out) == action_catalogue()
     assert cli.main(["actions"]) == 0
     out = capsys.readouterr().out
     assert "109 actions" in out and "straight" in out and "A 2 3 4 5" in out

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from murlan_env.game import engine
 from murlan_env.game.bitsets import mask_words
 from murlan_env.game.cards import RANK_SIZE
-from murlan_env.game.combos import COST, beats_table
+from murlan_env.game.combos import COST, beats_matrix
 from murlan_env.game.rules import Rules
 from murlan_env.game.state import (
     FIELD_NAMES,
@@ -53,7 +53,7 @@ def test_legal_masks_match_the_definition(hands, data):
         start_duty=duty,
         phase=np.zeros(n, np.int8),
     )
-    expected = (counts[:, None, :] >= COST[None]).all(-1) & beats_table(rules)[table]
+    expected = (counts[:, None, :] >= COST[None]).all(-1) & beats_matrix(rules)[table]
     expected[duty] &= COST[:, 0] > 0
     np.testing.assert_array_equal(engine.legal_action_mask(state), expected)
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from agents.dmc import DMCActing
-from agents.networks import build_network, make_spec
+from agents.networks import build_network, make_arch
 from agents.ppo import PPOActing
 from agents.rollout import RolloutSettings, SelfPlay
 from murlan_env.envs.driver import GameDriver
@@ -76,12 +76,12 @@ def test_trainer_rollouts_pay_what_the_env_pays(algorithm, outcome):
     for mode in modes:
         env_paid = GameDriver(state, np.random.default_rng(0), reward=mode).play(int(only))
         torch.manual_seed(0)
-        spec = make_spec(algorithm, [8])
+        arch = make_arch(algorithm, [8])
         acting = PPOActing() if algorithm == "ppo" else DMCActing()
-        settings = RolloutSettings(acting, spec, num_envs=1, num_steps=1, reward=mode)
+        settings = RolloutSettings(acting, arch, num_envs=1, rollout_steps=1, reward=mode)
         selfplay = SelfPlay(settings, seed=0)
         selfplay.state = state.copy()
-        weights = build_network(spec).state_dict()
+        weights = build_network(arch).state_dict()
         batch = selfplay.collect(weights)
         assert batch.action.tolist() == [only]
         assert batch.returns[0] == pytest.approx(float(env_paid[0]), abs=1e-6)

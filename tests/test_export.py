@@ -1,4 +1,4 @@
-"""Export bundles: files and spec, strict loading, ONNX/PyTorch parity, golden replay, the bot.
+"""Export bundles: files and manifest, strict loading, ONNX/PyTorch parity, golden replay, the bot.
 
 One bundle is written per module through ``murlan export`` from a saved checkpoint (that is
 the slow part: torch.onnx.export and a golden set of 200 positions, ~1 min); the tests then
@@ -22,16 +22,16 @@ import torch
 import murlan_cli as cli
 import murlan_env
 from agents.export import export_bundle, export_coreml
-from agents.networks import build_network, load_policy, make_spec
+from agents.networks import build_network, load_policy, make_arch
 from murlan_env import records
 from murlan_env.bots import contract as bundle_contract
 from murlan_env.bots.basic import GreedyBot, RandomBot
 from murlan_env.bots.bundle import BundleBot, verify_golden
 from murlan_env.bots.golden import dense_obs
-from murlan_env.bots.spec import BUNDLE_FORMAT, BundleError, BundleSpec
+from murlan_env.bots.manifest import BUNDLE_FORMAT, BundleError, BundleManifest
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
-from murlan_env.game.combos import N_ACTIONS, PASS, action_table
+from murlan_env.game.combos import N_ACTIONS, PASS, action_catalogue
 
 RULES = {"joker_pair": True}  # a variant, so the rules travel from checkpoint to bundle
 N_POSITIONS = 200
@@ -42,7 +42,7 @@ def _policy(algorithm: str = "ppo", seed: int = 0) -> torch.nn.Module:
     """A small network whose scores spread over several units (as a trained one's do), so a
     1e-5 tolerance is a real test; the initial heads would score everything near 0."""
     torch.manual_seed(seed)
-    net = build_network(make_spec(algorithm, [64, 32], 32))
+    net = build_network(make_arch(algorithm, [64, 32], 32))
     with torch.no_grad():
         for p in net.parameters():
             p.normal_(0.0, 0.15)
@@ -53,7 +53,7 @@ def _policy(algorithm: str = "ppo", seed: int = 0) -> torch.nn.Module:
 def checkpoint(tmp_path_factory):
     path = tmp_path_factory.mktemp("run") / "checkpoint.pt"
     net = _policy()
-    torch.save({"spec": net.spec, "model": net.state_dict(), "config": {"rules": RULES}}, path)
+    torch.save({"spec": net.arch, "model": net.state_dict(), "config": {"rules": RULES}}, path)
     return path
 
 
@@ -105,17 +105,17 @@ def test_bundle_files(bundle):
 
 
 def test_bot_json_describes_the_installed_package(bundle, checkpoint):
-    spec = json.loads((bundle / "bot.json").read_text())
-    assert spec["format"] == BUNDLE_FORMAT
+    manifest = json.loads((bundle / "bot.json").read_text())
+    assert manifest["format"] == BUNDLE_FORMAT
     written = sorted(p.name for p in bundle.iterdir() if p.is_file() and p.name != "bot.json")
-    assert sorted(spec["files"]) == written  # every file of the bundle, with its sha256
-    assert spec["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
-    assert spec["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
-    assert spec["supported_rules"]["joker_pair"] == [True]
-    assert spec["policy"]["source"] == f"{checkpoint.parent.name}/checkpoint.pt"  # no path
-    assert str(checkpoint.parent) not in json.dumps(spec)
-    assert spec["policy"]["algorithm"] == "ppo"
-    terms = spec["contract"]
+    assert sorted(manifest["files"]) == written  # every file of the bundle, with its sha256
+    assert manifest["env_version"] == MurlanAECEnv.metadata["name"] == "murlan_v1"
+    assert manifest["rules"] == murlan_env.Rules(joker_pair=True).to_dict(all_flags=True)
+    assert manifest["supported_rules"]["joker_pair"] == [True]
+    assert manifest["policy"]["source"] == f"{checkpoint.parent.name}/checkpoint.pt"  # no path
+    assert str(checkpoint.parent) not in json.dumps(manifest)
+    assert manifest["policy"]["algorithm"] == "ppo"
+    terms = manifest["contract"]
     assert [row["id"] for row in terms["actions"]["table"]] == list(range(109))
     assert terms["exchange"]["ids"] == list(range(1, 9))
 
@@ -134,20 +134,22 @@ def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     assert terms["observation"]["sha256"] == sha(layout).hexdigest()
     assert json.dumps(layout, separators=(",", ":")) in terms["observation"]["hash_of"]
     rows = [{k: r[k] for k in ("id", "kind", "ranks")} for r in terms["actions"]["table"]]
-    assert terms["actions"]["sha256"] == sha(rows).hexdigest() == sha(action_table()).hexdigest()
-    for model in spec["models"]:
+    assert (
+        terms["actions"]["sha256"] == sha(rows).hexdigest() == sha(action_catalogue()).hexdigest()
+    )
+    for model in manifest["models"]:
         model_bytes = (bundle / model["file"]).read_bytes()
         assert model["sha256"] == hashlib.sha256(model_bytes).hexdigest()
         assert model["bytes"] == len(model_bytes)
-    assert [m["precision"] for m in spec["models"]] == ["float32", "float16"]
+    assert [m["precision"] for m in manifest["models"]] == ["float32", "float16"]
     golden_bytes = (bundle / "golden.json").read_bytes()
-    assert spec["golden"]["sha256"] == hashlib.sha256(golden_bytes).hexdigest()
-    assert spec["golden"]["positions"] == N_POSITIONS
+    assert manifest["golden"]["sha256"] == hashlib.sha256(golden_bytes).hexdigest()
+    assert manifest["golden"]["positions"] == N_POSITIONS
 
     # Input/output names, types and shapes are those the runtime sees, batch axis dynamic.
     declared = terms["decision"]["inputs"] + terms["decision"]["outputs"]
     types = {"float32": "tensor(float)", "bool": "tensor(bool)"}
-    for model in spec["models"]:
+    for model in manifest["models"]:
         session = ort.InferenceSession(str(bundle / model["file"]))
         seen = [(i.name, i.type, i.shape) for i in session.get_inputs() + session.get_outputs()]
         assert seen == [(d["name"], types[d["dtype"]], d["shape"]) for d in declared]
@@ -155,9 +157,9 @@ def test_bot_json_describes_the_installed_package(bundle, checkpoint):
 
 
 def test_the_float16_model_is_half_the_size_and_within_its_tolerance(bundle, golden):
-    spec = BundleSpec.load(bundle)
-    half = spec.model("float16")
-    assert half.bytes < 0.6 * spec.model("float32").bytes
+    manifest = BundleManifest.load(bundle)
+    half = manifest.model("float16")
+    assert half.bytes < 0.6 * manifest.model("float32").bytes
     assert 0 < half.tolerance <= 0.1
     report = verify_golden(bundle)
     assert report["models"]["model.fp16.onnx"]["scores_max_diff"] <= half.tolerance
@@ -225,14 +227,14 @@ def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
 # --------------------------------------------------------------------------- strict loading
 
 
-def _tamper_spec(key_path, value):
+def _tamper_manifest(key_path, value):
     def tamper(d):
-        spec = json.loads((d / "bot.json").read_text())
-        node = spec
+        manifest = json.loads((d / "bot.json").read_text())
+        node = manifest
         for k in key_path[:-1]:
             node = node[k]
         node[key_path[-1]] = value
-        (d / "bot.json").write_text(json.dumps(spec))
+        (d / "bot.json").write_text(json.dumps(manifest))
 
     return tamper
 
@@ -245,12 +247,12 @@ def _append_to_model(d):
 @pytest.mark.parametrize(
     "tamper, message",
     [
-        (_tamper_spec(["format"], "murlan-bundle/2"), "re-export.*murlan golden"),
-        (_tamper_spec(["format"], "something"), "format is 'something'"),
-        (_tamper_spec(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
-        (_tamper_spec(["contract", "observation", "sha256"], "0" * 64), "layout differs"),
-        (_tamper_spec(["contract", "actions", "sha256"], "0" * 64), "action table differs"),
-        (_tamper_spec(["rules"], {"no_such_flag": True}), "bad rules"),
+        (_tamper_manifest(["format"], "murlan-bundle/2"), "re-export.*murlan golden"),
+        (_tamper_manifest(["format"], "something"), "format is 'something'"),
+        (_tamper_manifest(["env_version"], "murlan_v0"), "env_version is 'murlan_v0'"),
+        (_tamper_manifest(["contract", "observation", "sha256"], "0" * 64), "layout differs"),
+        (_tamper_manifest(["contract", "actions", "sha256"], "0" * 64), "action catalogue differs"),
+        (_tamper_manifest(["rules"], {"no_such_flag": True}), "bad rules"),
         (_append_to_model, "sha256 does not match"),
         (lambda d: (d / "model.onnx").unlink(), "model file model.onnx is missing"),
         (lambda d: (d / "bot.json").unlink(), "not a bundle"),
@@ -278,7 +280,7 @@ def test_golden_file_is_checked_against_bot_json(bundle, tmp_path):
 def test_an_old_bundle_gets_one_line_naming_the_fix(bundle, tmp_path):
     copy = tmp_path / "b"
     shutil.copytree(bundle, copy)
-    _tamper_spec(["format"], "murlan-bundle/2")(copy)
+    _tamper_manifest(["format"], "murlan-bundle/2")(copy)
     with pytest.raises(BundleError) as err:
         BundleBot(copy)
     assert "\n" not in str(err.value) and "murlan export" in str(err.value)
@@ -302,15 +304,15 @@ def test_a_changed_observation_layout_in_the_package_is_refused(bundle, monkeypa
     monkeypatch.setattr(observation, "PIECES", pieces)
     monkeypatch.setattr(observation, "SLICES", slices)
     with pytest.raises(BundleError, match=r"my_hand: bundle \(0, 60\), installed \(484, 60\)"):
-        BundleSpec.load(bundle)
+        BundleManifest.load(bundle)
 
 
-def test_a_changed_action_table_in_the_package_is_refused(bundle, monkeypatch):
-    table = action_table()
-    table[1], table[2] = table[2], table[1]
-    monkeypatch.setattr(bundle_contract, "action_table", lambda: table)
-    with pytest.raises(BundleError, match="action table differs"):
-        BundleSpec.load(bundle)
+def test_a_changed_action_catalogue_in_the_package_is_refused(bundle, monkeypatch):
+    catalogue = action_catalogue()
+    catalogue[1], catalogue[2] = catalogue[2], catalogue[1]
+    monkeypatch.setattr(bundle_contract, "action_catalogue", lambda: catalogue)
+    with pytest.raises(BundleError, match="action catalogue differs"):
+        BundleManifest.load(bundle)
 
 
 # --------------------------------------------------------------------------- the bot
@@ -510,9 +512,9 @@ def test_dmc_network_exports_with_parity(tmp_path):
     from agents.export import torch_parity
 
     net = _policy("dmc", seed=1)
-    spec = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
-    assert spec.policy["algorithm"] == "dmc" and spec.rules.joker_pair is False
-    assert [m.file for m in spec.models] == ["model.onnx"]
+    manifest = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
+    assert manifest.policy["algorithm"] == "dmc" and manifest.rules.joker_pair is False
+    assert [m.file for m in manifest.models] == ["model.onnx"]
     check = verify_golden(tmp_path)
     assert check["positions"] == 200 and check["ok"], check
     assert torch_parity(net, tmp_path) <= 1e-5
@@ -529,7 +531,7 @@ def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):
 
 def test_export_refuses_a_policy_for_another_observation(tmp_path):
     net = _policy()
-    net.spec = {**net.spec, "obs_size": 500}
+    net.arch = {**net.arch, "obs_size": 500}
     with pytest.raises(ValueError, match="obs_size=500"):
         export_bundle(net, tmp_path, coreml=False)
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_TO_RANK, RANK_SIZE
-from murlan_env.game.combos import N_ACTIONS, RANKS_TEXT, beats_table
+from murlan_env.game.combos import N_ACTIONS, RANKS_TEXT, beats_matrix
 from murlan_env.game.engine import Phase
 from murlan_env.game.observation import SIZE, SLICES
 from murlan_env.game.rules import Rules
@@ -156,7 +156,7 @@ def test_any_hand_on_any_table_matches_reference(hand, table, joker_pair, plus_o
     """Property: for an arbitrary hand and play to beat, the engine's legal set is the
     reference's (``()`` is pass)."""
     rules = Rules(joker_pair=joker_pair, straight_plus_one=plus_one)
-    if not beats_table(rules)[0, table] and table:
+    if not beats_matrix(rules)[0, table] and table:
         table = 1  # the joker pair does not exist without its variant
     hand_text = " ".join(CARD_NAMES[c] for c in sorted(hand))
     spare = [CARD_NAMES[c] for c in range(54) if c not in hand][:3]

@@ -18,11 +18,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 TINY = {
     "ppo": [
-        "num_envs=32", "num_steps=16", "hidden=[32]", "minibatch_size=256", "bot_share=0",
+        "num_envs=32", "rollout_steps=16", "hidden=[32]", "minibatch_size=256", "bot_share=0",
         "snapshot_share=0", "num_workers=1", "torch_threads=1",
     ],
     "dmc": [
-        "num_envs=16", "num_steps=48", "hidden=[32]", "pair_hidden=16", "replay_size=20000",
+        "num_envs=16", "rollout_steps=48", "hidden=[32]", "pair_hidden=16", "replay_size=20000",
         "batch_size=128", "updates_per_rollout=2", "num_workers=1", "torch_threads=1",
         "bot_share=0",
     ],
@@ -35,7 +35,12 @@ COMMON = [
 
 def _start(algorithm: str, run_dir: Path, total: int) -> subprocess.Popen:
     args = [sys.executable, "train.py", "--config", algorithm, "--seed", "3", *TINY[algorithm]]
-    args += [*COMMON, f"total_steps={total}", f"runs_dir={run_dir.parent}", f"name={run_dir.name}"]
+    args += [
+        *COMMON,
+        f"total_decisions={total}",
+        f"runs_dir={run_dir.parent}",
+        f"name={run_dir.name}",
+    ]
     return subprocess.Popen(
         args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
     )
@@ -77,7 +82,7 @@ def test_kill_9_then_resume_loses_nothing_past_the_checkpoint(tmp_path, algorith
 
     target = step + 2 * (32 * 16 if algorithm == "ppo" else 16 * 48)
     done = subprocess.run(
-        [sys.executable, "train.py", "--resume", str(run_dir), f"total_steps={target}"],
+        [sys.executable, "train.py", "--resume", str(run_dir), f"total_decisions={target}"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -9,7 +9,7 @@ import torch
 
 from agents.dmc import DMCConfig, DMCLearner, Replay
 from agents.imitation import demonstrations, pretrain
-from agents.networks import ActorCritic, make_spec
+from agents.networks import ActorCritic, make_arch
 from agents.ppo import PPOConfig, PPOLearner, ppo_loss
 from agents.rollout import Batch
 from murlan_env.game import engine, observation
@@ -152,7 +152,7 @@ def test_imitation_learns_the_demonstrated_bot():
     assert len(demos["action"]) == 4000
     assert demos["mask"][np.arange(4000), demos["action"]].all()
     assert set(np.unique(demos["return"])) <= {-1.5, -0.5, 0.5, 1.5}
-    net = ActorCritic(make_spec("ppo", [64], critic="privileged", critic_hidden=[64]))
+    net = ActorCritic(make_arch("ppo", [64], critic="privileged", critic_hidden=[64]))
     before = pretrain(net, demos, epochs=1, minibatch_size=256, learning_rate=0.0)
     after = pretrain(net, demos, epochs=6, minibatch_size=256, learning_rate=3e-3)
     assert after["agreement"] > 0.85 > before["agreement"]

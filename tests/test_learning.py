@@ -18,7 +18,7 @@ from agents import presets
 def test_training_from_scratch_clearly_beats_random_and_greedy(tmp_path):
     raw = presets.load_preset("quick")
     raw.update(
-        total_steps=1_500_000,
+        total_decisions=1_500_000,
         eval_every=0,
         final_eval_deals=128,
         eval_bots=["random", "greedy"],

@@ -151,9 +151,9 @@ def test_the_wheel_trains_the_quick_preset_from_any_folder(wheel_env):
     """``murlan train --config quick``: the preset comes from the package, the run goes into
     ./runs of the folder the command runs in."""
     folder, env = wheel_env
-    tiny = ["total_steps=384", "num_envs=16", "num_steps=24", "workers=local", "bot_share=0",
-            "eval_every=0", "final_eval_deals=4", "eval_hands=1", "eval_bots=[random]",
-            "progress=false", "hidden=[32]", "name=wheel"]  # fmt: skip
+    tiny = ["total_decisions=384", "num_envs=16", "rollout_steps=24", "workers=local",
+            "bot_share=0", "eval_every=0", "final_eval_deals=4", "eval_hands=1",
+            "eval_bots=[random]", "progress=false", "hidden=[32]", "name=wheel"]  # fmt: skip
     out = run(["murlan", "train", "--config", "quick", *tiny], folder, env)
     assert "vs random" in out
     assert (folder / "runs" / "wheel").is_dir()

@@ -31,20 +31,20 @@ MODELS = sorted(POLICIES.glob("*/*.onnx"))
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_plain_weights_give_onnxruntime_scores(model: Path, tmp_path: Path):
-    spec = write_plain_weights(model, tmp_path)
+    layout = write_plain_weights(model, tmp_path)
     bin_name, json_name = weights_names(model)
     data = (tmp_path / bin_name).read_bytes()
-    assert spec["file"] == bin_name and spec == json.loads((tmp_path / json_name).read_text())
-    assert spec["dtype"] == ("float16" if ".fp16." in model.name else "float32")
-    assert spec["sha256"] == hashlib.sha256(data).hexdigest() and spec["bytes"] == len(data)
-    shapes = [layer["weight"]["shape"] for layer in spec["layers"]]
+    assert layout["file"] == bin_name and layout == json.loads((tmp_path / json_name).read_text())
+    assert layout["dtype"] == ("float16" if ".fp16." in model.name else "float32")
+    assert layout["sha256"] == hashlib.sha256(data).hexdigest() and layout["bytes"] == len(data)
+    shapes = [layer["weight"]["shape"] for layer in layout["layers"]]
     assert shapes[0][1] == observation.SIZE and shapes[-1][0] == N_ACTIONS
     rng = np.random.default_rng(0)
     obs = (rng.random((64, observation.SIZE)) < 0.2).astype(np.float32)
     obs[::2] = rng.random((32, observation.SIZE), dtype=np.float32)
     mask = rng.random((64, N_ACTIONS)) < 0.3
     want = onnx_session(model).run(["scores"], {"obs": obs, "mask": mask})[0]
-    got = plain_scores(spec, data, obs, mask)
+    got = plain_scores(layout, data, obs, mask)
     np.testing.assert_array_equal(got[~mask], want[~mask])
     assert (got[~mask] == np.float32(MASKED_SCORE)).all()
     np.testing.assert_allclose(got[mask], want[mask], rtol=0, atol=1e-4)
@@ -75,8 +75,8 @@ def _graph(op: str) -> onnx.ModelProto:
 
 def test_a_graph_that_is_not_dense_layers_is_refused(tmp_path: Path):
     onnx.save(_graph("Relu"), tmp_path / "dense.onnx")
-    spec = write_plain_weights(tmp_path / "dense.onnx", tmp_path / "ok")
-    assert [layer["activation"] for layer in spec["layers"]] == ["relu"]
+    layout = write_plain_weights(tmp_path / "dense.onnx", tmp_path / "ok")
+    assert [layer["activation"] for layer in layout["layers"]] == ["relu"]
     onnx.save(_graph("Sigmoid"), tmp_path / "sigmoid.onnx")
     with pytest.raises(PlainWeightsError, match="Sigmoid"):
         write_plain_weights(tmp_path / "sigmoid.onnx", tmp_path / "no")

@@ -29,7 +29,7 @@ from murlan_env.bots.process import (
     BotTimeout,
     ProcessBot,
 )
-from murlan_env.envs.table import Table
+from murlan_env.envs.person_match import PersonMatch
 from murlan_env.eval.arena import run_arena
 from murlan_env.game import engine
 from murlan_env.game.rules import Rules
@@ -193,21 +193,21 @@ def test_wrong_protocol_and_rules_in_the_hello(tmp_path):
         assert "sticky_pass=True" in registry.rules_conflict(bot, Rules(sticky_pass=True))
 
 
-def test_a_process_bot_takes_a_seat_at_a_table(tmp_path):
-    """murlan play and murlan serve seat bots through a Table."""
+def test_a_process_bot_plays_in_a_person_match(tmp_path):
+    """murlan play and murlan serve seat bots through a PersonMatch."""
     with ProcessBot(f"{sys.executable} {EXAMPLE}") as bot:
-        table = Table([bot, registry.make_bot("rule"), bot], seat=1, seed=3)
-        while not table.hand_over():
-            if table.your_turn():
-                table.play(_highest_legal(table))
+        match = PersonMatch([bot, registry.make_bot("rule"), bot], seat=1, seed=3)
+        while not match.hand_over():
+            if match.your_turn():
+                match.play(_highest_legal(match))
             else:
-                table.bot_turn()
-        assert records.validate(table.record()).valid
+                match.bot_turn()
+        assert records.validate(match.record()).valid
         assert bot.faults == []
 
 
-def _highest_legal(table: Table) -> int:
-    return int(np.flatnonzero(engine.legal_action_mask(table.state)[0])[-1])
+def _highest_legal(match: PersonMatch) -> int:
+    return int(np.flatnonzero(engine.legal_action_mask(match.state)[0])[-1])
 
 
 def test_proc_without_a_command_is_a_usage_error():

@@ -48,7 +48,7 @@ def test_train_py_on_a_local_multi_process_ray_cluster(tmp_path):
         done = subprocess.run(
             [
                 sys.executable, "train.py", "--config", "quick", "--ray-address", address,
-                "num_workers=2", "total_steps=8192", "num_envs=64", "num_steps=32",
+                "num_workers=2", "total_decisions=8192", "num_envs=64", "rollout_steps=32",
                 "hidden=[32]", "minibatch_size=512", "bot_share=0", "eval_every=0",
                 "final_eval_deals=4", "eval_hands=1", "eval_bots=[random]",
                 f"runs_dir={tmp_path}", "name=cluster", "progress=false",

@@ -49,12 +49,12 @@ def test_checkpoints_resolve_through_the_agents_plugin(tmp_path):
     """``ckpt:`` is not known to murlan_env itself: agents registers it as a plugin."""
     import torch
 
-    from agents.networks import CHECKPOINT_NAME, build_network, make_spec
+    from agents.networks import CHECKPOINT_NAME, build_network, make_arch
 
     assert "ckpt" in registry.plugin_kinds()
     torch.manual_seed(0)
-    net = build_network(make_spec("ppo", [16]))
-    torch.save({"spec": net.spec, "model": net.state_dict()}, tmp_path / CHECKPOINT_NAME)
+    net = build_network(make_arch("ppo", [16]))
+    torch.save({"spec": net.arch, "model": net.state_dict()}, tmp_path / CHECKPOINT_NAME)
     bot = registry.make_bot(f"ckpt:{tmp_path}")
     assert bot.name == f"ckpt:{tmp_path}"
     state = engine.init(np.random.default_rng(0), 8)
@@ -69,14 +69,14 @@ def test_checkpoint_bots_score_every_move_and_play_the_best(tmp_path):
     """TorchPolicyBot.scores: the masked policy scores, whose argmax is the bot's move (hints)."""
     import torch
 
-    from agents.networks import CHECKPOINT_NAME, build_network, make_spec
+    from agents.networks import CHECKPOINT_NAME, build_network, make_arch
 
     torch.manual_seed(1)
     for algorithm in ("ppo", "dmc"):
-        net = build_network(make_spec(algorithm, [16], 8))
+        net = build_network(make_arch(algorithm, [16], 8))
         path = tmp_path / algorithm
         path.mkdir()
-        torch.save({"spec": net.spec, "model": net.state_dict()}, path / CHECKPOINT_NAME)
+        torch.save({"spec": net.arch, "model": net.state_dict()}, path / CHECKPOINT_NAME)
         bot = registry.make_bot(f"ckpt:{path}")
         state = engine.init(np.random.default_rng(2), 6)
         obs, mask = engine.observe(state), engine.legal_action_mask(state)

@@ -40,12 +40,12 @@ def test_the_package_ships_levels_over_shipped_policies():
 def test_each_shipped_bundle_is_under_2_mb(policy):
     """What an app downloads (a model file and bot.json) is under 2 MB, the float16 model
     under 1 MB; the golden vectors are test data, kept under 1.5 MB."""
-    from murlan_env.bots.spec import BundleSpec
+    from murlan_env.bots.manifest import BundleManifest
 
     folder = registry.policies_dir() / policy
-    spec_bytes = (folder / "bot.json").stat().st_size
-    for model in BundleSpec.load(folder).models:
-        size = (folder / model.file).stat().st_size + spec_bytes
+    manifest_bytes = (folder / "bot.json").stat().st_size
+    for model in BundleManifest.load(folder).models:
+        size = (folder / model.file).stat().st_size + manifest_bytes
         limit = MAX_BUNDLE_BYTES // 2 if model.precision == "float16" else MAX_BUNDLE_BYTES
         assert 0 < size < limit, f"{policy}/{model.file}: {size} bytes"
     assert (folder / "golden.json").stat().st_size < 1.5 * 1024 * 1024

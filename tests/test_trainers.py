@@ -13,7 +13,7 @@ import torch
 import murlan_cli
 from agents import dmc, ppo, presets
 from agents.config import ConfigError
-from agents.networks import build_network, checkpoint_path, load_policy, make_spec
+from agents.networks import build_network, checkpoint_path, load_policy, make_arch
 from agents.returns import gae_advantages, mc_returns
 from agents.rollout import RolloutSettings, SelfPlay
 from agents.workers import ProcessWorker
@@ -31,9 +31,9 @@ def one_torch_thread():
 
 
 TINY = dict(
-    total_steps=2 * 16 * 24,
+    total_decisions=2 * 16 * 24,
     num_envs=16,
-    num_steps=24,
+    rollout_steps=24,
     hidden=[32],
     eval_every=1,
     eval_deals=4,
@@ -106,7 +106,7 @@ def test_mc_returns_are_each_seats_episode_reward():
 
 
 # DMC needs finished hands (about 100 decisions) before it has a target to learn from.
-DMC_TINY = dict(num_envs=8, num_steps=160, total_steps=2 * 8 * 160, batch_size=64)
+DMC_TINY = dict(num_envs=8, rollout_steps=160, total_decisions=2 * 8 * 160, batch_size=64)
 
 
 def _tiny(trainer) -> dict:
@@ -116,20 +116,25 @@ def _tiny(trainer) -> dict:
 def _small_rollouts(algorithm: str, epsilon: float = 0.01, **over) -> RolloutSettings:
     """Rollout settings of a [32]-wide network of ``algorithm`` with the given overrides."""
     acting = ppo.PPOActing() if algorithm == "ppo" else dmc.DMCActing(epsilon=epsilon)
-    return RolloutSettings(acting=acting, spec=make_spec(algorithm, [32]), **over)
+    return RolloutSettings(acting=acting, arch=make_arch(algorithm, [32]), **over)
 
 
 @pytest.mark.parametrize("algorithm", ["ppo", "dmc"])
 def test_rollout_against_snapshots_and_bots(algorithm):
     """Half the games vs a snapshot, a quarter vs greedy: only learner decisions come back."""
     settings = _small_rollouts(
-        algorithm, num_envs=8, num_steps=150, snapshot_share=0.5, bot_share=0.25, bots=("greedy",)
+        algorithm,
+        num_envs=8,
+        rollout_steps=150,
+        snapshot_share=0.5,
+        bot_share=0.25,
+        bots=("greedy",),
     )
-    spec = settings.spec
+    arch = settings.arch
     selfplay = SelfPlay(settings, seed=3)
     torch.manual_seed(0)
-    weights = build_network(spec).state_dict()
-    out = selfplay.collect(weights, [build_network(spec).state_dict()])
+    weights = build_network(arch).state_dict()
+    out = selfplay.collect(weights, [build_network(arch).state_dict()])
     st = out.stats
     assert st["decisions"] == 8 * 150
     # self-play games give all their decisions, opponent games about a quarter of theirs
@@ -150,15 +155,15 @@ def test_rollouts_with_bots_that_draw_replay_from_a_seed(algorithm):
     settings = _small_rollouts(
         algorithm,
         num_envs=16,
-        num_steps=40,
+        rollout_steps=40,
         snapshot_share=0.25,
         bot_share=0.5,
         bots=("random", "rule"),
         epsilon=0.3,
     )
-    spec = settings.spec
+    arch = settings.arch
     torch.manual_seed(0)
-    weights, snapshot = build_network(spec).state_dict(), build_network(spec).state_dict()
+    weights, snapshot = build_network(arch).state_dict(), build_network(arch).state_dict()
     runs = []
     for _ in range(2):
         selfplay = SelfPlay(settings, seed=11)
@@ -188,7 +193,7 @@ OPPONENT_POOL = dict(snapshot_share=0.25, snapshot_every=1, bot_share=0.25, bots
 def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra):
     out = _run(tmp_path, trainer, "smoke", **extra)
     run_dir = tmp_path / "smoke"
-    assert out["counters"]["step"] >= _tiny(trainer)["total_steps"]
+    assert out["counters"]["step"] >= _tiny(trainer)["total_decisions"]
     assert out["counters"]["iteration"] == 2
     assert (run_dir / "config.json").is_file()
     assert list(run_dir.glob("events.out.tfevents.*"))
@@ -213,13 +218,13 @@ def test_resume_continues_where_it_stopped(tmp_path, trainer, workers):
     for DMC, the replay and the carried decisions; with a process worker, whose rollouts
     overlap the updates, also the weights the second rollout is due to use).
 
-    (PPO's learning-rate annealing follows total_steps, which differs between the runs here.)
+    (PPO's learning-rate annealing follows total_decisions, which differs between the runs here.)
     """
     extra = {"anneal_lr": False} if trainer is ppo else {}
     extra["workers"] = workers
     straight = _run(tmp_path, trainer, "straight", **extra)
-    half = _tiny(trainer)["total_steps"] // 2
-    _run(tmp_path, trainer, "split", total_steps=half, **extra)
+    half = _tiny(trainer)["total_decisions"] // 2
+    _run(tmp_path, trainer, "split", total_decisions=half, **extra)
     first = torch.load(checkpoint_path(tmp_path / "split"), weights_only=False)
     assert (first["counters"]["step"], first["counters"]["iteration"]) == (half, 1)
     cfg_cls = trainer.PPOConfig if trainer is ppo else trainer.DMCConfig
@@ -234,9 +239,9 @@ def test_resume_continues_where_it_stopped(tmp_path, trainer, workers):
 
 
 def test_same_seed_same_first_evaluation(tmp_path):
-    one = _run(tmp_path, ppo, "a", total_steps=16 * 24)
-    two = _run(tmp_path, ppo, "b", total_steps=16 * 24)
-    other = _run(tmp_path, ppo, "c", total_steps=16 * 24, seed=2)
+    one = _run(tmp_path, ppo, "a", total_decisions=16 * 24)
+    two = _run(tmp_path, ppo, "b", total_decisions=16 * 24)
+    other = _run(tmp_path, ppo, "c", total_decisions=16 * 24, seed=2)
     assert one["results"]["random"] == two["results"]["random"]
     assert one["results"]["random"] != other["results"]["random"]
 
@@ -266,7 +271,7 @@ def test_configs_built_in_python_check_themselves():
         with pytest.raises(ConfigError) as error:
             ppo.PPOConfig(**kwargs)
         assert says in str(error.value) and "\n" not in str(error.value), kwargs
-    assert ppo.PPOConfig(total_steps=1e6).total_steps == 1_000_000  # YAML's 1e6 style
+    assert ppo.PPOConfig(total_decisions=1e6).total_decisions == 1_000_000  # YAML's 1e6 style
     with pytest.raises(ConfigError, match="inference"):
         dmc.DMCConfig(inference="server", workers="local")
     cfg = dmc.DMCConfig()
@@ -280,6 +285,20 @@ def test_the_renamed_preset_points_to_its_new_name(capsys):
     err = capsys.readouterr().err
     assert "the preset 'hard' is now 'hard-recipe'" in err and "--config hard-recipe" in err
     assert presets.load_preset("hard-recipe")["stages"][0]["config"] == "strong"
+
+
+def test_renamed_config_keys_point_to_their_new_names(capsys):
+    """An old key is refused in one line naming the new one, in a config file and an override
+    alike; a checkpoint's saved config (written before the rename) reads under the new names."""
+    assert presets.RENAMED_KEYS
+    for old, new in presets.RENAMED_KEYS.items():
+        assert train_command(["--config", "quick", f"{old}=64"]) == 2
+        err = capsys.readouterr().err
+        assert f"config key {old!r} is now {new!r}" in err and err.count("\n") == 1, err
+        with pytest.raises(ConfigError, match=f"config key '{old}' is now '{new}'"):
+            presets.build_config({"algorithm": "ppo", old: 64})
+        _, cfg = presets.build_config({"algorithm": "ppo", **presets.upgrade_keys({old: 64})})
+        assert getattr(cfg, new) == 64
 
 
 def test_presets_match_their_config_classes(tmp_path, monkeypatch):
@@ -297,12 +316,12 @@ def test_presets_match_their_config_classes(tmp_path, monkeypatch):
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")  # torch.jit.trace: a cheap check
 @pytest.mark.parametrize("trainer", [ppo, dmc])
 def test_load_policy_round_trip(tmp_path, trainer):
-    _run(tmp_path, trainer, "rt", total_steps=_tiny(trainer)["total_steps"] // 2)
+    _run(tmp_path, trainer, "rt", total_decisions=_tiny(trainer)["total_decisions"] // 2)
     ckpt = torch.load(checkpoint_path(tmp_path / "rt"), weights_only=False)
     policy = load_policy(tmp_path / "rt")  # a run directory
     same = load_policy(tmp_path / "rt" / "checkpoint.pt")  # the file itself
-    assert policy.spec["algorithm"] == trainer.__name__.split(".")[-1]
-    assert policy.spec["obs_size"] == OBS_SIZE and policy.spec["n_actions"] == 109
+    assert policy.arch["algorithm"] == trainer.__name__.split(".")[-1]
+    assert policy.arch["obs_size"] == OBS_SIZE and policy.arch["n_actions"] == 109
     state = engine.init(np.random.default_rng(5), 32)
     obs = torch.from_numpy(engine.observe(state))
     mask = torch.from_numpy(engine.legal_action_mask(state))
@@ -322,12 +341,12 @@ def test_load_policy_round_trip(tmp_path, trainer):
 def test_process_worker_trains(tmp_path):
     out = _run(tmp_path, ppo, "proc", workers="process")
     assert out["counters"]["iteration"] == 2
-    assert load_policy(tmp_path / "proc").spec["algorithm"] == "ppo"
+    assert load_policy(tmp_path / "proc").arch["algorithm"] == "ppo"
 
 
 def test_process_worker_fails_loudly_instead_of_waiting_forever():
-    settings = RolloutSettings(ppo.PPOActing(), make_spec("ppo", [16]), num_envs=4, num_steps=2)
-    weights = build_network(settings.spec).state_dict()
+    settings = RolloutSettings(ppo.PPOActing(), make_arch("ppo", [16]), num_envs=4, rollout_steps=2)
+    weights = build_network(settings.arch).state_dict()
     # An unknown command kills the child (it used to be dropped, the parent then waited).
     worker = ProcessWorker(settings, seed=0)
     try:
@@ -357,8 +376,8 @@ def test_ray_workers_on_a_local_instance(tmp_path):
     ray.init(address="local", num_cpus=2, **ray_init_options("local"))
     try:
         out = _run(tmp_path, ppo, "ray", workers="ray", num_workers=2)
-        assert out["counters"]["step"] >= TINY["total_steps"]
-        assert load_policy(tmp_path / "ray").spec["algorithm"] == "ppo"
+        assert out["counters"]["step"] >= TINY["total_decisions"]
+        assert load_policy(tmp_path / "ray").arch["algorithm"] == "ppo"
     finally:
         ray.shutdown()
 
@@ -370,33 +389,36 @@ def train_command(argv: list[str]) -> int:
 
 # Command-line overrides that shrink the quick preset to a run of a few seconds.
 CLI_TINY = [
-    "num_envs=16", "num_steps=24", "workers=local", "bot_share=0", "eval_every=0",
+    "num_envs=16", "rollout_steps=24", "workers=local", "bot_share=0", "eval_every=0",
     "final_eval_deals=4", "eval_hands=1", "eval_bots=[random]", "progress=false",
 ]  # fmt: skip
 
 
 def test_cli_runs_a_preset_with_overrides_then_resumes(tmp_path, capsys):
     tiny = [*CLI_TINY, "hidden=[32]", f"runs_dir={tmp_path}", "name=cli"]
-    assert train_command(["--config", "quick", "--seed", "7", "total_steps=384", *tiny]) == 0
+    assert train_command(["--config", "quick", "--seed", "7", "total_decisions=384", *tiny]) == 0
     assert "vs random" in capsys.readouterr().out
-    assert train_command(["--resume", str(tmp_path / "cli"), "total_steps=768"]) == 0
+    assert train_command(["--resume", str(tmp_path / "cli"), "total_decisions=768"]) == 0
     ckpt = torch.load(checkpoint_path(tmp_path / "cli"), weights_only=False)
     assert (ckpt["counters"]["step"], ckpt["counters"]["iteration"]) == (768, 2)
     assert ckpt["counters"]["gradient_steps"] > 0
-    assert ckpt["config"]["seed"] == 7 and ckpt["config"]["total_steps"] == 768
+    assert ckpt["config"]["seed"] == 7 and ckpt["config"]["total_decisions"] == 768
 
 
 def test_a_run_name_in_use_is_refused_not_overwritten(tmp_path, capsys):
     """The same name twice: the second command says how to resume and leaves the run as it
     was; options and overrides may come in any order."""
     tiny = [*CLI_TINY, "hidden=[32]", f"runs_dir={tmp_path}"]
-    assert train_command(["name=one", "--rules", "sticky_pass=true", "total_steps=384", *tiny]) == 0
+    assert (
+        train_command(["name=one", "--rules", "sticky_pass=true", "total_decisions=384", *tiny])
+        == 0
+    )
     ckpt = tmp_path / "one" / "checkpoint.pt"
     before = ckpt.read_bytes()
     config = (tmp_path / "one" / "config.json").read_text()
     assert '"sticky_pass": true' in config
     capsys.readouterr()
-    assert train_command(["--config", "quick", "name=one", "total_steps=768", *tiny]) == 2
+    assert train_command(["--config", "quick", "name=one", "total_decisions=768", *tiny]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "holds a run already" in err and "--resume" in err
     assert ckpt.read_bytes() == before
@@ -409,18 +431,18 @@ def test_a_run_name_in_use_is_refused_not_overwritten(tmp_path, capsys):
 def test_init_from_starts_a_fine_tune_from_the_checkpoint_weights(tmp_path, trainer):
     """init_from copies a checkpoint's weights and starts a fresh run from them: with a zero
     learning rate they come out unchanged; from scratch they would be new random weights."""
-    half = _tiny(trainer)["total_steps"] // 2
-    _run(tmp_path, trainer, "base", total_steps=half)
+    half = _tiny(trainer)["total_decisions"] // 2
+    _run(tmp_path, trainer, "base", total_decisions=half)
     base = load_policy(tmp_path / "base").state_dict()
     out = _run(
-        tmp_path, trainer, "tune", total_steps=half, learning_rate=0.0, seed=2,
+        tmp_path, trainer, "tune", total_decisions=half, learning_rate=0.0, seed=2,
         init_from=str(tmp_path / "base"),
     )  # fmt: skip
     assert out["counters"]["step"] == half  # a fresh step count, not the base run's
     tuned = load_policy(tmp_path / "tune").state_dict()
     for k in base:
         torch.testing.assert_close(tuned[k], base[k])
-    _run(tmp_path, trainer, "fresh", total_steps=half, learning_rate=0.0, seed=2)
+    _run(tmp_path, trainer, "fresh", total_decisions=half, learning_rate=0.0, seed=2)
     fresh = load_policy(tmp_path / "fresh").state_dict()
     assert any(not torch.equal(fresh[k], base[k]) for k in base)
 
@@ -428,7 +450,7 @@ def test_init_from_starts_a_fine_tune_from_the_checkpoint_weights(tmp_path, trai
 def test_staged_preset_trains_each_stage_from_the_one_before(tmp_path, capsys):
     staged = tmp_path / "staged.yaml"
     staged.write_text("stages:\n  - config: quick\n  - config: quick\n    learning_rate: 0.0\n")
-    run = ["--config", str(staged), "total_steps=384", "hidden=[32]", *CLI_TINY]
+    run = ["--config", str(staged), "total_decisions=384", "hidden=[32]", *CLI_TINY]
     run += [f"runs_dir={tmp_path}", "name=st"]
     assert train_command(run) == 0
     assert capsys.readouterr().out.count("vs random") == 2
@@ -458,7 +480,7 @@ def test_staged_preset_errors_stop_before_any_stage_runs(tmp_path, capsys):
     run = ["--config", str(staged), f"runs_dir={tmp_path / 'runs'}", *CLI_TINY]
     for text, says in (
         ("stages: quick\n", "list of mappings"),
-        ("stages:\n  - total_steps: 5\n", "list of mappings"),
+        ("stages:\n  - total_decisions: 5\n", "list of mappings"),
         ("stages:\n  - config: quick\n  - config: quick\n    num_env: 8\n", "num_env"),
         ("stages:\n  - config: nothing\n", "no config 'nothing'"),
     ):
@@ -469,8 +491,8 @@ def test_staged_preset_errors_stop_before_any_stage_runs(tmp_path, capsys):
 
 
 def test_init_from_errors_name_the_problem(tmp_path, capsys):
-    _run(tmp_path, ppo, "base", total_steps=TINY["total_steps"] // 2)
-    run = ["--config", "quick", "total_steps=384", f"runs_dir={tmp_path}", *CLI_TINY]
+    _run(tmp_path, ppo, "base", total_decisions=TINY["total_decisions"] // 2)
+    run = ["--config", "quick", "total_decisions=384", f"runs_dir={tmp_path}", *CLI_TINY]
     assert train_command([*run, f"init_from={tmp_path / 'nothing'}", "hidden=[32]"]) == 2
     assert "init_from" in capsys.readouterr().err
     assert (
@@ -489,8 +511,8 @@ def test_inference_server_answers_as_the_local_network():
 
     torch.manual_seed(0)
     for spec in (
-        make_spec("ppo", [16], critic="privileged", critic_hidden=[8]),
-        make_spec("dmc", [16], 8),
+        make_arch("ppo", [16], critic="privileged", critic_hidden=[8]),
+        make_arch("dmc", [16], 8),
     ):
         net = build_network(spec).eval()
         server = InferenceServer(spec, 1, 32, torch.device("cpu"))
@@ -517,7 +539,7 @@ def test_inference_server_answers_as_the_local_network():
 def test_process_workers_train_through_the_inference_server(tmp_path):
     out = _run(tmp_path, ppo, "served", workers="process", inference="server")
     assert out["counters"]["iteration"] == 2
-    assert load_policy(tmp_path / "served").spec["algorithm"] == "ppo"
+    assert load_policy(tmp_path / "served").arch["algorithm"] == "ppo"
 
 
 def test_a_seed_reproduces_a_run_with_process_workers(tmp_path):
@@ -556,7 +578,7 @@ def test_time_learner_step_leaves_weights_and_generators_as_they_were():
     from agents.networks import time_learner_step
 
     torch.manual_seed(0)
-    net = build_network(make_spec("ppo", [16]))
+    net = build_network(make_arch("ppo", [16]))
     before = {k: v.clone() for k, v in net.state_dict().items()}
     rng = torch.get_rng_state()
     assert time_learner_step(net, 8, "fp32", torch.device("cpu"), repeats=1) > 0

@@ -532,10 +532,10 @@ def test_serve_binds_to_loopback_and_warns_loudly_otherwise(monkeypatch, capsys,
 def test_bots_named_on_the_command_line_join_the_menu(tmp_path):
     import torch
 
-    from agents.networks import CHECKPOINT_NAME, build_network, make_spec
+    from agents.networks import CHECKPOINT_NAME, build_network, make_arch
 
-    net = build_network(make_spec("ppo", [16]))
-    torch.save({"spec": net.spec, "model": net.state_dict()}, tmp_path / CHECKPOINT_NAME)
+    net = build_network(make_arch("ppo", [16]))
+    torch.save({"spec": net.arch, "model": net.state_dict()}, tmp_path / CHECKPOINT_NAME)
     spec = f"ckpt:{tmp_path}"
     app = create_app(Settings(records_dir=tmp_path / "r", bots=(spec,)))
     with TestClient(app, base_url="http://127.0.0.1") as client:

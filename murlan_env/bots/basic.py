@@ -30,7 +30,7 @@ from murlan_env.bots.strategy import (
     rule_moves,
 )
 from murlan_env.game import observation
-from murlan_env.game.combos import COST, PASS, beats_table
+from murlan_env.game.combos import COST, PASS, beats_matrix
 from murlan_env.game.engine import random_legal_actions
 
 
@@ -271,7 +271,7 @@ class RuleBot:
         for row in groups:
             same = (flags == row).all(1)
             rules = seen.rules(int(np.flatnonzero(same)[0]))
-            beatable[same] = beatable_actions(seen.unseen[same], beats_table(rules))
+            beatable[same] = beatable_actions(seen.unseen[same], beats_matrix(rules))
             joker_pair[same] = rules.joker_pair
         danger = np.where(left[:, 1:] > 0, left[:, 1:], 99).min(1)  # (B,) fewest cards held
         knobs = (

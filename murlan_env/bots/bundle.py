@@ -6,12 +6,12 @@ A bundle is a directory:
 |-----------------|--------------------------------------------------------------------------|
 | model.onnx      | ``scores = f(obs (B, 544) float32, mask (B, 109) bool)``, argmax = action |
 | model.fp16.onnx | the same network with float16 weights (half the download), when exported |
-| bot.json        | the spec (``murlan_env.bots.spec.BundleSpec``): versions, rules, hashes,  |
-|                 | model files and the contract an app implements                           |
+| bot.json        | the manifest (``murlan_env.bots.manifest.BundleManifest``): versions,    |
+|                 | rules, hashes, model files and the contract an app implements            |
 | golden.json     | test vectors (``murlan_env.bots.golden``)                                |
 | model.mlpackage | Core ML conversion, when coremltools was available at export time        |
 
-Loading is strict (``BundleSpec.load``). ``verify_golden`` replays the golden matches through
+Loading is strict (``BundleManifest.load``). ``verify_golden`` replays the golden matches through
 this engine and runs every model file, which catches changes of meaning that keep the
 layout's shape (a rescaled piece, a reordered encoding).
 
@@ -29,15 +29,15 @@ import numpy as np
 
 from murlan_env.bots import basic as bots
 from murlan_env.bots import golden as goldens
-from murlan_env.bots.spec import (
+from murlan_env.bots.manifest import (
     BUNDLE_FORMAT,
     GOLDEN_FILE,
     GOLDEN_FORMAT,
+    MANIFEST_FILE,
     OUTPUT_NAME,
     PREVIOUS_FORMAT,
-    SPEC_FILE,
     BundleError,
-    BundleSpec,
+    BundleManifest,
     ModelFile,
     file_sha256,
 )
@@ -76,7 +76,7 @@ def session_scorer(session) -> goldens.Scorer:
 
 class ModelBot:
     """One model file of the bundle contract (``obs``, ``mask`` -> ``scores``) as a bot with
-    scores, playing their argmax: what a search asks of a policy, without a bundle's spec
+    scores, playing their argmax: what a search asks of a policy, without a bundle's manifest
     and rules (e.g. the int8 model a labeller runs, ``agents.quantize.to_int8``)."""
 
     def __init__(self, model_path: str | Path, name: str, threads: int = 1) -> None:
@@ -93,11 +93,11 @@ class ModelBot:
         return self.scores(obs, mask).argmax(-1).astype(np.int64)
 
 
-def read_golden(bundle_dir: str | Path, spec: BundleSpec | None = None) -> dict[str, Any]:
+def read_golden(bundle_dir: str | Path, manifest: BundleManifest | None = None) -> dict[str, Any]:
     """A bundle's golden.json, checked against the sha256 bot.json lists."""
     bundle_dir = Path(bundle_dir)
-    spec = spec or BundleSpec.load(bundle_dir)
-    entry = spec.golden or {}
+    manifest = manifest or BundleManifest.load(bundle_dir)
+    entry = manifest.golden or {}
     path = bundle_dir / entry.get("file", GOLDEN_FILE)
     if not path.is_file():
         raise BundleError(f"{path} is missing; regenerate it with `murlan golden {bundle_dir}`")
@@ -119,16 +119,16 @@ def verify_golden(
     engine and every model file of the bundle; ``golden.check_golden``'s report, plus
     ``ok`` (all exact, every model within the tolerance bot.json states)."""
     bundle_dir = Path(bundle_dir)
-    spec = BundleSpec.load(bundle_dir)
+    manifest = BundleManifest.load(bundle_dir)
     if golden is None:
-        golden = read_golden(bundle_dir, spec)
+        golden = read_golden(bundle_dir, manifest)
     elif not isinstance(golden, dict):
         golden = json.loads(Path(golden).read_text())
     scorers = {
-        m.file: session_scorer(onnx_session(bundle_dir / m.file, threads)) for m in spec.models
+        m.file: session_scorer(onnx_session(bundle_dir / m.file, threads)) for m in manifest.models
     }
     report = goldens.check_golden(golden, scorers)
-    report["ok"] = goldens.golden_ok(report, {m.file: m.tolerance for m in spec.models})
+    report["ok"] = goldens.golden_ok(report, {m.file: m.tolerance for m in manifest.models})
     return report
 
 
@@ -166,10 +166,10 @@ class BundleBot:
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         self.bundle_dir = Path(bundle_dir)
-        self.spec = BundleSpec.load(self.bundle_dir)
+        self.manifest = BundleManifest.load(self.bundle_dir)
         if supported_rules is not None:  # a level that plays fewer rules than its policy
-            self.spec = self.spec.narrowed(supported_rules)
-        self.rules = self.spec.rules
+            self.manifest = self.manifest.narrowed(supported_rules)
+        self.rules = self.manifest.rules
         self.strict_rules = strict_rules
         self._rules_seen: dict[bytes, str | None] = {}  # rules piece -> conflict
         self.temperature = float(temperature)
@@ -184,7 +184,7 @@ class BundleBot:
             self.weak = weak
             self.mix_p = float(p)
         self._rng = None if seed is None else np.random.default_rng(seed)
-        self.model = self.spec.model(precision)
+        self.model = self.manifest.model(precision)
         self.session = onnx_session(self.bundle_dir / self.model.file, threads)
         self._check_session()
         label = "greedy" if self.temperature == 0 else f"T={self.temperature:g}"
@@ -207,14 +207,14 @@ class BundleBot:
 
     def rules_conflict(self, rules: Rules) -> str | None:
         """Why this bot does not play ``rules`` (None when it does)."""
-        return self.spec.rules_conflict(rules)
+        return self.manifest.rules_conflict(rules)
 
     def _check_rules(self, obs: np.ndarray) -> None:
         for row in np.unique(obs[:, observation.SLICES["rules"]] > 0.5, axis=0):
             key = row.tobytes()
             if key not in self._rules_seen:
                 flags = observation.decode_rule_flags(row)
-                self._rules_seen[key] = self.spec.rules_conflict(flags)
+                self._rules_seen[key] = self.manifest.rules_conflict(flags)
             if self._rules_seen[key]:
                 raise ValueError(
                     f"{self.name}: an observation comes from a game whose rules "
@@ -257,9 +257,11 @@ class BundleBot:
 # --------------------------------------------------------------------------- writing golden sets
 
 
-def write_golden(bundle_dir: str | Path, spec: BundleSpec, golden: dict[str, Any]) -> BundleSpec:
+def write_golden(
+    bundle_dir: str | Path, manifest: BundleManifest, golden: dict[str, Any]
+) -> BundleManifest:
     """Write ``golden`` as the bundle's golden.json and bot.json with its entry; returns the
-    spec written."""
+    manifest written."""
     path = Path(bundle_dir) / GOLDEN_FILE
     path.write_text(json.dumps(golden, separators=(",", ":")) + "\n")
     entry = {
@@ -269,27 +271,33 @@ def write_golden(bundle_dir: str | Path, spec: BundleSpec, golden: dict[str, Any
         "matches": len(golden["matches"]),
         "seed": golden["seed"],
     }
-    spec = dataclasses.replace(spec, golden=entry)
-    spec.write(bundle_dir)
-    return spec
+    manifest = dataclasses.replace(manifest, golden=entry)
+    manifest.write(bundle_dir)
+    return manifest
 
 
-def upgrade_spec(bundle_dir: str | Path, levels: dict[str, dict] | None = None) -> BundleSpec:
-    """The spec of an older bundle in this format: a ``murlan-bundle/3`` spec as it was (its
-    golden set still holds), with ``levels`` when given (the file table is made when it is
+def upgrade_manifest(
+    bundle_dir: str | Path, levels: dict[str, dict] | None = None
+) -> BundleManifest:
+    """The manifest of an older bundle in this format: a ``murlan-bundle/3`` manifest as it was (its
+    golden set still holds), with ``levels`` when given (the file list is made when it is
     written); a ``murlan-bundle/2`` one with its model file kept (the golden vectors must be
     made again). Raises BundleError for anything else."""
     from murlan_env import __version__
 
     bundle_dir = Path(bundle_dir)
-    path = bundle_dir / SPEC_FILE
+    path = bundle_dir / MANIFEST_FILE
     try:
         old = json.loads(path.read_text())
     except (OSError, json.JSONDecodeError) as e:
         raise BundleError(f"{path}: cannot read it: {e}") from None
     if old.get("format") == PREVIOUS_FORMAT:
-        spec = BundleSpec.from_json({**old, "format": BUNDLE_FORMAT, "files": {}}, str(path))
-        return dataclasses.replace(spec, levels=levels if levels is not None else spec.levels)
+        manifest = BundleManifest.from_json(
+            {**old, "format": BUNDLE_FORMAT, "files": {}}, str(path)
+        )
+        return dataclasses.replace(
+            manifest, levels=levels if levels is not None else manifest.levels
+        )
     if old.get("format") != "murlan-bundle/2":
         raise BundleError(
             f"{path}: format {old.get('format')!r}: only {PREVIOUS_FORMAT} and murlan-bundle/2 "
@@ -301,9 +309,9 @@ def upgrade_spec(bundle_dir: str | Path, levels: dict[str, dict] | None = None) 
         raise BundleError(f"{model_path}: missing or not the model bot.json lists")
     rules = Rules.from_dict(old.get("rules"))
     policy = dict(old.get("policy") or {})
-    return BundleSpec(
+    return BundleManifest(
         rules=rules,
-        supported_rules=BundleSpec.only(rules),
+        supported_rules=BundleManifest.only(rules),
         models=(
             ModelFile(
                 file=model_path.name,
@@ -329,27 +337,29 @@ def regenerate_golden(
     upgrade: bool = False,
     supports: dict[str, list] | None = None,
     progress=None,
-) -> tuple[BundleSpec, dict[str, Any]]:
+) -> tuple[BundleManifest, dict[str, Any]]:
     """New golden vectors for a bundle, scored by its float32 ONNX model: written to ``out``
     when given (the bundle is left as it is), else into the bundle (golden.json and its
-    entry in bot.json). ``upgrade``: first rewrite an older spec in this format
-    (``upgrade_spec``; a shipped policy gets its levels, ``registry.policy_levels``).
-    ``supports``: rule variants (flag -> values) to add to the spec's ``supported_rules``
+    entry in bot.json). ``upgrade``: first rewrite an older manifest in this format
+    (``upgrade_manifest``; a shipped policy gets its levels, ``registry.policy_levels``).
+    ``supports``: rule variants (flag -> values) to add to the manifest's ``supported_rules``
     (then written to bot.json even with ``out``)."""
     if upgrade:
         from murlan_env.bots.registry import policy_levels
 
-        spec = upgrade_spec(bundle_dir, policy_levels(bundle_dir) or None)
+        manifest = upgrade_manifest(bundle_dir, policy_levels(bundle_dir) or None)
     else:
-        spec = BundleSpec.load(bundle_dir)
+        manifest = BundleManifest.load(bundle_dir)
     if supports:
-        spec = spec.widened(supports)
-    model = spec.model("float32")
+        manifest = manifest.widened(supports)
+    model = manifest.model("float32")
     scorer = session_scorer(onnx_session(Path(bundle_dir) / model.file))
-    golden = goldens.make_golden(spec, scorer, n_positions=positions, seed=seed, progress=progress)
+    golden = goldens.make_golden(
+        manifest, scorer, n_positions=positions, seed=seed, progress=progress
+    )
     if out is not None:
         Path(out).write_text(json.dumps(golden, separators=(",", ":")) + "\n")
         if upgrade or supports:
-            spec.write(bundle_dir)
-        return spec, golden
-    return write_golden(bundle_dir, spec, golden), golden
+            manifest.write(bundle_dir)
+        return manifest, golden
+    return write_golden(bundle_dir, manifest, golden), golden

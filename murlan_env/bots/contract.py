@@ -1,8 +1,8 @@
 """The contract section of a bundle's ``bot.json``, generated from the engine's own tables.
 
-What an encoder and a move chooser must do (the observation layout, the action table, the
+What an encoder and a move chooser must do (the observation layout, the action catalogue, the
 exchange, which cards an action plays, the decision) and the fingerprints (hashes) that tie a
-bundle to the installed engine. ``murlan_env.bots.spec`` writes it into every bot.json and
+bundle to the installed engine. ``murlan_env.bots.manifest`` writes it into every bot.json and
 renders it for the docs.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 
 from murlan_env.game import observation, observation_layout
 from murlan_env.game.cards import RANKS
-from murlan_env.game.combos import LENGTH, N_ACTIONS, SINGLE_OF_RANK, action_table
+from murlan_env.game.combos import LENGTH, N_ACTIONS, SINGLE_OF_RANK, action_catalogue
 from murlan_env.game.rules import RULE_CHOICES
 
 OUTPUT_NAME = "scores"
@@ -45,9 +45,9 @@ def layout_hash() -> str:
     return hashlib.sha256(canonical_json(layout_rows()).encode()).hexdigest()
 
 
-def action_table_hash() -> str:
-    """sha256 of ``canonical_json(combos.action_table())`` (rows ``{id, kind, ranks}``)."""
-    return hashlib.sha256(canonical_json(action_table()).encode()).hexdigest()
+def action_catalogue_hash() -> str:
+    """sha256 of ``canonical_json(combos.action_catalogue())`` (rows ``{id, kind, ranks}``)."""
+    return hashlib.sha256(canonical_json(action_catalogue()).encode()).hexdigest()
 
 
 # --------------------------------------------------------------------------- the contract
@@ -80,17 +80,17 @@ def contract() -> dict[str, Any]:
         },
         "actions": {
             "count": N_ACTIONS,
-            "sha256": action_table_hash(),
+            "sha256": action_catalogue_hash(),
             "hash_of": (
                 "sha256 of the canonical JSON (sorted keys, no spaces, ASCII) of the rows "
                 '{"id", "kind", "ranks"} of the table below, e.g. the first row '
-                + canonical_json(action_table()[0])
+                + canonical_json(action_catalogue()[0])
             ),
             "columns": (
                 "id; kind: pass, single, pair, triple, quad (a bomb), straight; ranks: the "
                 "ranks it plays (straights in ladder order, A low or high); cards: how many"
             ),
-            "table": [{**row, "cards": int(LENGTH[row["id"]])} for row in action_table()],
+            "table": [{**row, "cards": int(LENGTH[row["id"]])} for row in action_catalogue()],
             "legal": (
                 "a play is legal when the hand holds the cards of its ranks and it beats the "
                 "play on the table (RULES.md 3, with the variant flags of 7); on an empty "
@@ -176,7 +176,7 @@ __all__ = [
     "GIVE_BACK_IDS",
     "GIVE_BACK_RANKS",
     "OUTPUT_NAME",
-    "action_table_hash",
+    "action_catalogue_hash",
     "canonical_json",
     "contract",
     "layout_hash",

@@ -42,7 +42,7 @@ from murlan_env.bots.golden_positions import (
     position_tags,
     state_facts,
 )
-from murlan_env.bots.spec import GOLDEN_FORMAT, BundleSpec
+from murlan_env.bots.manifest import GOLDEN_FORMAT, BundleManifest
 from murlan_env.game import engine, observation, observation_layout
 from murlan_env.game.cards import format_cards
 from murlan_env.game.combos import JOKER_PAIR, N_ACTIONS
@@ -77,13 +77,13 @@ class GoldenError(ValueError):
 # --------------------------------------------------------------------------- the rule sets
 
 
-def rule_sets(spec: BundleSpec) -> list[Rules]:
+def rule_sets(manifest: BundleManifest) -> list[Rules]:
     """The rules golden matches are played under: the trained rules, each supported
     variant value alone, and all supported non-trained values together."""
-    base = spec.rules
+    base = manifest.rules
     sets = [base]
     changes = {}
-    for flag, values in spec.supported_rules.items():
+    for flag, values in manifest.supported_rules.items():
         for value in values:
             if value != getattr(base, flag):
                 changes.setdefault(flag, value)
@@ -97,11 +97,11 @@ def rule_sets(spec: BundleSpec) -> list[Rules]:
     return sets
 
 
-def required_entries(spec: BundleSpec) -> np.ndarray:
+def required_entries(manifest: BundleManifest) -> np.ndarray:
     """(SIZE,) bool: the entries a golden set of this bundle must make vary."""
 
     def allowed_values(flag: str) -> tuple:
-        return spec.supported_rules.get(flag, (getattr(spec.rules, flag),))
+        return manifest.supported_rules.get(flag, (getattr(manifest.rules, flag),))
 
     need = np.ones(observation.SIZE, bool)
     need[list(observation_layout.fixed_entries())] = False
@@ -110,7 +110,7 @@ def required_entries(spec: BundleSpec) -> np.ndarray:
         allowed = allowed_values(flag)
         if value not in allowed or len(allowed) < 2:  # never set, or set in every game
             need[rules_at + i] = False
-    if True not in spec.supported_rules.get("joker_pair", (spec.rules.joker_pair,)):
+    if True not in manifest.supported_rules.get("joker_pair", (manifest.rules.joker_pair,)):
         need[observation.SLICES["table_action"].start + JOKER_PAIR] = False
     if "raise" not in allowed_values("tie_rule"):
         for i in range(1, len(TARGETS)):
@@ -128,7 +128,7 @@ def required_entries(spec: BundleSpec) -> np.ndarray:
 
 
 def make_golden(
-    spec: BundleSpec,
+    manifest: BundleManifest,
     scorer: Scorer,
     *,
     n_positions: int = 256,
@@ -144,7 +144,7 @@ def make_golden(
     they are played. Raises GoldenError when some required entry never varies.
     """
     rng = np.random.default_rng(seed)
-    sets = rule_sets(spec)
+    sets = rule_sets(manifest)
     per_set = max(6, -(-matches // len(sets)))
     pool = Pool()
     for i, rules in enumerate(sets):
@@ -154,22 +154,27 @@ def make_golden(
     long_matches(pool, sets[0], rng)
     if progress:
         progress("play", len(sets) + 1, len(sets) + 1)
-    need = required_entries(spec)
+    need = required_entries(manifest)
     for _ in range(MORE_ROUNDS):  # rare entries the matches missed: play more
         if not (need & ~np.concatenate(pool.nonzero).any(0)).any():
             break
         for rules in sets:
             play_matches(pool, rules, per_set, rng)
     chosen = _choose(
-        spec, pool.labels, np.concatenate(pool.nonzero), np.concatenate(pool.tags), n_positions, rng
+        manifest,
+        pool.labels,
+        np.concatenate(pool.nonzero),
+        np.concatenate(pool.tags),
+        n_positions,
+        rng,
     )
-    return _assemble(spec, scorer, pool, [pool.labels[i] for i in chosen], seed, sets)
+    return _assemble(manifest, scorer, pool, [pool.labels[i] for i in chosen], seed, sets)
 
 
-def _choose(spec, labels, nz, tag_mat, n_positions, rng) -> list[int]:
+def _choose(manifest, labels, nz, tag_mat, n_positions, rng) -> list[int]:
     """Indices of candidates: a greedy cover of the required entries and the tags, each tag
     ``MIN_PER_TAG`` times, then positions with a choice from the matches already used."""
-    need = required_entries(spec)
+    need = required_entries(manifest)
     choice = tag_mat[:, TAGS.index("choice")]
     items = np.concatenate([nz[:, need], tag_mat], axis=1)
     open_items = items.any(0)  # what the pool can cover at all
@@ -219,7 +224,7 @@ def _f32(x) -> float:
     return float(repr(np.float32(x)).removeprefix("np.float32(").removesuffix(")"))
 
 
-def _assemble(spec, scorer, pool: Pool, picked, seed, sets) -> dict[str, Any]:
+def _assemble(manifest, scorer, pool: Pool, picked, seed, sets) -> dict[str, Any]:
     """The golden set of the ``picked`` decisions: their matches replayed through the record
     validator (``records.decisions``), cut after the last one, and every position's facts,
     observation, legal actions, scores, move and cards."""
@@ -265,11 +270,11 @@ def _assemble(spec, scorer, pool: Pool, picked, seed, sets) -> dict[str, Any]:
         "about": ABOUT,
         "seed": seed,
         "rule_sets": [r.to_dict() for r in sets],
-        "coverage": coverage(positions, spec),
+        "coverage": coverage(positions, manifest),
         "matches": matches,
         "positions": positions,
     }
-    check_coverage(golden, spec)
+    check_coverage(golden, manifest)
     return golden
 
 
@@ -284,26 +289,26 @@ def dense_obs(position: dict) -> np.ndarray:
     return out
 
 
-def unvaried_entries(positions: Iterable[dict], spec: BundleSpec) -> list[str]:
+def unvaried_entries(positions: Iterable[dict], manifest: BundleManifest) -> list[str]:
     """Names of the required entries that never vary over ``positions``."""
     obs = np.stack([dense_obs(p) for p in positions])
     varies = (obs != obs[:1]).any(0)
-    missing = required_entries(spec) & ~varies
+    missing = required_entries(manifest) & ~varies
     return [observation_layout.entry_name(int(i)) for i in np.flatnonzero(missing)]
 
 
-def coverage(positions: list[dict], spec: BundleSpec) -> dict[str, Any]:
+def coverage(positions: list[dict], manifest: BundleManifest) -> dict[str, Any]:
     """How many positions show each situation of ``TAGS``, and the entries that never vary."""
     counts = {t: 0 for t in TAGS}
     for p in positions:
         for t in p["tags"]:
             counts[t] = counts.get(t, 0) + 1
-    return {"tags": counts, "unvaried_entries": unvaried_entries(positions, spec)}
+    return {"tags": counts, "unvaried_entries": unvaried_entries(positions, manifest)}
 
 
-def check_coverage(golden: dict, spec: BundleSpec) -> None:
+def check_coverage(golden: dict, manifest: BundleManifest) -> None:
     """Raise GoldenError naming the required entries that never vary in ``golden``."""
-    missing = unvaried_entries(golden["positions"], spec)
+    missing = unvaried_entries(golden["positions"], manifest)
     if missing:
         shown = ", ".join(missing[:60]) + (
             f" and {len(missing) - 60} more" if len(missing) > 60 else ""

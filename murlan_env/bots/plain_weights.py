@@ -141,7 +141,7 @@ def write_plain_weights(model_path: str | Path, out_dir: str | Path) -> dict[str
         described.append(entry)
     data = np.concatenate(chunks).tobytes()
     (out / bin_name).write_bytes(data)
-    spec = {
+    layout = {
         "format": WEIGHTS_FORMAT,
         "file": bin_name,
         "sha256": hashlib.sha256(data).hexdigest(),
@@ -153,17 +153,17 @@ def write_plain_weights(model_path: str | Path, out_dir: str | Path) -> dict[str
         "masked_score": MASKED_SCORE,
         "layers": described,
     }
-    (out / json_name).write_text(json.dumps(spec, indent=1) + "\n")
-    return spec
+    (out / json_name).write_text(json.dumps(layout, indent=1) + "\n")
+    return layout
 
 
-def plain_scores(spec: dict[str, Any], data: bytes, obs: np.ndarray, mask: np.ndarray):
+def plain_scores(layout: dict[str, Any], data: bytes, obs: np.ndarray, mask: np.ndarray):
     """(B, A) float32 scores of ``obs`` (B, in) under ``mask`` (B, A) from plain weights, in
     NumPy: the reference the format's description is checked against in the tests."""
-    flat = np.frombuffer(data, dtype="<f2" if spec["dtype"] == "float16" else "<f4")
+    flat = np.frombuffer(data, dtype="<f2" if layout["dtype"] == "float16" else "<f4")
     flat = flat.astype(np.float32)
     x = np.asarray(obs, np.float32)
-    for layer in spec["layers"]:
+    for layer in layout["layers"]:
         w, b = (
             flat[layer[k]["offset"] : layer[k]["offset"] + int(np.prod(layer[k]["shape"]))].reshape(
                 layer[k]["shape"]
@@ -173,4 +173,5 @@ def plain_scores(spec: dict[str, Any], data: bytes, obs: np.ndarray, mask: np.nd
         x = x @ w.T + b
         if layer["activation"] == "relu":
             x = np.maximum(x, 0)
-    return np.where(np.asarray(mask, bool), x, np.float32(spec["masked_score"])).astype(np.float32)
+    masked = np.float32(layout["masked_score"])
+    return np.where(np.asarray(mask, bool), x, masked).astype(np.float32)

@@ -50,7 +50,7 @@ The layout (``observation.PIECES``; ``observation_layout.table()`` regenerates t
 
 Actions and mask
 ----------------
-``Discrete(109)``: the rank-level action table of ``murlan_env.game.combos`` (0 pass, 1-15
+``Discrete(109)``: the rank-level action catalogue of ``murlan_env.game.combos`` (0 pass, 1-15
 singles, 16-28 pairs, 29-41 triples, 42-54 quads, 55-107 straights, 108 joker pair); the
 engine picks the suits. The exchange (the previous 1st player giving a card back, ranked 3 to
 10) is an ordinary turn of that player in phase EXCHANGE, taken with the single of the rank to

@@ -16,7 +16,7 @@ as in the AEC env.
   "action_mask": (109,) int8}`` from the learner's seat. The mask is in the observation (not
   in ``info``) so that wrappers and vector envs carry it with the observation; it is all 0 at
   the end of an episode.
-- Action: ``Discrete(109)``, the action table of ``murlan_env.game.combos``. An illegal action
+- Action: ``Discrete(109)``, the action catalogue of ``murlan_env.game.combos``. An illegal action
   (one the mask forbids) ends the episode at once: ``terminated`` is True, the reward is
   ``illegal_reward`` (default -1) and ``info["illegal_action"]`` holds the action; the game
   is left as it was. This default is the PettingZoo ``TerminateIllegalWrapper`` convention and

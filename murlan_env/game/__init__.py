@@ -1,2 +1,2 @@
-"""The game, once: cards, the action table, rule variants, the state schema, the batched engine,
+"""The game, once: cards, the action catalogue, rule variants, the state schema, the batched engine,
 the observation codec, rewards and the card/action translation. Everything else drives this."""

@@ -7,7 +7,7 @@
   word, zero-padded past the last action, so compiled code writes and counts them a word at
   a time.
 
-The tables here are built once from the static action table (``murlan_env.game.combos``); the
+The tables here are built once from the static action catalogue (``murlan_env.game.combos``); the
 rules (``murlan_env.game.kernels``) and the observation codec use them.
 """
 

@@ -1,4 +1,4 @@
-"""The static action table: every rank-level play of RULES.md section 2, and who beats whom.
+"""The static action catalogue: every rank-level play of RULES.md section 2, and who beats whom.
 
 An action names ranks, not suits: "a pair of 7s", "the straight 3 4 5 6 7". Which concrete
 cards a play uses is chosen by the engine (or given by a record). Ids are stable:
@@ -14,7 +14,7 @@ cards a play uses is chosen by the engine (or given by a record). Ids are stable
 | 108       | pair     | BJ RJ (only with the ``joker_pair`` variant)               |
 
 The exchange decision (the previous 1st player's give-back) uses the single ids of ranks 3-10.
-``beats_table(rules)`` is an (A, A) bool array: ``table[prev, new]`` says whether ``new`` may be
+``beats_matrix(rules)`` is an (A, A) bool array: ``beats[prev, new]`` says whether ``new`` may be
 played on ``prev``; row 0 (pass) stands for the empty table, where any play but pass may lead.
 """
 
@@ -112,7 +112,7 @@ def action_of_counts(counts: np.ndarray) -> int | None:
 
 
 @functools.cache
-def beats_table(rules: Rules) -> np.ndarray:
+def beats_matrix(rules: Rules) -> np.ndarray:
     """(A, A) bool: ``[prev, new]`` is True when ``new`` may be played on ``prev``.
 
     Row PASS is the empty table (the leader may play anything but pass); elsewhere pass is
@@ -125,21 +125,21 @@ def beats_table(rules: Rules) -> np.ndarray:
         step_ok = np.where(new_kind == Kind.STRAIGHT, new_key == prev_key + 1, new_key > prev_key)
     else:
         step_ok = new_key > prev_key
-    table = same_shape & step_ok
+    beats = same_shape & step_ok
     is_quad = KIND == Kind.QUAD
-    table |= is_quad[None, :] & ~is_quad[:, None]  # a bomb beats any non-bomb play
-    table[PASS, :] = True  # the leader plays anything ...
-    table[PASS, PASS] = False  # ... but cannot pass
-    table[1:, PASS] = True  # passing is always allowed on a non-empty table
+    beats |= is_quad[None, :] & ~is_quad[:, None]  # a bomb beats any non-bomb play
+    beats[PASS, :] = True  # the leader plays anything ...
+    beats[PASS, PASS] = False  # ... but cannot pass
+    beats[1:, PASS] = True  # passing is always allowed on a non-empty table
     if not rules.joker_pair:
-        table[:, JOKER_PAIR] = False
-        table[JOKER_PAIR, :] = False
-    table.setflags(write=False)
-    return table
+        beats[:, JOKER_PAIR] = False
+        beats[JOKER_PAIR, :] = False
+    beats.setflags(write=False)
+    return beats
 
 
-def action_table() -> list[dict]:
-    """The table as JSON-ready rows ``{"id", "kind", "ranks"}`` (``murlan actions --json``)."""
+def action_catalogue() -> list[dict]:
+    """The catalogue as JSON-ready rows ``{"id", "kind", "ranks"}`` (``murlan actions --json``)."""
     return [
         {"id": a, "kind": Kind(int(KIND[a])).name.lower(), "ranks": RANKS_TEXT[a]}
         for a in range(N_ACTIONS)

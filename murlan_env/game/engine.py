@@ -22,7 +22,7 @@ import numpy as np
 
 from murlan_env.game import kernels, observation
 from murlan_env.game.bitsets import MASK_WORDS, MUST_USE, action_words, mask_words, pick_legal
-from murlan_env.game.combos import JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind, beats_table
+from murlan_env.game.combos import JOKER_PAIR, KIND, N_ACTIONS, PASS, Kind, beats_matrix
 from murlan_env.game.dealing import (
     check_deal,
     deal_sizes,
@@ -205,14 +205,14 @@ def replace_games(state: State, games, sub: State, *, donate: bool = False) -> S
 
 @functools.cache
 def _beats_words(rules: Rules) -> np.ndarray:
-    """(A, 2) uint64: beats_table(rules) as action sets, one per action on the table."""
-    return action_words(beats_table(rules))
+    """(A, 2) uint64: beats_matrix(rules) as action sets, one per action on the table."""
+    return action_words(beats_matrix(rules))
 
 
 def legal_action_mask(state: State) -> np.ndarray:
     """(B, A) bool: the legal actions of the seat to act; all False in games not waiting.
 
-    Play: actions the hand can pay for (``COST``) that beat the table (``beats_table``) and,
+    Play: actions the hand can pay for (``COST``) that beat the table (``beats_matrix``) and,
     under the start-card duty, contain the start card. Exchange: the singles of ranks 3-10
     the 1st player may give back. (The result is a view of a zero-padded buffer that
     ``random_legal_actions`` reads as words.)

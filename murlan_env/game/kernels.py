@@ -263,7 +263,7 @@ def step_games(data, actions, given, sticky_pass, tie_leader, start_card):
     cards ``given`` (B,) uint64 of each play.
 
     Returns -1, or (changing nothing) the first game waiting for a decision whose action id
-    lies outside the action table: the tables are indexed by it.
+    lies outside the action catalogue: the tables are indexed by it.
     """
     for b in range(data.shape[0]):
         if data[b].phase <= EXCHANGE and not 0 <= actions[b] < N_ACTIONS:

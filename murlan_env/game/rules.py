@@ -112,5 +112,5 @@ _SYNTAX = "flags: " + ", ".join(
     f"{flag}={'|'.join(_word(c) for c in choices)}" for flag, choices in _CHOICES.items()
 )
 RULE_CHOICES = _CHOICES
-# A flag value as the command line and the bundle spec write it ("true", "leader", "3C").
+# A flag value as the command line and the bundle manifest write it ("true", "leader", "3C").
 flag_word = _word

@@ -32,7 +32,7 @@ import numpy as np
 
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, N_CARDS, RANKS, format_cards
-from murlan_env.game.combos import COST, PASS, action_table
+from murlan_env.game.combos import COST, PASS, action_catalogue
 from murlan_env.game.dealing import deal_sizes
 from murlan_env.game.rules import Rules
 from murlan_env.game.state import N_SEATS, TARGETS, Phase, State
@@ -328,7 +328,7 @@ def transition_vectors(
                     )
         vectors += _crafted(rng, rules, crafted)
         vectors += _hand_ends(rng, rules, crafted)
-    return {"format": TRANSITIONS_FORMAT, "actions": action_table(), "transitions": vectors}
+    return {"format": TRANSITIONS_FORMAT, "actions": action_catalogue(), "transitions": vectors}
 
 
 def _start_vector(state: State, b: int) -> dict:

@@ -57,7 +57,7 @@ async function main() {
   }
   const level = player?.level;
   const name = args.values.name ?? `js:${dir.replace(/\/+$/, '').split('/').pop()}${level ? `:${player.name}` : ''}`;
-  const rules = level?.supported_rules ?? bot.spec.supported_rules;
+  const rules = level?.supported_rules ?? bot.manifest.supported_rules;
   const write = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {

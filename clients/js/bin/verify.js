@@ -56,14 +56,14 @@ async function main() {
       });
       bots.push(await loadBot(dir, { ort, precision }));
     }
-    const own = bots[0].spec.golden;
+    const own = bots[0].manifest.golden;
     const file = args.values.golden ?? join(dir, own?.file ?? 'golden.json');
     const bytes = await readFile(file);
     if (!args.values.golden && own?.sha256 && (await sha256(bytes)) !== own.sha256) {
       throw new Error(`${file}: sha256 does not match bot.json (a changed golden set: give it with --golden)`);
     }
     golden = JSON.parse(new TextDecoder().decode(bytes));
-    console.log(`bundle ${dir} (${bots[0].spec.format}), golden ${file}: ${golden.positions.length} positions, seed ${golden.seed}`);
+    console.log(`bundle ${dir} (${bots[0].manifest.format}), golden ${file}: ${golden.positions.length} positions, seed ${golden.seed}`);
   } catch (e) {
     console.error(`murlan-verify: ${e.message}`);
     return 2;

@@ -12,10 +12,10 @@ async function run() {
   for (const name of new URLSearchParams(location.search).getAll('bundle')) {
     const bundle = new URL(`/policies/${name}/`, location.href);
     const weights = new URL(`/tests/vectors/${name}/`, location.href);
-    const spec = await (await fetch(new URL('bot.json', bundle))).json();
-    const golden = await (await fetch(new URL(spec.golden.file, bundle))).json();
+    const manifest = await (await fetch(new URL('bot.json', bundle))).json();
+    const golden = await (await fetch(new URL(manifest.golden.file, bundle))).json();
     // Every model file of the bundle (float32, float16), by onnxruntime-web and the plain path.
-    for (const { precision } of spec.models) {
+    for (const { precision } of manifest.models) {
       const web = await loadBot(bundle, { ort, precision });
       const plain = await loadBot(bundle, { weights, precision });
       const report = await verifyGolden([web, plain], golden);

@@ -20,16 +20,16 @@ const PACE_KEY = 'murlan.pace';
  * The levels a bundle plays here: bot.json's `levels` that need no search (`levelPlayer`
  * plays their temperature and mix), or, for a bundle that names none, its argmax policy as
  * `hard`. A level is played by `playerOf(bot, name)`: `{choose(position, seed)}`.
- * @param {any} spec bot.json
+ * @param {any} manifest bot.json
  * @returns {Array<[string, any]>}
  */
-function levelsOf(spec) {
-  const named = Object.entries(spec.levels ?? {}).filter(([, l]) => !l.search);
+function levelsOf(manifest) {
+  const named = Object.entries(manifest.levels ?? {}).filter(([, l]) => !l.search);
   return named.length ? named : [['hard', { about: "the policy's best move" }]];
 }
 /** @type {(bot: any, level: string) => {choose: (position: object, seed: number) => Promise<any>}} */
 const playerOf = (bot, level) =>
-  bot.spec.levels?.[level] ? levelPlayer(bot, level) : { choose: (position) => bot.choose(position) };
+  bot.manifest.levels?.[level] ? levelPlayer(bot, level) : { choose: (position) => bot.choose(position) };
 
 const state = {
   /** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
@@ -66,7 +66,7 @@ async function init() {
         throw new Error(`cannot load the bundle at ${url}: ${err.message}`);
       }
       const bundle = url.pathname.split('/').filter(Boolean).pop() ?? String(url);
-      for (const [level, about] of levelsOf(bot.spec)) {
+      for (const [level, about] of levelsOf(bot.manifest)) {
         state.choices.push({ key: `${state.choices.length}`, level, bundle, about: about.about ?? '', bot });
       }
     }

@@ -31,7 +31,7 @@ for (const name of BUNDLES) {
     for (let k = 0; k < 200; k++) {
       // Dense random inputs in [0, 1], and sparse 0/1 ones like real observations.
       const obs = Float32Array.from({ length: size }, () => (k % 2 ? rand() : rand() < 0.15 ? 1 : 0));
-      const mask = Uint8Array.from({ length: plain.table.size }, () => (rand() < 0.3 ? 1 : 0));
+      const mask = Uint8Array.from({ length: plain.catalogue.size }, () => (rand() < 0.3 ? 1 : 0));
       mask[1 + (k % 15)] = 1;
       const [a, b] = [await plain.scores(obs, mask), await onnx.scores(obs, mask)];
       for (let i = 0; i < a.length; i++) {

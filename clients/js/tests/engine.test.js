@@ -1,6 +1,6 @@
 // The JavaScript engine against the Python engine, only through vectors the Python side
 // writes (tests/make-vectors.sh: `murlan vectors transitions` and `murlan vectors lockstep`
-// with a fresh seed): the action table, single transitions from every phase and variant, and
+// with a fresh seed): the action catalogue, single transitions from every phase and variant, and
 // a short lock-step run of whole matches.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { checkFile, difference } from './lockstep.js';
 
 const transitions = readJsonFile(join(VECTORS, 'transitions.json'));
 
-test('the action table is the Python engine\'s', () => {
+test('the action catalogue is the Python engine\'s', () => {
   assert.deepEqual(ACTION_ROWS, transitions.actions);
 });
 

@@ -28,8 +28,8 @@ for (const name of BUNDLES) {
     await checkSet(name, join(POLICIES, name, readJsonFile(join(POLICIES, name, 'bot.json')).golden.file), 1);
   });
   test(`${name}: the shipped golden set with every other model file (float16), within its tolerance`, async () => {
-    const spec = readJsonFile(join(POLICIES, name, 'bot.json'));
-    for (const { precision } of spec.models.slice(1)) await checkSet(name, join(POLICIES, name, spec.golden.file), 1, precision);
+    const manifest = readJsonFile(join(POLICIES, name, 'bot.json'));
+    for (const { precision } of manifest.models.slice(1)) await checkSet(name, join(POLICIES, name, manifest.golden.file), 1, precision);
   });
   test(`${name}: a fresh golden set of at least 400 positions`, async () => {
     const fresh = join(vectorsOf(name), 'fresh.json');

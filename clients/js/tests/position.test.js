@@ -16,16 +16,16 @@ for (const name of BUNDLES) {
     const copy = mkdtempSync(join(tmpdir(), 'murlan-rules-'));
     try {
       cpSync(dir, copy, { recursive: true });
-      const spec = readJsonFile(join(copy, 'bot.json'));
-      spec.supported_rules = Object.fromEntries(Object.entries(spec.rules).map(([f, v]) => [f, [v]]));
-      writeFileSync(join(copy, 'bot.json'), JSON.stringify(spec));
+      const manifest = readJsonFile(join(copy, 'bot.json'));
+      manifest.supported_rules = Object.fromEntries(Object.entries(manifest.rules).map(([f, v]) => [f, [v]]));
+      writeFileSync(join(copy, 'bot.json'), JSON.stringify(manifest));
       const bot = await loadBot(copy, { weights: vectorsOf(name) });
-      const { state } = readJsonFile(join(dir, spec.golden.file)).positions.find((p) => bot.rulesConflict(p.state.rules) === null);
+      const { state } = readJsonFile(join(dir, manifest.golden.file)).positions.find((p) => bot.rulesConflict(p.state.rules) === null);
       let refused = 0;
-      for (const [flag, values] of Object.entries(spec.contract.rules.flags)) {
+      for (const [flag, values] of Object.entries(manifest.contract.rules.flags)) {
         for (const value of values) {
           const position = { ...state, rules: { ...state.rules, [flag]: value } };
-          if (String(value) === String(spec.rules[flag])) {
+          if (String(value) === String(manifest.rules[flag])) {
             assert.doesNotThrow(() => bot.encode(position));
           } else {
             await assert.rejects(bot.choose(position), new RegExp(`does not play these rules: ${flag}=${value} `));
@@ -41,12 +41,12 @@ for (const name of BUNDLES) {
 
   test(`${name}: malformed positions are refused`, async () => {
     const bot = await loadBot(dir, { weights: vectorsOf(name) });
-    const { state } = readJsonFile(join(dir, bot.spec.golden.file)).positions[0];
+    const { state } = readJsonFile(join(dir, bot.manifest.golden.file)).positions[0];
     const broken = [
       { ...state, phase: 'over' },
       { ...state, cards_left: state.cards_left.slice(1) },
       { ...state, my_hand: `${state.my_hand} XX` },
-      { ...state, table_action: bot.table.size },
+      { ...state, table_action: bot.catalogue.size },
       { ...state, table_action: 1, table_seat: null },
     ];
     for (const position of broken) await assert.rejects(bot.choose(position));

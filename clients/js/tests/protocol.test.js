@@ -71,7 +71,7 @@ for (const name of BUNDLES) {
     const bot = await loadBot(dir);
     golden.positions.forEach((p, i) => {
       const pos = bot.position(p.state);
-      assert.equal(greedyAction(bot.table, pos.hand, bot.legalMask(p.state), pos.exchange), greedy[i], `position ${i}`);
+      assert.equal(greedyAction(bot.catalogue, pos.hand, bot.legalMask(p.state), pos.exchange), greedy[i], `position ${i}`);
     });
   });
 
@@ -96,15 +96,15 @@ for (const name of BUNDLES) {
   for (const level of levels) {
     test(`${name}: level ${level} answers with legal moves, the same for the same seed`, async () => {
       const { requests } = readJsonFile(join(vectorsOf(name), 'protocol.json'));
-      const spec = readJsonFile(join(dir, 'bot.json')).levels[level];
+      const entry = readJsonFile(join(dir, 'bot.json')).levels[level];
       const bot = startBot([dir, '--level', level]);
-      if (spec.search) {
+      if (entry.search) {
         assert.equal(await bot.exited, 2);
         assert.match(bot.stderr(), /search/);
         return;
       }
       const hello = await bot.ask({ type: 'hello', protocol: PROTOCOL });
-      assert.deepEqual(hello.rules, spec.supported_rules);
+      assert.deepEqual(hello.rules, entry.supported_rules);
       const some = requests.slice(0, 60);
       const first = [];
       for (const request of some) first.push((await bot.ask(request)).move.join(' '));
@@ -153,7 +153,7 @@ test('a level that the bundle lacks is refused, naming the ones it has', async (
   assert.throws(() => levelPlayer(bot, 'nope'), /has no level "nope"/);
 });
 
-test('loadBot checks the files it reads against bot.json\'s file table', async () => {
+test('loadBot checks the files it reads against bot.json\'s file list', async () => {
   const { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const copy = mkdtempSync(join(tmpdir(), 'murlan-files-'));
@@ -162,11 +162,11 @@ test('loadBot checks the files it reads against bot.json\'s file table', async (
     await loadBot(copy); // as shipped: every file matches
     const description = JSON.parse(readFileSync(join(copy, 'weights.json'), 'utf8'));
     writeFileSync(join(copy, 'weights.json'), JSON.stringify({ ...description, byte_order: 'little ' }));
-    await assert.rejects(loadBot(copy), /weights.json: sha256 does not match bot.json's file table/);
-    const spec = JSON.parse(readFileSync(join(copy, 'bot.json'), 'utf8'));
-    delete spec.files['weights.json'];
-    writeFileSync(join(copy, 'bot.json'), JSON.stringify(spec));
-    await assert.rejects(loadBot(copy), /weights.json is not in its file table/);
+    await assert.rejects(loadBot(copy), /weights.json: sha256 does not match bot.json's file list/);
+    const manifest = JSON.parse(readFileSync(join(copy, 'bot.json'), 'utf8'));
+    delete manifest.files['weights.json'];
+    writeFileSync(join(copy, 'bot.json'), JSON.stringify(manifest));
+    await assert.rejects(loadBot(copy), /weights.json is not in its file list/);
   } finally {
     rmSync(copy, { recursive: true, force: true });
   }

@@ -26,11 +26,11 @@ test('verify: every part matches on a shipped golden set', () => {
 });
 
 test('verify: a changed observation entry fails, naming its piece', () => {
-  const spec = readJsonFile(join(bundle, 'bot.json'));
-  const golden = readJsonFile(join(bundle, spec.golden.file));
+  const manifest = readJsonFile(join(bundle, 'bot.json'));
+  const golden = readJsonFile(join(bundle, manifest.golden.file));
   // Flip the first non-zero entry of the first position to zero, and report its piece.
   const [index] = golden.positions[0].obs.shift();
-  const piece = spec.contract.observation.pieces.find((p) => p.offset <= index && index < p.offset + p.size);
+  const piece = manifest.contract.observation.pieces.find((p) => p.offset <= index && index < p.offset + p.size);
   const file = join(scratch, 'changed.json');
   writeFileSync(file, JSON.stringify(golden));
   const run = verify(bundle, '--golden', file, '--runtime', 'onnx');
@@ -42,8 +42,8 @@ test('verify: a changed observation entry fails, naming its piece', () => {
 test('verify: exit 2 on a bundle whose model file was replaced', () => {
   const copy = join(scratch, 'replaced');
   cpSync(bundle, copy, { recursive: true });
-  const spec = readJsonFile(join(copy, 'bot.json'));
-  const model = join(copy, spec.models[0].file);
+  const manifest = readJsonFile(join(copy, 'bot.json'));
+  const model = join(copy, manifest.models[0].file);
   const bytes = readFileSync(model);
   bytes[bytes.length - 1] ^= 1;
   writeFileSync(model, bytes);
@@ -55,8 +55,8 @@ test('verify: exit 2 on a bundle whose model file was replaced', () => {
 test('verify: exit 2 and one line naming the fix on an older bundle format', () => {
   const copy = join(scratch, 'old');
   cpSync(bundle, copy, { recursive: true });
-  const spec = readJsonFile(join(copy, 'bot.json'));
-  writeFileSync(join(copy, 'bot.json'), JSON.stringify({ ...spec, format: 'murlan-bundle/2' }));
+  const manifest = readJsonFile(join(copy, 'bot.json'));
+  writeFileSync(join(copy, 'bot.json'), JSON.stringify({ ...manifest, format: 'murlan-bundle/2' }));
   const run = verify(copy, '--runtime', 'onnx');
   assert.equal(run.status, 2);
   assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { actionTable, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/actions.js';
+import { actionCatalogue, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/actions.js';
 import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from '../game/cards.js';
 import { denseModel, denseScores } from './dense.js';
 import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
@@ -25,74 +25,74 @@ export const ENV_VERSION = 'murlan_v1';
 
 /**
  * @typedef {object} Contract what the encoder and move chooser read from bot.json
- * @property {import('../game/actions.js').ActionTable} table the action table
+ * @property {import('../game/actions.js').ActionCatalogue} catalogue the action catalogue
  * @property {Array<{name: string, offset: number, size: number}>} pieces the observation layout
  * @property {number[]} giveBack the ranks the exchange may give back
  * @property {Array<[string, boolean | string]>} features the rules piece's entries
  */
 
 /**
- * bot.json's contract, checked: the action table and observation layout against their
+ * bot.json's contract, checked: the action catalogue and observation layout against their
  * hashes and against what this client knows how to encode.
- * @param {object} spec bot.json
+ * @param {object} manifest bot.json
  * @returns {Promise<Contract>}
  */
-export async function readContract(spec) {
-  if (spec.format !== BUNDLE_FORMAT) {
-    const fix = String(spec.format).startsWith('murlan-bundle/')
+export async function readContract(manifest) {
+  if (manifest.format !== BUNDLE_FORMAT) {
+    const fix = String(manifest.format).startsWith('murlan-bundle/')
       ? 'upgrade it with `murlan golden BUNDLE_DIR --upgrade` or re-export it with `murlan export`'
       : 'is this a murlan bundle?';
-    throw new Error(`bot.json: format ${JSON.stringify(spec.format)}, this client reads ${BUNDLE_FORMAT}: ${fix}`);
+    throw new Error(`bot.json: format ${JSON.stringify(manifest.format)}, this client reads ${BUNDLE_FORMAT}: ${fix}`);
   }
-  if (!spec.files || typeof spec.files !== 'object') throw new Error('bot.json: no file table (files)');
-  if (spec.env_version !== ENV_VERSION) {
-    throw new Error(`bot.json: env_version ${JSON.stringify(spec.env_version)}, this client plays ${ENV_VERSION}`);
+  if (!manifest.files || typeof manifest.files !== 'object') throw new Error('bot.json: no file list (files)');
+  if (manifest.env_version !== ENV_VERSION) {
+    throw new Error(`bot.json: env_version ${JSON.stringify(manifest.env_version)}, this client plays ${ENV_VERSION}`);
   }
-  const { actions, observation, exchange } = spec.contract;
+  const { actions, observation, exchange } = manifest.contract;
   const rows = actions.table.map(({ id, kind, ranks }) => ({ id, kind, ranks }));
   if ((await sha256(canonicalJson(rows))) !== actions.sha256) {
-    throw new Error('bot.json: the action table does not match its sha256');
+    throw new Error('bot.json: the action catalogue does not match its sha256');
   }
   const pieces = observation.pieces;
   const layoutText = JSON.stringify(pieces.map((p) => [p.name, p.offset, p.size]));
   if ((await sha256(layoutText)) !== observation.sha256) {
     throw new Error('bot.json: the observation layout does not match its sha256');
   }
-  const table = actionTable(rows);
-  const features = ruleFeatures(spec.contract.rules.flags);
-  const size = checkLayout(pieces, table.size, features.length);
+  const catalogue = actionCatalogue(rows);
+  const features = ruleFeatures(manifest.contract.rules.flags);
+  const size = checkLayout(pieces, catalogue.size, features.length);
   if (size !== observation.size) throw new Error(`bot.json: observation size ${observation.size}, its pieces add up to ${size}`);
   const giveBack = exchange.ids.map((id) => {
-    const rank = table.singleOfRank.indexOf(id);
+    const rank = catalogue.singleOfRank.indexOf(id);
     if (rank < 0) throw new Error(`bot.json: exchange id ${id} is not a single`);
     return rank;
   });
-  return { table, pieces, giveBack, features };
+  return { catalogue, pieces, giveBack, features };
 }
 
 /**
- * Load a bundle and check it: format, env version, the hashes of its action table and
+ * Load a bundle and check it: format, env version, the hashes of its action catalogue and
  * observation layout, and every file it reads (the model file, or weights.json and
- * weights.bin) against bot.json's file table.
+ * weights.bin) against bot.json's file list.
  * @param {string | URL} source a directory (Node.js) or a base URL
  * @param {object} [opts]
  * @param {any} [opts.ort] an onnxruntime module (node or web): run a model file with it;
  *   without it the bot multiplies the weights itself (weights.json, weights.bin)
  * @param {string | URL} [opts.weights] where the plain weights lie (weights.json and
- *   weights.bin for model.onnx; default: the bundle, whose file table holds their sha256)
+ *   weights.bin for model.onnx; default: the bundle, whose file list holds their sha256)
  * @param {string} [opts.precision] which model file ("float32", the default, or "float16")
  * @param {object} [opts.sessionOptions] passed to `ort.InferenceSession.create`
  * @returns {Promise<MurlanBot>}
  */
 export async function loadBot(source, { ort, weights, precision = 'float32', sessionOptions } = {}) {
-  const spec = await readJson(source, 'bot.json');
-  const contract = await readContract(spec);
-  const model = spec.models.find((m) => m.precision === precision);
-  if (!model) throw new Error(`bot.json: no ${precision} model (it has ${spec.models.map((m) => m.precision).join(', ')})`);
+  const manifest = await readJson(source, 'bot.json');
+  const contract = await readContract(manifest);
+  const model = manifest.models.find((m) => m.precision === precision);
+  if (!model) throw new Error(`bot.json: no ${precision} model (it has ${manifest.models.map((m) => m.precision).join(', ')})`);
   const checked = async (name, bytes) => {
-    const entry = spec.files[name];
-    if (!entry) throw new Error(`bot.json: ${name} is not in its file table`);
-    if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${name}: sha256 does not match bot.json's file table`);
+    const entry = manifest.files[name];
+    if (!entry) throw new Error(`bot.json: ${name} is not in its file list`);
+    if ((await sha256(bytes)) !== entry.sha256) throw new Error(`${name}: sha256 does not match bot.json's file list`);
     return bytes;
   };
   let run;
@@ -100,8 +100,8 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     const bytes = await checked(model.file, await readBytes(source, model.file));
     if ((await sha256(bytes)) !== model.sha256) throw new Error(`${model.file}: sha256 does not match bot.json`);
     const session = await ort.InferenceSession.create(bytes, sessionOptions ?? {});
-    const [obsName, maskName] = spec.contract.decision.inputs.map((i) => i.name);
-    const outName = spec.contract.decision.outputs[0].name;
+    const [obsName, maskName] = manifest.contract.decision.inputs.map((i) => i.name);
+    const outName = manifest.contract.decision.outputs[0].name;
     run = async (obs, mask) => {
       const feeds = {
         [obsName]: new ort.Tensor('float32', obs, [1, obs.length]),
@@ -111,7 +111,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
       return Float32Array.from(out[outName].data);
     };
   } else {
-    // From the bundle, both files are checked against its file table; from elsewhere
+    // From the bundle, both files are checked against its file list; from elsewhere
     // (opts.weights), weights.bin against the sha256 its description gives.
     const where = weights ?? source;
     const inBundle = async (name) => (weights ? readBytes(where, name) : checked(name, await readBytes(where, name)));
@@ -129,7 +129,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     run = async (obs, mask) => denseScores(dense, obs, mask);
   }
   const tolerance = ort ? model.tolerance : Math.max(model.tolerance, PLAIN_TOLERANCE);
-  return new MurlanBot(spec, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
+  return new MurlanBot(manifest, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
 }
 
 /**
@@ -153,7 +153,7 @@ export const PLAIN_TOLERANCE = 1e-4;
 
 /**
  * @typedef {object} Move
- * @property {number} action action id (bot.json's table)
+ * @property {number} action action id (an index of the action catalogue)
  * @property {string[]} cards the concrete cards, [] for a pass
  * @property {string} play the cards as one string ("7S 7H", "" for a pass)
  * @property {string} kind "pass", "single", "pair", ...
@@ -164,16 +164,16 @@ export const PLAIN_TOLERANCE = 1e-4;
 
 export class MurlanBot {
   /**
-   * @param {object} spec bot.json
+   * @param {object} manifest bot.json
    * @param {Contract} contract
    * @param {(obs: Float32Array, mask: Uint8Array) => Promise<Float32Array>} run
    * @param {string} runtime
    * @param {number} tolerance
    */
-  constructor(spec, { table, pieces, giveBack, features }, run, runtime, tolerance) {
-    this.spec = spec;
+  constructor(manifest, { catalogue, pieces, giveBack, features }, run, runtime, tolerance) {
+    this.manifest = manifest;
     this.features = features;
-    this.table = table;
+    this.catalogue = catalogue;
     this.pieces = pieces;
     this.giveBack = giveBack;
     /** Largest |score - golden score| this runtime is held to. */
@@ -182,7 +182,7 @@ export class MurlanBot {
     /** "plain" (the weights in JavaScript) or "onnxruntime". */
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
-    this.rules = readRules(spec.rules);
+    this.rules = readRules(manifest.rules);
   }
 
   /**
@@ -191,7 +191,7 @@ export class MurlanBot {
    * @returns {import('../game/observation.js').Position}
    */
   position(position) {
-    const pos = readPosition(this.table, position, this.rules);
+    const pos = readPosition(this.catalogue, position, this.rules);
     const why = this.rulesConflict(pos.rules);
     if (why) throw new Error(`this bot does not play these rules: ${why}`);
     return pos;
@@ -206,11 +206,11 @@ export class MurlanBot {
   rulesConflict(rules) {
     const bad = [];
     for (const [flag, value] of Object.entries(readRules(rules))) {
-      if (!(flag in this.spec.rules)) {
+      if (!(flag in this.manifest.rules)) {
         bad.push(`${flag} (no such rule flag)`);
         continue;
       }
-      const allowed = (this.spec.supported_rules?.[flag] ?? [this.spec.rules[flag]]).map((v) => readRules({ v }).v);
+      const allowed = (this.manifest.supported_rules?.[flag] ?? [this.manifest.rules[flag]]).map((v) => readRules({ v }).v);
       if (!allowed.includes(value)) bad.push(`${flag}=${value} (it plays ${allowed.join('|')})`);
     }
     return bad.length ? bad.join(', ') : null;
@@ -280,19 +280,19 @@ export class MurlanBot {
    * @returns {Move}
    */
   #moveOf(pos, action, { scores, obs, mask }) {
-    const cards = cardsOfAction(this.table, action, pos.hand, {
+    const cards = cardsOfAction(this.catalogue, action, pos.hand, {
       exchange: pos.exchange,
       received: pos.received,
       startDuty: pos.startDuty,
       startCard: startCard(pos.rules),
     });
     const names = cards.map((c) => CARD_NAMES[c]);
-    return { action, cards: names, play: names.join(' '), kind: KINDS[this.table.kind[action]], scores, obs, mask };
+    return { action, cards: names, play: names.join(' '), kind: KINDS[this.catalogue.kind[action]], scores, obs, mask };
   }
 
   /** @param {import('../game/observation.js').Position} pos */
   #mask(pos) {
-    return legalMask(this.table, pos.rules, {
+    return legalMask(this.catalogue, pos.rules, {
       handCounts: rankCounts(pos.hand),
       table: pos.table,
       exchange: pos.exchange,
@@ -338,12 +338,12 @@ export function argmaxLegal(scores, mask) {
  * | `rules`        | the game's variant flags (default: the bundle's)                     |
  *
  * Other keys (`seat`, `unseen`) are ignored: unseen cards follow from the others.
- * @param {import('../game/actions.js').ActionTable} table
+ * @param {import('../game/actions.js').ActionCatalogue} catalogue
  * @param {object} p
  * @param {object} defaultRules
  * @returns {import('../game/observation.js').Position}
  */
-export function readPosition(table, p, defaultRules) {
+export function readPosition(catalogue, p, defaultRules) {
   const four = (name, value) => {
     if (!Array.isArray(value) || value.length !== N_SEATS) throw new Error(`position.${name} must list ${N_SEATS} seat slots`);
     return value;
@@ -357,10 +357,10 @@ export function readPosition(table, p, defaultRules) {
   let action = PASS;
   if (p.table_action !== undefined && p.table_action !== null) action = p.table_action;
   else if (p.table !== undefined && p.table !== null) {
-    action = actionOfCounts(table, rankCounts(parseCards(p.table)));
+    action = actionOfCounts(catalogue, rankCounts(parseCards(p.table)));
     if (action < 0) throw new Error(`position.table: ${JSON.stringify(p.table)} is no combination`);
   }
-  if (!Number.isInteger(action) || action < 0 || action >= table.size) throw new Error(`position.table_action: ${action} is no action id`);
+  if (!Number.isInteger(action) || action < 0 || action >= catalogue.size) throw new Error(`position.table_action: ${action} is no action id`);
   const slot = p.table_seat ?? -1;
   if ((action === PASS) !== (slot < 0)) throw new Error('position: table_action and table_seat must be both set or both empty');
   if (p.phase !== 'play' && p.phase !== 'exchange') throw new Error(`position.phase must be "play" or "exchange", got ${JSON.stringify(p.phase)}`);

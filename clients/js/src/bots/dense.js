@@ -21,33 +21,33 @@ export const WEIGHTS_FORMAT = 'murlan-weights/1';
  */
 
 /**
- * Read the layers of `weights.json` (`spec`) from the bytes of `weights.bin`.
- * @param {object} spec
+ * Read the layers of `weights.json` (`layout`) from the bytes of `weights.bin`.
+ * @param {object} layout
  * @param {ArrayBuffer | Uint8Array} bytes
  * @returns {DenseModel}
  */
-export function denseModel(spec, bytes) {
-  if (spec.format !== WEIGHTS_FORMAT) {
-    throw new Error(`weights format ${JSON.stringify(spec.format)}, this client reads ${WEIGHTS_FORMAT}`);
+export function denseModel(layout, bytes) {
+  if (layout.format !== WEIGHTS_FORMAT) {
+    throw new Error(`weights format ${JSON.stringify(layout.format)}, this client reads ${WEIGHTS_FORMAT}`);
   }
-  const half = spec.dtype === 'float16';
-  if ((!half && spec.dtype !== 'float32') || spec.byte_order !== 'little') {
-    throw new Error(`weights must be little-endian float32 or float16, not ${spec.byte_order} ${spec.dtype}`);
+  const half = layout.dtype === 'float16';
+  if ((!half && layout.dtype !== 'float32') || layout.byte_order !== 'little') {
+    throw new Error(`weights must be little-endian float32 or float16, not ${layout.byte_order} ${layout.dtype}`);
   }
   const buf = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
-  if (buf.byteLength !== spec.bytes) throw new Error(`${spec.file} holds ${buf.byteLength} bytes, its description says ${spec.bytes}`);
+  if (buf.byteLength !== layout.bytes) throw new Error(`${layout.file} holds ${buf.byteLength} bytes, its description says ${layout.bytes}`);
   // A float32 copy at offset 0, aligned and read little-endian on any machine.
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const floats = new Float32Array(buf.byteLength / (half ? 2 : 4));
   for (let i = 0; i < floats.length; i++) floats[i] = half ? halfToFloat(view.getUint16(2 * i, true)) : view.getFloat32(4 * i, true);
   const part = ({ offset, shape }) => floats.subarray(offset, offset + shape.reduce((a, b) => a * b, 1));
-  const layers = spec.layers.map((l, i) => {
+  const layers = layout.layers.map((l, i) => {
     const [nOut, nIn] = l.weight.shape;
     if (l.bias.shape[0] !== nOut) throw new Error(`layer ${i}: bias of ${l.bias.shape[0]} for ${nOut} outputs`);
     if (l.activation !== null && l.activation !== 'relu') throw new Error(`layer ${i}: activation ${l.activation}`);
     return { weight: part(l.weight), bias: part(l.bias), nOut, nIn, relu: l.activation === 'relu' };
   });
-  return { layers, maskedScore: spec.masked_score };
+  return { layers, maskedScore: layout.masked_score };
 }
 
 /**

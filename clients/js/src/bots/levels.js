@@ -77,7 +77,7 @@ export function randomAction(mask, rng) {
  * the lowest bomb; the first legal action when the opening duty forbids it); following, the
  * lowest legal play that uses no rank held four times and is no quad, else pass; in the
  * exchange, the first legal give-back.
- * @param {import('../game/actions.js').ActionTable} t
+ * @param {import('../game/actions.js').ActionCatalogue} t
  * @param {number[]} hand my card ids
  * @param {Uint8Array} mask
  * @param {boolean} exchange
@@ -123,7 +123,7 @@ export const MIXABLE = Object.freeze(['random', 'greedy']);
  * @returns {{name: string, level: object, choose: (position: object, seed: number) => Promise<import('./bot.js').Move>}}
  */
 export function levelPlayer(bot, name) {
-  const levels = bot.spec.levels ?? {};
+  const levels = bot.manifest.levels ?? {};
   const level = levels[name];
   if (!level) {
     const have = Object.keys(levels);
@@ -142,7 +142,7 @@ export function levelPlayer(bot, name) {
       let action = sampleFromScores(move.scores, move.mask, temperature, rng);
       if (weak !== null && share > 0 && rng() < share) {
         const pos = bot.position(position);
-        action = weak === 'random' ? randomAction(move.mask, rng) : greedyAction(bot.table, pos.hand, move.mask, pos.exchange);
+        action = weak === 'random' ? randomAction(move.mask, rng) : greedyAction(bot.catalogue, pos.hand, move.mask, pos.exchange);
       }
       return action === move.action ? move : bot.move(position, action, move);
     },

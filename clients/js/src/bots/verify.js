@@ -55,7 +55,7 @@ export async function verifyGolden(bots, golden, { maxFailures = 10 } = {}) {
     const where = `position ${i}`;
     const want = new Float32Array(bot.pieces.reduce((n, p) => n + p.size, 0));
     for (const [index, value] of g.obs) want[index] = value;
-    const wantMask = new Uint8Array(bot.table.size);
+    const wantMask = new Uint8Array(bot.catalogue.size);
     for (const a of g.legal) wantMask[a] = 1;
     let pos;
     try {
@@ -77,7 +77,7 @@ export async function verifyGolden(bots, golden, { maxFailures = 10 } = {}) {
     else fail(`${where}: legal ${JSON.stringify(legal)} vs ${JSON.stringify(g.legal)}`);
     let cards = null;
     try {
-      cards = formatCards(cardsOfAction(bot.table, g.action, pos.hand, {
+      cards = formatCards(cardsOfAction(bot.catalogue, g.action, pos.hand, {
         exchange: pos.exchange,
         received: pos.received,
         startDuty: pos.startDuty,

@@ -1,5 +1,5 @@
 /**
- * The action table (rank-level plays of RULES.md section 2) and the legal-action mask of
+ * The action catalogue (rank-level plays of RULES.md section 2) and the legal-action mask of
  * RULES.md sections 3 and 5 (the exchange give-back).
  *
  * Rows are `{id, kind, ranks}` ("pair", "7 7"), straights in ladder order ("A 2 3 4 5"):
@@ -52,23 +52,23 @@ function gameActionRows() {
 export const ACTION_ROWS = Object.freeze(gameActionRows().map((row) => Object.freeze(row)));
 
 /**
- * @typedef {object} ActionTable
+ * @typedef {object} ActionCatalogue
  * @property {number} size number of actions
  * @property {Uint8Array} kind (A,) index into KINDS
  * @property {Int8Array} key (A,) comparison key
  * @property {Uint8Array} length (A,) cards played
  * @property {Uint8Array} cost (A * 15) cards of each rank, row-major
  * @property {Int16Array} singleOfRank (15,) the single's action id of each rank
- * @property {number} jokerPair action id of the BJ+RJ pair, -1 if the table has none
+ * @property {number} jokerPair action id of the BJ+RJ pair, -1 if the catalogue has none
  * @property {Map<string, number>} byCost action id by its cost written as a key
  */
 
 /**
- * Build the action table from bot.json's `actions.table` rows.
+ * Build the action catalogue from bot.json's `actions.table` rows.
  * @param {ReadonlyArray<{id: number, kind: string, ranks: string}>} rows
- * @returns {ActionTable}
+ * @returns {ActionCatalogue}
  */
-export function actionTable(rows) {
+export function actionCatalogue(rows) {
   const size = rows.length;
   const kind = new Uint8Array(size);
   const key = new Int8Array(size);
@@ -78,7 +78,7 @@ export function actionTable(rows) {
   const byCost = new Map();
   let jokerPair = -1;
   rows.forEach((row, a) => {
-    if (row.id !== a) throw new Error(`action table row ${a} has id ${row.id}`);
+    if (row.id !== a) throw new Error(`action catalogue row ${a} has id ${row.id}`);
     const k = KINDS.indexOf(row.kind);
     if (k < 0) throw new Error(`action ${a}: unknown kind ${JSON.stringify(row.kind)}`);
     const ranks = row.ranks.split(' ').filter(Boolean).map((name) => {
@@ -113,8 +113,8 @@ export function actionTable(rows) {
   return { size, kind, key, length, cost, singleOfRank, jokerPair, byCost };
 }
 
-/** The game's action table, built from `ACTION_ROWS`. */
-export const ACTIONS = actionTable(ACTION_ROWS);
+/** The game's action catalogue, built from `ACTION_ROWS`. */
+export const ACTIONS = actionCatalogue(ACTION_ROWS);
 export const N_ACTIONS = ACTIONS.size;
 export const JOKER_PAIR = ACTIONS.jokerPair;
 
@@ -126,19 +126,19 @@ function costKey(counts) {
 /**
  * The action whose cards per rank are exactly `counts`, PASS for none, or -1 when the cards
  * form no combination.
- * @param {ActionTable} table
+ * @param {ActionCatalogue} catalogue
  * @param {ArrayLike<number>} counts (15,)
  * @returns {number}
  */
-export function actionOfCounts(table, counts) {
+export function actionOfCounts(catalogue, counts) {
   if (!Array.prototype.some.call(counts, (n) => n > 0)) return PASS;
-  return table.byCost.get(costKey(counts)) ?? -1;
+  return catalogue.byCost.get(costKey(counts)) ?? -1;
 }
 
 /**
  * Whether `next` may be played on `prev` (PASS: the empty table, where anything but pass may
  * lead; elsewhere pass is always allowed), under the variant flags.
- * @param {ActionTable} t
+ * @param {ActionCatalogue} t
  * @param {{joker_pair?: boolean, straight_plus_one?: boolean}} rules
  * @param {number} prev
  * @param {number} next
@@ -164,7 +164,7 @@ export function beats(t, rules, prev, next) {
  * the start card's rank. Exchange (choosing the card to give back): the singles of the ranks
  * that may go back (bot.json's `contract.exchange`: 3..T) the hand holds besides the card
  * just received.
- * @param {ActionTable} t
+ * @param {ActionCatalogue} t
  * @param {object} rules the bundle's variant flags
  * @param {object} pos
  * @param {ArrayLike<number>} pos.handCounts (15,) my cards per rank

@@ -19,7 +19,7 @@ import { EXCHANGE, HAND_OVER, MATCH_OVER, PLAY, legalActions } from './engine.js
 
 /**
  * Card ids (ascending) that `action` plays from `hand`.
- * @param {import('./actions.js').ActionTable} t
+ * @param {import('./actions.js').ActionCatalogue} t
  * @param {number} action
  * @param {number[]} hand my card ids
  * @param {object} [opts]

@@ -39,7 +39,7 @@ export const PIECE_SIZES = Object.freeze({
   played: N_SEATS * N_RANKS * THERMO,
   unseen: N_RANKS * THERMO,
   cards_left: N_SEATS,
-  table_action: -1, // the action table's size
+  table_action: -1, // the action catalogue's size
   table_seat: N_SEATS,
   passed: N_SEATS,
   places: N_SEATS * N_SEATS,
@@ -72,7 +72,7 @@ export const PIECE_SIZES = Object.freeze({
 /**
  * Check a bundle's observation layout against the pieces this encoder writes.
  * @param {Array<{name: string, offset: number, size: number}>} pieces bot.json's pieces
- * @param {number} nActions the action table's size
+ * @param {number} nActions the action catalogue's size
  * @param {number} nRuleFeatures the rules piece's entries (ruleFeatures)
  * @returns {number} the observation size
  */

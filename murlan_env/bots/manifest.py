@@ -1,15 +1,15 @@
-"""The bundle spec (``bot.json``): one type that writes it, reads it back and checks it.
+"""The bundle manifest (``bot.json``): one type that writes it, reads it back and checks it.
 
 A bundle is what an app needs to play a trained policy: the model file(s), ``bot.json`` and
 ``golden.json`` (test vectors, ``murlan_env.bots.golden``). ``bot.json`` is the contract an
 app developer implements from the files alone: besides the versions, hashes and file
-names that ``BundleSpec`` holds, it carries a ``contract`` section generated here from the
-tables the engine itself uses (``observation.PIECES``, ``combos.action_table``, the
+names that ``BundleManifest`` holds, it carries a ``contract`` section generated here from the
+tables the engine itself uses (``observation.PIECES``, ``combos.action_catalogue``, the
 exchange and card-choice rules), so the text cannot drift from the code. ``markdown()``
 renders the same contract for the docs (``docs/bundle.md``).
 
-``BundleSpec.load`` is strict: the format, the env version and the hashes of the
-observation layout and action table must be those of the installed package (a network fed a
+``BundleManifest.load`` is strict: the format, the env version and the hashes of the
+observation layout and action catalogue must be those of the installed package (a network fed a
 vector laid out differently would play legal but meaningless moves), and every model file
 must match its sha256. An old format is refused in one line that names the fix.
 """
@@ -25,7 +25,7 @@ from typing import Any
 from murlan_env.bots.contract import (
     GIVE_BACK_IDS,
     OUTPUT_NAME,
-    action_table_hash,
+    action_catalogue_hash,
     canonical_json,
     contract,
     layout_hash,
@@ -38,18 +38,18 @@ from murlan_env.game.combos import (
     N_ACTIONS,
     PASS,
     Kind,
-    action_table,
+    action_catalogue,
 )
 from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError, flag_word
 from murlan_env.game.version import ENV_NAME
 
 BUNDLE_FORMAT = "murlan-bundle/4"
-# The format the upgrade (``bundle.upgrade_spec``) reads besides the one before it.
+# The format the upgrade (``bundle.upgrade_manifest``) reads besides the one before it.
 PREVIOUS_FORMAT = "murlan-bundle/3"
 GOLDEN_FORMAT = "murlan-golden/2"
 # The environment version the bundle's observations and actions follow (the AEC env's name).
 ENV_VERSION = ENV_NAME
-SPEC_FILE = "bot.json"
+MANIFEST_FILE = "bot.json"
 GOLDEN_FILE = "golden.json"
 MODEL_FILE = "model.onnx"
 COREML_FILE = "model.mlpackage"
@@ -72,7 +72,7 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-# --------------------------------------------------------------------------- the spec
+# --------------------------------------------------------------------------- the manifest
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,7 +91,7 @@ class ModelFile:
 
 
 @dataclasses.dataclass(frozen=True)
-class BundleSpec:
+class BundleManifest:
     """A bundle's ``bot.json``: what was exported, under which rules, in which files."""
 
     rules: Rules  # the rules the policy was trained under
@@ -102,7 +102,7 @@ class BundleSpec:
     coreml: dict[str, Any] | None = None  # {"file" or None, "note"}
     murlan_version: str = ""
     notes: tuple[str, ...] = ()
-    # Every file of the bundle but bot.json: name -> {"sha256", "bytes"} (``file_table``).
+    # Every file of the bundle but bot.json: name -> {"sha256", "bytes"} (``file_list``).
     files: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
     # Difficulty levels of this policy: name -> {"temperature", "mix", "search",
     # "supported_rules", "about", ...} as ``registry.levels()`` holds them, less "policy".
@@ -134,8 +134,8 @@ class BundleSpec:
             return None
         return f"it does not play {', '.join(bad)} (it plays {self.supported_text()})"
 
-    def narrowed(self, supported: dict[str, list]) -> BundleSpec:
-        """This spec with ``supported_rules`` cut down to ``supported`` (a level's own list);
+    def narrowed(self, supported: dict[str, list]) -> BundleManifest:
+        """This manifest with ``supported_rules`` cut down to ``supported`` (a level's own list);
         values the policy does not play stay out."""
         cut = {}
         for flag, values in self.supported_rules.items():
@@ -143,8 +143,8 @@ class BundleSpec:
             cut[flag] = tuple(v for v in values if any(type(v) is type(k) and v == k for k in keep))
         return dataclasses.replace(self, supported_rules=cut)
 
-    def widened(self, supported: dict[str, list]) -> BundleSpec:
-        """This spec with the values of ``supported`` added to ``supported_rules``."""
+    def widened(self, supported: dict[str, list]) -> BundleManifest:
+        """This manifest with the values of ``supported`` added to ``supported_rules``."""
         wide = {flag: tuple(values) for flag, values in self.supported_rules.items()}
         for flag, values in supported.items():
             have = wide.get(flag, (getattr(self.rules, flag),))
@@ -162,7 +162,7 @@ class BundleSpec:
     # ------------------------------------------------------------------ JSON
 
     def to_json(self) -> dict[str, Any]:
-        """bot.json as a JSON-ready dict: the spec's fields and the generated contract."""
+        """bot.json as a JSON-ready dict: the manifest's fields and the generated contract."""
         return {
             "format": BUNDLE_FORMAT,
             "env_version": ENV_VERSION,
@@ -180,8 +180,8 @@ class BundleSpec:
         }
 
     @classmethod
-    def from_json(cls, data: Any, where: str = SPEC_FILE) -> BundleSpec:
-        """The spec in ``data`` (bot.json's content), checked against the installed package.
+    def from_json(cls, data: Any, where: str = MANIFEST_FILE) -> BundleManifest:
+        """The manifest in ``data`` (bot.json's content), checked against the installed package.
 
         Raises BundleError naming what differs and the fix.
         """
@@ -210,10 +210,10 @@ class BundleSpec:
                 "observation: re-export it from a checkpoint trained on this layout"
             )
         actions = terms.get("actions") or {}
-        if actions.get("sha256") != action_table_hash():
+        if actions.get("sha256") != action_catalogue_hash():
             raise BundleError(
-                f"{where}: action table differs from the installed one (sha256 "
-                f"{actions.get('sha256')!r} vs {action_table_hash()!r}); "
+                f"{where}: action catalogue differs from the installed one (sha256 "
+                f"{actions.get('sha256')!r} vs {action_catalogue_hash()!r}); "
                 "the scores would name the wrong plays"
             )
         try:
@@ -223,7 +223,7 @@ class BundleSpec:
                 for flag, values in (data.get("supported_rules") or {}).items()
             }
             models = tuple(ModelFile(**m) for m in data.get("models") or ())
-            spec = cls(
+            manifest = cls(
                 rules=rules,
                 supported_rules=supported or cls.only(rules),
                 models=models,
@@ -239,28 +239,28 @@ class BundleSpec:
             raise BundleError(f"{where}: bad rules or model entry: {e}") from None
         if not models:
             raise BundleError(f"{where}: no model file listed; re-export it with murlan export")
-        return spec
+        return manifest
 
     @classmethod
-    def load(cls, bundle_dir: str | Path, *, check_files: bool = True) -> BundleSpec:
+    def load(cls, bundle_dir: str | Path, *, check_files: bool = True) -> BundleManifest:
         """bot.json of a bundle directory, checked (and its model files' sha256); raises
         BundleError."""
         bundle_dir = Path(bundle_dir)
-        path = bundle_dir / SPEC_FILE
+        path = bundle_dir / MANIFEST_FILE
         if not path.is_file():
             raise BundleError(
-                f"{bundle_dir} is not a bundle: no {SPEC_FILE} (write one with murlan export)"
+                f"{bundle_dir} is not a bundle: no {MANIFEST_FILE} (write one with murlan export)"
             )
         try:
             data = json.loads(path.read_text())
         except json.JSONDecodeError as e:
             raise BundleError(f"{path} is not valid JSON: {e}") from None
-        spec = cls.from_json(data, str(path))
+        manifest = cls.from_json(data, str(path))
         if check_files:
-            for model in spec.models:
-                spec.check_model(bundle_dir, model)
-            spec.check_files(bundle_dir)
-        return spec
+            for model in manifest.models:
+                manifest.check_model(bundle_dir, model)
+            manifest.check_files(bundle_dir)
+        return manifest
 
     def check_model(self, bundle_dir: Path, model: ModelFile) -> None:
         """Raise BundleError when a model file is missing or not the one bot.json lists."""
@@ -295,30 +295,30 @@ class BundleSpec:
                 )
             if entry["sha256"] != file_sha256(path):
                 raise BundleError(
-                    f"{path}: sha256 does not match bot.json's file table (corrupt or replaced "
+                    f"{path}: sha256 does not match bot.json's file list (corrupt or replaced "
                     "file); copy the bundle again or write it again with murlan export"
                 )
 
     def write(self, bundle_dir: str | Path) -> dict[str, Any]:
-        """Write bot.json into ``bundle_dir``, its file table made from the files there now;
+        """Write bot.json into ``bundle_dir``, its file list made from the files there now;
         returns what was written."""
-        data = dataclasses.replace(self, files=file_table(bundle_dir)).to_json()
-        (Path(bundle_dir) / SPEC_FILE).write_text(json.dumps(data, indent=1) + "\n")
+        data = dataclasses.replace(self, files=file_list(bundle_dir)).to_json()
+        (Path(bundle_dir) / MANIFEST_FILE).write_text(json.dumps(data, indent=1) + "\n")
         return data
 
 
-def file_table(bundle_dir: str | Path) -> dict[str, dict[str, Any]]:
+def file_list(bundle_dir: str | Path) -> dict[str, dict[str, Any]]:
     """``files`` of bot.json: every regular file in ``bundle_dir`` but bot.json, by name,
     with its sha256 and size in bytes (folders, e.g. a Core ML package, are left out)."""
     return {
         path.name: {"sha256": file_sha256(path), "bytes": path.stat().st_size}
         for path in sorted(Path(bundle_dir).iterdir())
-        if path.is_file() and path.name != SPEC_FILE
+        if path.is_file() and path.name != MANIFEST_FILE
     }
 
 
 def _file_entries(files: Any, where: str) -> dict[str, dict[str, Any]]:
-    """bot.json's file table, checked for shape."""
+    """bot.json's file list, checked for shape."""
     if not isinstance(files, dict) or not all(
         isinstance(e, dict) and isinstance(e.get("sha256"), str) for e in files.values()
     ):
@@ -423,7 +423,7 @@ def markdown() -> str:
 
 
 def _action_ranges() -> list[str]:
-    """Rows "ids | kind | ranks" of the action table, runs of one kind and length merged."""
+    """Rows "ids | kind | ranks" of the action catalogue, runs of one kind and length merged."""
     rows, start = [], 0
     for a in range(1, N_ACTIONS + 1):
         same = (
@@ -435,8 +435,8 @@ def _action_ranges() -> list[str]:
         if same and start != PASS:
             continue
         kind = Kind(int(KIND[start])).name.lower()
-        table = action_table()
-        first, last = table[start]["ranks"], table[a - 1]["ranks"]
+        catalogue = action_catalogue()
+        first, last = catalogue[start]["ranks"], catalogue[a - 1]["ranks"]
         what = kind if kind != "straight" else f"straight of {int(LENGTH[start])}"
         ids = f"{start}" if a - 1 == start else f"{start}-{a - 1}"
         ranks = first if a - 1 == start else f"{first} .. {last}"
@@ -448,7 +448,7 @@ def _action_ranges() -> list[str]:
 __all__ = [
     "BUNDLE_FORMAT",
     "BundleError",
-    "BundleSpec",
+    "BundleManifest",
     "COREML_FILE",
     "ENV_VERSION",
     "GIVE_BACK_IDS",
@@ -457,10 +457,10 @@ __all__ = [
     "MODEL_FILE",
     "ModelFile",
     "OUTPUT_NAME",
-    "SPEC_FILE",
+    "MANIFEST_FILE",
     "PREVIOUS_FORMAT",
-    "action_table_hash",
-    "file_table",
+    "action_catalogue_hash",
+    "file_list",
     "canonical_json",
     "contract",
     "file_sha256",

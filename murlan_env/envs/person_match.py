@@ -1,4 +1,4 @@
-"""A seat for a person at a table of three bots: the seeded set-up, the bots' turns, the record.
+"""A match for a person against three bots: the seeded set-up, the bots' turns, the record.
 
 ``murlan play`` (the terminal) and ``murlan serve`` (the browser) both seat a person against
 three bots, and a seed, the bots and the person's moves must give the same match in both. This
@@ -8,7 +8,7 @@ it) and the engine choosing the cards of their rank-level actions, the record ke
 match goes. The caller asks the person for moves and shows what happened; each step returns
 the states before and after it, which is all a front end needs to describe it.
 
-``snapshot`` copies the table (sharing the bots), so a front end can take back a person's move
+``snapshot`` copies the match (sharing the bots), so a front end can take back a person's move
 when a bot fails on the turns that follow it.
 """
 
@@ -37,7 +37,7 @@ class BotError(RuntimeError):
         self.why = why
 
 
-class Table:
+class PersonMatch:
     """One match: the person at ``seat``, ``bots`` (three) at the other seats in seat order.
 
     ``start``: a game to begin from (a batch of one, e.g. ``engine.deal_from``) instead of the
@@ -54,7 +54,7 @@ class Table:
         start: State | None = None,
     ) -> None:
         if len(bots) != 3:
-            raise ValueError(f"a table seats a person and 3 bots, got {len(bots)} bots")
+            raise ValueError(f"a person plays against 3 bots, got {len(bots)} bots")
         if not 0 <= seat <= 3:
             raise ValueError(f"the person's seat is 0-3, got {seat}")
         self.seat = seat
@@ -111,7 +111,7 @@ class Table:
                 bot, obs, mask, self.bot_rng, self.logs, [0], [seat], self.recorder
             )
             action = int(actions[0])
-        except Exception as err:  # any failure of a bot is the table's BotError
+        except Exception as err:  # any failure of a bot is the match's BotError
             raise BotError(seat, bot.name, f"{type(err).__name__}: {err}") from err
         if not 0 <= action < mask.shape[1] or not mask[0, action]:
             raise BotError(seat, bot.name, f"it chose the illegal action {action}")
@@ -137,8 +137,8 @@ class Table:
         """The match so far as a murlan-record/1 object."""
         return self.recorder.record(0)
 
-    def snapshot(self) -> Table:
-        """A copy of the table to go back to (the bots are shared, not copied)."""
+    def snapshot(self) -> PersonMatch:
+        """A copy of the match to go back to (the bots are shared, not copied)."""
         memo = {id(bot): bot for bot in self.players if bot is not None}
         return copy.deepcopy(self, memo)
 
@@ -151,4 +151,4 @@ class Table:
         return before, self.state
 
 
-__all__ = ["BotError", "Table"]
+__all__ = ["BotError", "PersonMatch"]
