@@ -134,6 +134,15 @@ export function threatsOf(tables) {
 }
 
 /**
+ * Set bits of a 32-bit word, passed to `popcount` in halves: a word of 2**30 or more passed
+ * whole to a function not inlined is boxed (an allocation).
+ * @param {number} x
+ */
+function count(x) {
+  return popcount(x & 0xffff) + popcount(x >>> 16);
+}
+
+/**
  * Fill `view` with what the seat to act of an engine state sees (its hand, the cards played,
  * how many cards each seat holds, the table, the phase, the rules); nothing hidden from it.
  * @param {import('../game/engine.js').State} g a game waiting for a play or the give-back
@@ -156,7 +165,7 @@ export function viewOfState(g, view) {
   let danger = NO_DANGER;
   for (let s = 0; s < N_SEATS; s++) {
     if (s === me) continue;
-    const n = popcount(g.hands[2 * s]) + popcount(g.hands[2 * s + 1]);
+    const n = count(g.hands[2 * s]) + count(g.hands[2 * s + 1]);
     if (n > 0 && n < danger) danger = n;
   }
   view.danger = danger;
@@ -223,6 +232,12 @@ const AFTER = new Int32Array(N_RANKS);
 const LEGAL = new Int32Array(N_ACTIONS);
 /** The best plan's index into PLANS, set by `handValue`. */
 let bestAt = -1;
+/**
+ * `handValue`'s value out, and the credit per control in (set by `ruleMove`): a double passed
+ * to or returned from a call that is not inlined is boxed, an allocation per call.
+ */
+const VALUE = new Float64Array(1);
+const CREDIT = new Float64Array(1);
 
 /**
  * Insert PLAN[:size] among the n kept plans, ordered by (length, singles), after those with an
@@ -238,7 +253,7 @@ function keep(size, singles, n) {
   if (at >= MAX_PLANS) return n;
   const last = Math.min(n, MAX_PLANS - 1);
   for (let i = last; i > at; i--) {
-    PLANS.copyWithin(i * MAX_PLAN_LEN, (i - 1) * MAX_PLAN_LEN, (i - 1) * MAX_PLAN_LEN + LENGTHS[i - 1]);
+    for (let j = 0; j < LENGTHS[i - 1]; j++) PLANS[i * MAX_PLAN_LEN + j] = PLANS[(i - 1) * MAX_PLAN_LEN + j];
     LENGTHS[i] = LENGTHS[i - 1];
     K_LEN[i] = K_LEN[i - 1];
     K_SINGLES[i] = K_SINGLES[i - 1];
@@ -339,35 +354,35 @@ function has(words, a) {
 }
 
 /**
- * The value of a hand (lower is better; -Infinity for the empty hand): its best plan's
- * combinations, each beatable one 1 and each control 1 - credit (Python's `_hand_value`).
- * Sets `bestAt` to the best plan's index in PLANS (-1 for the empty hand); of equal plans the
- * first wins.
+ * The value of a hand into VALUE[0] (lower is better; -Infinity for the empty hand): its best
+ * plan's combinations, each beatable one 1 and each control 1 - CREDIT[0] (Python's
+ * `_hand_value`). Sets `bestAt` to the best plan's index in PLANS (-1 for the empty hand); of
+ * equal plans the first wins.
  * @param {Int32Array} counts (15)
  * @param {Uint32Array} beatable (4)
  * @param {boolean} jokerPair
- * @param {number} credit
- * @returns {number}
  */
-function handValue(counts, beatable, jokerPair, credit) {
+function handValue(counts, beatable, jokerPair) {
+  const control = 1 - CREDIT[0];
   let empty = true;
   for (let r = 0; r < N_RANKS; r++) if (counts[r]) empty = false;
   if (empty) {
     bestAt = -1;
-    return -Infinity;
+    VALUE[0] = -Infinity;
+    return;
   }
   const n = topPlans(counts, jokerPair);
   let best = Infinity;
   bestAt = 0;
   for (let p = 0; p < n; p++) {
     let value = 0;
-    for (let j = 0; j < LENGTHS[p]; j++) value += has(beatable, PLANS[p * MAX_PLAN_LEN + j]) ? 1 : 1 - credit;
+    for (let j = 0; j < LENGTHS[p]; j++) value += has(beatable, PLANS[p * MAX_PLAN_LEN + j]) ? 1 : control;
     if (value < best) {
       best = value;
       bestAt = p;
     }
   }
-  return best;
+  VALUE[0] = best;
 }
 
 /**
@@ -388,7 +403,10 @@ function findBeatable(view) {
     f3 &= AFFORD[i + 3];
   }
   const out = view.beatable;
-  out.fill(0);
+  out[0] = 0;
+  out[1] = 0;
+  out[2] = 0;
+  out[3] = 0;
   const t = view.threats;
   for (let a = 1; a < N_ACTIONS; a++) {
     const i = a * ACTION_WORDS;
@@ -435,15 +453,15 @@ function strongKey(a) {
  * @param {number} nLegal
  * @param {Uint32Array} beatable
  * @param {boolean} jokerPair
- * @param {number} credit
  */
-function leastAfter(counts, nLegal, beatable, jokerPair, credit) {
+function leastAfter(counts, nLegal, beatable, jokerPair) {
   let best = LEGAL[0];
   let bestValue = Infinity;
   for (let i = 0; i < nLegal; i++) {
     const a = LEGAL[i];
     for (let r = 0; r < N_RANKS; r++) AFTER[r] = counts[r] - COST[a * N_RANKS + r];
-    const value = handValue(AFTER, beatable, jokerPair, credit);
+    handValue(AFTER, beatable, jokerPair);
+    const value = VALUE[0];
     if (value < bestValue) {
       best = a;
       bestValue = value;
@@ -461,7 +479,7 @@ function lead(view, nLegal, knobs) {
   const counts = view.hand;
   const beatable = view.beatable;
   for (let i = 0; i < nLegal; i++) if (paysExactly(LEGAL[i], counts)) return LEGAL[i]; // out in one play
-  handValue(counts, beatable, view.jokerPair, knobs.credit);
+  handValue(counts, beatable, view.jokerPair);
   const from = bestAt * MAX_PLAN_LEN;
   const size = LENGTHS[bestAt];
   let nWeak = 0;
@@ -490,7 +508,7 @@ function lead(view, nLegal, knobs) {
   if (lowestBomb >= 0) return lowestBomb;
   // The opening duty can rule out every plan combination (e.g. a bomb of 3s): take the legal
   // lead that leaves the best hand.
-  return leastAfter(counts, nLegal, beatable, view.jokerPair, knobs.credit);
+  return leastAfter(counts, nLegal, beatable, view.jokerPair);
 }
 
 /**
@@ -502,9 +520,9 @@ function follow(view, nLegal, knobs) {
   const counts = view.hand;
   const beatable = view.beatable;
   const jokerPair = view.jokerPair;
-  const credit = knobs.credit;
   const danger = view.danger;
-  const now = handValue(counts, beatable, jokerPair, credit);
+  handValue(counts, beatable, jokerPair);
+  const now = VALUE[0];
   let progress = -1;
   let progressAfter = 0;
   let best = -1; // the non-bomb leaving the best hand, cheapest of equal ones
@@ -516,7 +534,8 @@ function follow(view, nLegal, knobs) {
     if (a === PASS) continue;
     if (paysExactly(a, counts)) return a; // out in one play
     for (let r = 0; r < N_RANKS; r++) AFTER[r] = counts[r] - COST[a * N_RANKS + r];
-    const after = handValue(AFTER, beatable, jokerPair, credit);
+    handValue(AFTER, beatable, jokerPair);
+    const after = VALUE[0];
     if (KIND[a] === QUAD) {
       if (bomb < 0 || after < bombAfter || (after === bombAfter && a < bomb)) {
         bomb = a;
@@ -561,7 +580,8 @@ export function ruleMove(view, knobs = RULE_KNOBS) {
   }
   if (nLegal <= 1) return nLegal ? LEGAL[0] : PASS;
   findBeatable(view);
-  if (view.exchanging) return leastAfter(view.hand, nLegal, view.beatable, view.jokerPair, knobs.credit);
+  CREDIT[0] = knobs.credit;
+  if (view.exchanging) return leastAfter(view.hand, nLegal, view.beatable, view.jokerPair);
   if (view.table === PASS) return lead(view, nLegal, knobs);
   return follow(view, nLegal, knobs);
 }
@@ -593,7 +613,7 @@ export function ruleAction(g, knobs = RULE_KNOBS) {
  */
 export function ruleLogProb(view, action, { move = -1, slack = MOVE_SLACK } = {}) {
   if (!has(view.legal, action)) return -Infinity;
-  const n = popcount(view.legal[0]) + popcount(view.legal[1]) + popcount(view.legal[2]) + popcount(view.legal[3]);
+  const n = count(view.legal[0]) + count(view.legal[1]) + count(view.legal[2]) + count(view.legal[3]);
   const chosen = move >= 0 ? move : ruleMove(view);
   const miss = Math.fround(Math.log(slack));
   const logZ = Math.log(1 + (n - 1) * Math.exp(miss));

@@ -237,7 +237,8 @@ export function legalActions(g, out) {
     out[3] = w3;
   } else if (g.phase === EXCHANGE) {
     const received = cardRank(g.exLastGives);
-    for (const r of GIVE_BACK_RANKS) {
+    for (let i = 0; i < GIVE_BACK_RANKS.length; i++) {
+      const r = GIVE_BACK_RANKS[i];
       if (rankCount(lo, hi, r) - (r === received ? 1 : 0) > 0) out[0] |= 1 << (1 + r); // single of rank r
     }
   }
