@@ -186,6 +186,8 @@ def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
         states.validate(p["state"])
         validator("state").validate(p["position"])
         assert p["move"] in p["legal"] and len(p["log_probs"]) == len(p["legal"])
+        assert len(p["knob_moves"]) == len(data["knobs"])
+        assert set(p["knob_moves"]) <= set(p["legal"])
         assert np.isclose(np.exp(p["log_probs"]).sum(), 1.0)
         assert p["log_probs"][p["legal"].index(p["move"])] == max(p["log_probs"])
     assert data == rule_vectors(np.random.default_rng(6), matches=1, keep=0.2, variants=rules)

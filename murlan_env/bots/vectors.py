@@ -8,8 +8,9 @@ different bots in the seats (rule, greedy and random, in turn), so the positions
 openings under the start-card duty, exchanges, blocked and free tables, bombs and hands near
 their end. Every exchange decision and a fraction of the plays are kept; each position holds
 the engine state (``state_json``), the position as the seat to act sees it (``state_facts``,
-what murlan-bot/1 sends), the legal actions, the rule bot's move and its cards, and the
-log-probability of each legal action under ``MoveScores(RuleBot())``.
+what murlan-bot/1 sends), the legal actions, the rule bot's move and its cards, the
+log-probability of each legal action under ``MoveScores(RuleBot())``, and the moves of
+``RuleBot`` with each set of other knobs (``KNOB_SETS``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,13 @@ from murlan_env.game.state import N_SEATS, Phase
 from murlan_env.game.vectors import VARIANTS, state_json
 
 RULE_VECTORS_FORMAT = "murlan-rule-vectors/1"
+# Other knobs of ``RuleBot`` (its defaults are the ``rule`` bot's), whose moves each position
+# also holds, so every branch of the bot is held, not only the default one.
+KNOB_SETS: tuple[dict[str, Any], ...] = (
+    {"lead_long": True, "save_high": 11},
+    {"danger": 2, "last_weak": 0, "finish": 2.5},
+    {"credit": 1.0, "danger": 0},
+)
 
 
 def rule_vectors(
@@ -42,6 +50,7 @@ def rule_vectors(
     module docstring); ``slack`` is ``MoveScores``'."""
     rule = RuleBot()
     model = MoveScores(rule, slack)
+    others = [RuleBot(**knobs) for knobs in KNOB_SETS]
     players = (rule, GreedyBot(), RandomBot())
     positions: list[dict[str, Any]] = []
     for v, rules in enumerate(variants):
@@ -61,6 +70,7 @@ def rule_vectors(
             moves = rule.act(obs, mask, rng)
             log_p = legal_log_probs(model.scores(obs, mask), mask)
             cards = engine.choose_cards(sub, moves)
+            knob_moves = np.stack([bot.act(obs, mask, rng) for bot in others], axis=1)
             for i in range(waiting.size):
                 legal = np.flatnonzero(mask[i])
                 exchange = sub.phase[i] == Phase.EXCHANGE
@@ -74,6 +84,7 @@ def rule_vectors(
                         "move": int(moves[i]),
                         "cards": format_cards(np.flatnonzero(cards[i])),
                         "log_probs": [float(log_p[i, a]) for a in legal],
+                        "knob_moves": [int(m) for m in knob_moves[i]],
                     }
                 )
             actions = np.zeros(matches, np.int16)
@@ -83,7 +94,12 @@ def rule_vectors(
                 if at.size:
                     actions[waiting[at]] = player.act(obs[at], mask[at], rng)
             state = engine.step(state, actions)
-    return {"format": RULE_VECTORS_FORMAT, "slack": slack, "positions": positions}
+    return {
+        "format": RULE_VECTORS_FORMAT,
+        "slack": slack,
+        "knobs": list(KNOB_SETS),
+        "positions": positions,
+    }
 
 
-__all__ = ["RULE_VECTORS_FORMAT", "rule_vectors"]
+__all__ = ["KNOB_SETS", "RULE_VECTORS_FORMAT", "rule_vectors"]

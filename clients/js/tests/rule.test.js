@@ -1,7 +1,8 @@
 // The rule bot (src/bots/rule.js) against Python's RuleBot and MoveScores, only through the
 // vectors the Python side writes (tests/make-vectors.sh: `murlan vectors rule` with a fresh
 // seed): positions from real play under every variant, exchanges included, each with the
-// Python bot's move, its cards and the log-probability of every legal action.
+// Python bot's move, its cards and the log-probability of every legal action, and the moves of
+// RuleBot with other knobs.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -9,6 +10,7 @@ import { actionIds } from '../src/game/bitsets.js';
 import { legalActions } from '../src/game/engine.js';
 import { stateFromJson } from '../src/game/vectors.js';
 import {
+  RULE_KNOBS,
   newRuleView,
   ruleAction,
   ruleLogProb,
@@ -54,6 +56,24 @@ test('on every position the rule bot makes the Python rule bot\'s move and cards
   positions.forEach((p, i) => {
     const move = ruleMoveOfPosition(p.position);
     if (move.action !== p.move || move.play !== p.cards) wrong.push(`position ${i}: ${move.action} "${move.play}", Python ${p.move} "${p.cards}"`);
+  });
+  assert.deepEqual(wrong, []);
+});
+
+test('with other knobs the rule bot makes the moves of Python\'s RuleBot with those knobs', () => {
+  assert.ok(vectors.knobs.length >= 2);
+  const view = newRuleView();
+  const wrong = [];
+  vectors.knobs.forEach((set, k) => {
+    const knobs = { ...RULE_KNOBS, ...set };
+    assert.equal(Object.keys(knobs).length, Object.keys(RULE_KNOBS).length, `knobs ${JSON.stringify(set)}: names Python's`);
+    let differs = 0;
+    positions.forEach((p, i) => {
+      const move = ruleMove(viewOfState(stateFromJson(p.state), view), knobs);
+      if (move !== p.knob_moves[k]) wrong.push(`knobs ${JSON.stringify(set)}, position ${i}: ${move}, Python ${p.knob_moves[k]}`);
+      if (p.knob_moves[k] !== p.move) differs += 1;
+    });
+    assert.ok(differs > 0, `knobs ${JSON.stringify(set)} change no move`);
   });
   assert.deepEqual(wrong, []);
 });

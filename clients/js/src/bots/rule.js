@@ -39,11 +39,11 @@ export const MOVE_SLACK = 0.01;
 /**
  * The rule bot's knobs, Python's `RuleBot()` defaults (`make_bot("rule")`): an opponent with
  * at most `danger` cards is blocked; `finish`: hand value at or below which taking the lead
- * is worth a control; `credit` per control; `saveHigh`: lowest rank not shed on a trick while
- * the hand is long (99: off); `lastWeak`: lead controls first once this few weak
- * combinations are left; `leadLong`: lead the longest weak combination, not the lowest.
+ * is worth a control; `credit` per control; `save_high`: lowest rank not shed on a trick while
+ * the hand is long (99: off); `last_weak`: lead controls first once this few weak
+ * combinations are left; `lead_long`: lead the longest weak combination, not the lowest.
  */
-export const RULE_KNOBS = Object.freeze({ danger: 1, finish: 1.5, credit: CONTROL_CREDIT, saveHigh: 99, lastWeak: 1, leadLong: false });
+export const RULE_KNOBS = Object.freeze({ danger: 1, finish: 1.5, credit: CONTROL_CREDIT, save_high: 99, last_weak: 1, lead_long: false });
 /** `danger` when no other seat holds cards. */
 const NO_DANGER = 99;
 /** At most this many plans per hand are kept, fewest combinations first. */
@@ -435,7 +435,7 @@ function paysExactly(a, counts) {
  */
 function leadKey(a, danger, knobs) {
   if (danger <= knobs.danger && LENGTH[a] <= danger && KIND[a] !== STRAIGHT) return 1e6 + (500 - LOW_RANK[a]) * 1000 + 500;
-  if (knobs.leadLong) return (500 - LENGTH[a]) * 1000 + 500 + LOW_RANK[a];
+  if (knobs.lead_long) return (500 - LENGTH[a]) * 1000 + 500 + LOW_RANK[a];
   return (500 + LOW_RANK[a]) * 1000 + 500 - LENGTH[a];
 }
 
@@ -502,7 +502,7 @@ function lead(view, nLegal, knobs) {
       if (bestStrong < 0 || strongKey(a) < strongKey(bestStrong)) bestStrong = a;
     }
   }
-  if (nStrong && nWeak <= knobs.lastWeak) return bestStrong;
+  if (nStrong && nWeak <= knobs.last_weak) return bestStrong;
   if (nWeak) return bestWeak;
   if (nStrong) return firstStrong;
   if (lowestBomb >= 0) return lowestBomb;
@@ -557,7 +557,7 @@ function follow(view, nLegal, knobs) {
   }
   if (progress >= 0) {
     const early = now >= 3 && danger > knobs.danger;
-    if (!(early && LOW_RANK[progress] >= knobs.saveHigh)) return progress;
+    if (!(early && LOW_RANK[progress] >= knobs.save_high)) return progress;
   }
   // Taking the lead pays when the rest then goes out or an opponent must be stopped.
   const blocking = danger <= knobs.danger;
