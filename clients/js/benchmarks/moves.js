@@ -28,7 +28,7 @@ for (const [name, opts] of Object.entries(runtimes)) {
   let t = performance.now();
   const bot = await loadBot(dir, opts);
   const loadMs = performance.now() - t;
-  const golden = JSON.parse(await readFile(values.golden ?? join(dir, bot.spec.golden.file), 'utf8'));
+  const golden = JSON.parse(await readFile(values.golden ?? join(dir, bot.manifest.golden.file), 'utf8'));
   const states = golden.positions.map((p) => p.state);
   for (const s of states) await bot.choose(s);
   const times = [];
