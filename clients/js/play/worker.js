@@ -1,0 +1,88 @@
+// The play page's bots, off the page's thread: one module Web Worker holds the loaded bundles
+// and the players of the match, so a slow decision (a level with a search) never freezes the
+// page. play.js talks to it by messages, each `{id, type, ...}` answered by `{id, ...}` or
+// `{id, error}`:
+//
+//   load    {bundles: [URL], hook: URL | null} -> {choices: [{key, level, bundle, about}]}
+//   match   {seats: [null, key, key, key], rules} -> {} or {error} (a level that does not play the rules)
+//   choose  {seat, position, seed, context: {record, seat}} -> {move: {cards, action}}
+//
+// It keeps nothing but the bundles and the current match's three players, so its memory does
+// not grow with the games played. `hook` names a module whose default export wraps each
+// player (`(player, {seat, level}) => player`): the browser tests make a player slow or
+// failing through it; the page sets it only from `window.murlanHooks`.
+import { levelPlayer, loadBot } from '../src/index.js';
+
+/** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
+let choices = [];
+/** @type {any[]} the match's players by seat (index 0, the person, unused) */
+let players = [];
+/** @type {((player: any, info: object) => any) | null} */
+let hook = null;
+
+/**
+ * The levels a bundle plays here: bot.json's `levels` a player below takes (`levelPlayer`
+ * plays their temperature and mix), or, for a bundle that names none, its argmax policy as
+ * `hard`.
+ * @param {any} spec bot.json
+ * @returns {Array<[string, any]>}
+ */
+function levelsOf(spec) {
+  const named = Object.entries(spec.levels ?? {}).filter(([, l]) => !l.search);
+  return named.length ? named : [['hard', { about: "the policy's best move" }]];
+}
+
+/**
+ * A level of a loaded bundle as a player: `choose(position, seed, context)` gives its move;
+ * `context` is `{record, seat}`, the match so far as murlan's bot protocol sends it.
+ * @returns {{choose: (position: object, seed: number, context: object) => Promise<any>}}
+ */
+const playerOf = (bot, level) =>
+  bot.spec.levels?.[level] ? levelPlayer(bot, level) : { choose: (position) => bot.choose(position) };
+
+async function load({ bundles, hook: hookUrl }) {
+  hook = hookUrl ? (await import(hookUrl)).default : null;
+  choices = [];
+  for (const url of bundles) {
+    let bot;
+    try {
+      bot = await loadBot(new URL(url));
+    } catch (err) {
+      throw new Error(`cannot load the bundle at ${url}: ${err.message}`);
+    }
+    const bundle = new URL(url).pathname.split('/').filter(Boolean).pop() ?? String(url);
+    for (const [level, about] of levelsOf(bot.spec)) {
+      choices.push({ key: `${choices.length}`, level, bundle, about: about.about ?? '', bot });
+    }
+  }
+  return { choices: choices.map(({ bot, ...choice }) => choice) };
+}
+
+function match({ seats, rules }) {
+  const next = [null];
+  for (let seat = 1; seat < seats.length; seat++) {
+    const choice = choices[Number(seats[seat])];
+    const why = choice.bot.rulesConflict(rules);
+    if (why) return { error: `Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.` };
+    const player = playerOf(choice.bot, choice.level);
+    next.push(hook ? hook(player, { seat, level: choice.level }) : player);
+  }
+  players = next;
+  return {};
+}
+
+async function choose({ seat, position, seed, context }) {
+  const move = await players[seat].choose(position, seed, context);
+  return { move: { cards: move.cards, action: move.action } };
+}
+
+const HANDLERS = { load, match, choose };
+
+self.addEventListener('message', async (event) => {
+  const { id, type } = event.data;
+  try {
+    self.postMessage({ id, ...(await HANDLERS[type](event.data)) });
+  } catch (err) {
+    self.postMessage({ id, error: err instanceof Error ? err.message : String(err) });
+  }
+});
