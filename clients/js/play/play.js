@@ -154,6 +154,7 @@ async function start() {
     names.push(`Seat ${seat} · ${choice.level}`);
   }
   $('setup-start').disabled = true;
+  document.body.dataset.working = '1'; // the worker sets the match's players up
   try {
     const { error } = await /** @type {BotWorker} */ (state.bots).request('match', { seats, rules });
     if (error) {
@@ -165,6 +166,7 @@ async function start() {
     return;
   } finally {
     $('setup-start').disabled = false;
+    document.body.dataset.working = '0';
   }
   state.match += 1;
   Object.assign(state, { game: new Game({ seed, rules }), seed, names, events: [], decisions: 0 });

@@ -4,7 +4,8 @@
 // `{id, error}`:
 //
 //   load    {bundles: [URL], hook: URL | null} -> {choices: [{key, level, bundle, about}]}
-//   match   {seats: [null, key, key, key], rules} -> {} or {error} (a level that does not play the rules)
+//   match   {seats: [key | null, ...], rules} -> {} or {error} (a level that does not play the rules);
+//           null: a person's seat (the page's seat 0; benchmarks/browser_moves.py seats bots in all four)
 //   choose  {seat, position, seed, context: {record, seat}} -> {move: {cards, action}}
 //
 // It keeps nothing but the bundles and the current match's three players, so its memory does
@@ -15,7 +16,7 @@ import { levelPlayer, loadBot } from '../src/index.js';
 
 /** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
 let choices = [];
-/** @type {any[]} the match's players by seat (index 0, the person, unused) */
+/** @type {any[]} the match's players by seat (null at a person's seat) */
 let players = [];
 /** @type {((player: any, info: object) => any) | null} */
 let hook = null;
@@ -59,13 +60,15 @@ async function load({ bundles, hook: hookUrl }) {
 }
 
 function match({ seats, rules }) {
-  const next = [null];
-  for (let seat = 1; seat < seats.length; seat++) {
+  const next = [];
+  for (let seat = 0; seat < seats.length; seat++) {
+    next.push(null);
+    if (seats[seat] === null) continue; // a person's seat
     const choice = choices[Number(seats[seat])];
     const why = choice.bot.rulesConflict(rules);
     if (why) return { error: `Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.` };
     const player = playerOf(choice.bot, choice.level);
-    next.push(hook ? hook(player, { seat, level: choice.level }) : player);
+    next[seat] = hook ? hook(player, { seat, level: choice.level }) : player;
   }
   players = next;
   return {};
