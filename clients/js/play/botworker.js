@@ -22,7 +22,7 @@ export class BotWorker {
     });
     this.worker.addEventListener('error', (event) => {
       event.preventDefault();
-      this.fail(`the bots' worker stopped: ${event.message || 'its script could not be loaded or run'}`);
+      this.fail(`the bots' worker stopped (reload the page to play again): ${event.message || 'its script could not be loaded or run'}`);
     });
     this.worker.addEventListener('messageerror', () => this.fail("the bots' worker sent a message that cannot be read"));
   }
