@@ -32,6 +32,7 @@ import shutil
 import statistics
 import sys
 import threading
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +41,7 @@ PAGE = "clients/js/play/index.html"
 # Plays one seeded match's first hands in the page's worker and times seat 1's decisions (ms).
 MATCH = """
 const [level, others, seed, maxHands] = arguments;
-const done = arguments[arguments.length - 1];
+window.benchResult = null;
 (async () => {
   const { Game } = await import('/clients/js/src/index.js');
   if (!window.benchWorker) {
@@ -80,7 +81,8 @@ const done = arguments[arguments.length - 1];
     decisions += 1;
   }
   return times;
-})().then((times) => done({ times }), (err) => done({ error: String(err.message ?? err) }));
+})().then((times) => { window.benchResult = { times }; },
+  (err) => { window.benchResult = { error: String(err.message ?? err) }; });
 """
 
 
@@ -143,13 +145,14 @@ def main() -> None:
         options.add_argument(arg)
     browser = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
-        browser.set_script_timeout(3600)
         browser.get(f"http://127.0.0.1:{server.server_address[1]}/{PAGE}")
         times: list[float] = []
         for m in range(args.matches):
-            out = browser.execute_async_script(
-                MATCH, args.level, args.others, args.seed + m, args.max_hands
-            )
+            # The match runs in the page; the script returns at once and the result is polled,
+            # so no WebDriver call lasts as long as a match.
+            browser.execute_script(MATCH, args.level, args.others, args.seed + m, args.max_hands)
+            while (out := browser.execute_script("return window.benchResult")) is None:
+                time.sleep(0.2)
             if "error" in out:
                 fail(out["error"])
             times += out["times"]
