@@ -81,6 +81,8 @@ def app(tmp_path_factory) -> Path:
     (root / "bundles").mkdir()
     hard = registry.policies_dir() / registry.levels()["hard"]["policy"]
     (root / "bundles" / "hard").symlink_to(hard, target_is_directory=True)
+    easy = registry.policies_dir() / registry.levels()["easy"]["policy"]
+    (root / "bundles" / "easy").symlink_to(easy, target_is_directory=True)
     (root / "hooks").mkdir()
     for name, text in HOOKS.items():
         (root / "hooks" / name).write_text(text)
@@ -533,3 +535,22 @@ def test_a_worker_that_dies_mid_decision_is_said_in_words(driver, page_url):
     assert "the test hook crashed the worker" in message.text
     assert driver.execute_script(SIGNS)["seats"] == []
     assert by_id(driver, "play").get_attribute("disabled")  # the bot is still to move
+
+
+def test_a_level_that_does_not_play_the_rules_is_refused_in_words(driver, page_url):
+    driver.get(f"{page_url}?bundle=../../bundles/hard/&bundle=../../bundles/easy/")
+    idle(driver)
+    levels = registry.levels()
+    refused = next(
+        (name, flag)
+        for name, level in levels.items()
+        for flag, values in level["supported_rules"].items()
+        if values == [False] and not level["search"]
+    )
+    name, flag = refused
+    Select(by_id(driver, "setup-bot-2")).select_by_visible_text(name)
+    by_id(driver, f"rule-{flag}").click()
+    by_id(driver, "setup-start").click()
+    message = wait_for(driver, lambda b: by_id(b, "setup-message").text, what="the refusal")
+    assert message.startswith(f"Seat 2's bot ({name}) does not play these rules: {flag}=true")
+    assert by_id(driver, "setup").is_displayed() and not by_id(driver, "table").is_displayed()

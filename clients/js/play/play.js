@@ -156,13 +156,9 @@ async function start() {
   $('setup-start').disabled = true;
   document.body.dataset.working = '1'; // the worker sets the match's players up
   try {
-    const { error } = await /** @type {BotWorker} */ (state.bots).request('match', { seats, rules });
-    if (error) {
-      message.textContent = error;
-      return;
-    }
+    await /** @type {BotWorker} */ (state.bots).request('match', { seats, rules });
   } catch (err) {
-    message.textContent = `The bots cannot play: ${err.message}`;
+    message.textContent = err.message; // a level that does not play the rules, or a stopped worker
     return;
   } finally {
     $('setup-start').disabled = false;

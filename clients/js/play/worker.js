@@ -4,7 +4,7 @@
 // `{id, error}`:
 //
 //   load    {bundles: [URL], hook: URL | null} -> {choices: [{key, level, bundle, about}]}
-//   match   {seats: [key | null, ...], rules} -> {} or {error} (a level that does not play the rules);
+//   match   {seats: [key | null, ...], rules} -> {}, or {error} for a level that does not play the rules;
 //           null: a person's seat (the page's seat 0; benchmarks/browser_moves.py seats bots in all four)
 //   choose  {seat, position, seed, context: {record, seat}} -> {move: {cards, action}}
 //
@@ -65,8 +65,8 @@ function match({ seats, rules }) {
     next.push(null);
     if (seats[seat] === null) continue; // a person's seat
     const choice = choices[Number(seats[seat])];
-    const why = choice.bot.rulesConflict(rules);
-    if (why) return { error: `Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.` };
+    const why = choice.bot.rulesConflict(rules, choice.bot.spec.levels?.[choice.level]?.supported_rules);
+    if (why) throw new Error(`Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.`);
     const player = playerOf(choice.bot, choice.level);
     next[seat] = hook ? hook(player, { seat, level: choice.level }) : player;
   }

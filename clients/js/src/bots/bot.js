@@ -199,18 +199,20 @@ export class MurlanBot {
 
   /**
    * Why the policy does not play these variant flags (null when it does): a flag at a value
-   * outside bot.json's `supported_rules` (absent there: only the trained value).
+   * outside bot.json's `supported_rules` (absent there: only the trained value), or outside
+   * `supported`, a level's own `supported_rules`, when given.
    * @param {object} rules
+   * @param {Record<string, any[]>} [supported]
    * @returns {string | null}
    */
-  rulesConflict(rules) {
+  rulesConflict(rules, supported = this.spec.supported_rules) {
     const bad = [];
     for (const [flag, value] of Object.entries(readRules(rules))) {
       if (!(flag in this.spec.rules)) {
         bad.push(`${flag} (no such rule flag)`);
         continue;
       }
-      const allowed = (this.spec.supported_rules?.[flag] ?? [this.spec.rules[flag]]).map((v) => readRules({ v }).v);
+      const allowed = (supported?.[flag] ?? [this.spec.rules[flag]]).map((v) => readRules({ v }).v);
       if (!allowed.includes(value)) bad.push(`${flag}=${value} (it plays ${allowed.join('|')})`);
     }
     return bad.length ? bad.join(', ') : null;
