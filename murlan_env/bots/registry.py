@@ -216,9 +216,7 @@ def search_options(policy: Bot, level: dict) -> dict:
     return {"rollouts": int(level["search"]), **guide}
 
 
-def opponent_model(
-    bot: Bot, temperature: float = PLAYOUT_TEMPERATURE
-) -> tuple[ScoringBot, Bot]:
+def opponent_model(bot: Bot, temperature: float = PLAYOUT_TEMPERATURE) -> tuple[ScoringBot, Bot]:
     """How a search models a seat that plays like ``bot``: the scores its moves are weighed by
     (a belief) and the bot that plays it in rollouts. A policy is its own scores, sampled at
     ``temperature`` in rollouts; a bot without scores (the rule bot) plays itself and
