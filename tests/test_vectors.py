@@ -204,3 +204,22 @@ def test_search_vectors_replay_and_weigh_what_they_say(tmp_path):
                 state = engine.step(state, np.array([action]))
             assert state.hand_over[0] and state.points[0].tolist() == r["points"]
             assert sorted(r["points"]) == [0, 1, 2, 3]
+
+
+def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
+    from murlan_env.bots.vectors import rule_vectors
+    from murlan_env.schemas import validator
+
+    rules = (Rules(), Rules(joker_pair=True, straight_plus_one=True))
+    data = rule_vectors(np.random.default_rng(6), matches=1, keep=0.2, variants=rules)
+    positions = data["positions"]
+    states = jsonschema.Draft202012Validator({"$ref": "#/$defs/state", "$defs": SCHEMA["$defs"]})
+    assert {p["state"]["phase"] for p in positions} == {"play", "exchange"}
+    assert len({json.dumps(p["state"]["rules"]) for p in positions}) == 2
+    for p in positions:
+        states.validate(p["state"])
+        validator("state").validate(p["position"])
+        assert p["move"] in p["legal"] and len(p["log_probs"]) == len(p["legal"])
+        assert np.isclose(np.exp(p["log_probs"]).sum(), 1.0)
+        assert p["log_probs"][p["legal"].index(p["move"])] == max(p["log_probs"])
+    assert data == rule_vectors(np.random.default_rng(6), matches=1, keep=0.2, variants=rules)

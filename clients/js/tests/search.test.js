@@ -12,6 +12,7 @@ import { step } from '../src/game/engine.js';
 import { Search, handHistory, policyModel, rollout, searchSettings } from '../src/bots/search.js';
 import { policyNet } from '../src/bots/policy.js';
 import { logLikelihoods, stateOfWorld, temperedWeights, worldLogLikelihoods } from '../src/bots/worlds.js';
+import { ruleModel } from '../src/bots/models.js';
 import { POLICIES, VECTORS, readJsonFile } from './helpers.js';
 
 const vectors = readJsonFile(join(VECTORS, 'search.json'));
@@ -59,25 +60,42 @@ test('the tempered weights of Python\'s world log-likelihoods match, and the pol
   }
 });
 
+test("the rule bot's log-likelihoods, each slot's model and the worlds' log-likelihoods match Python's", () => {
+  const rule = { kind: 'bot', model: ruleModel };
+  const models = new Set();
+  for (const p of vectors.positions) {
+    const pos = bot.position(p.state);
+    const ctx = { pos, history: p.history, worlds: flat(p.worlds), n: p.worlds.length };
+    const ll = logLikelihoods(ctx, /** @type {any} */ (rule));
+    p.log_likelihoods[1].flat().forEach((x, i) => assert.ok(Math.abs(ll[i] - x) < 1e-6, `${ll[i]} vs ${x}`));
+    const { logLik, which } = worldLogLikelihoods(ctx, [policy, /** @type {any} */ (rule)], vectors.alternative_candidates);
+    assert.deepEqual(Array.from(which), p.models);
+    p.world_log_likelihood.forEach((x, i) => {
+      if (x === null) assert.equal(logLik[i], -Infinity);
+      else assert.ok(Math.abs(logLik[i] - x) <= TOLERANCE * Math.max(1, Math.abs(x)), `${logLik[i]} vs ${x}`);
+    });
+    models.add(p.models.join(''));
+  }
+  assert.ok([...models].some((m) => m.includes('1')), 'no slot took the rule bot in the vectors');
+});
+
 test("a rollout's moves and points match Python's for a fixed world, first move, models and uniforms", () => {
   const player = policyModel(net, bot.pieces, bot.features, vectors.playout_temperature);
   let compared = 0;
   for (const p of vectors.positions) {
     const pos = bot.position(p.state);
     for (const r of p.rollouts) {
-      // Seats the rule bot plays wait for its port; the policy's seats are held to Python's.
-      if (r.models.some((m) => m !== 0)) continue;
       const g = stateOfWorld(pos, flat([r.world]));
       step(g, r.first);
       let i = 0;
       const moves = [];
-      const points = rollout(g, [player], r.models, () => r.uniforms[i++], moves);
+      const points = rollout(g, [player, ruleModel], r.models, () => r.uniforms[i++], moves);
       assert.deepEqual(moves, r.moves);
       assert.deepEqual(Array.from(points), r.points);
       compared += 1;
     }
   }
-  assert.ok(compared >= 3, `only ${compared} policy-only rollouts in the vectors`);
+  assert.ok(compared >= 3, `only ${compared} rollouts in the vectors`);
 });
 
 test('the expert search plays a legal move, the same for the same seed, from the level in bot.json', () => {
