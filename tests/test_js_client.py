@@ -102,3 +102,59 @@ def test_records_the_javascript_game_writes_are_valid_here(seed, rules, cut):
     assert records.validate(record).valid, records.validate(record)
     assert record["rules"] == rules
     assert (record["winners"] != []) == (cut > 10**5)
+
+
+class _RuleAndJavaScriptRule:
+    """A seat that plays the rule bot's move and asks the JavaScript rule bot
+    (``murlan-bot --rule``, through murlan-bot/1) the same decision, keeping both moves."""
+
+    uses_match = True  # the driver sends the matches so far, which the program is sent
+    name = "rule"
+
+    def __init__(self, program) -> None:
+        from murlan_env.bots.basic import RuleBot
+
+        self.program = program
+        self.rule = RuleBot()
+        self.moves: list[tuple[int, int]] = []
+        self.exchanges = 0
+
+    def act(self, obs, mask, rng, match=None):
+        from murlan_env.game import observation
+
+        self.exchanges += int(observation.decode(obs).exchanging.sum())
+        ours = self.rule.act(obs, mask, rng)
+        theirs = self.program.act(obs, mask, rng, match=match)
+        self.moves += zip(ours.tolist(), theirs.tolist(), strict=True)
+        return ours
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [{}, {"sticky_pass": True, "joker_pair": True, "straight_plus_one": True, "start_card": "3C"}],
+)
+def test_the_javascript_rule_bot_makes_the_rule_bots_moves_in_the_arena(rules):
+    """``murlan-bot --rule`` in the duplicate arena's seats, in lock-step with the rule bot:
+    whole first two hands (an exchange among them) of seeded boards against greedy and random
+    seats, the same move at every decision."""
+    from murlan_env.bots.basic import GreedyBot, RandomBot
+    from murlan_env.bots.process import ProcessBot
+    from murlan_env.eval.duplicate import play_duplicate
+    from murlan_env.game.rules import Rules
+
+    command = [NODE, str(CLIENT / "bin" / "bot.js"), "--rule"]
+    with ProcessBot(command, strict=True) as program:
+        assert program.name == "js:rule" and program.supported_rules == {}
+        both = _RuleAndJavaScriptRule(program)
+        lineups = [[0, 1, 0, 2], [2, 0, 1, 0]]
+        play_duplicate(
+            [both, GreedyBot(), RandomBot()],
+            3,
+            lineups=lineups,
+            seed=5,
+            rules=Rules(**rules),
+            max_hands=2,
+        )
+    assert len(both.moves) >= 300 and both.exchanges >= 1, (len(both.moves), both.exchanges)
+    differ = [(i, ours, theirs) for i, (ours, theirs) in enumerate(both.moves) if ours != theirs]
+    assert differ == [], (len(both.moves), both.exchanges)

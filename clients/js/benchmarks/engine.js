@@ -16,6 +16,9 @@
  *   legal move as cards, to show), then `play(cards)` (read the cards, check them, apply them,
  *   write the record); whole matches with random legal moves, per move.
  * - `Game.position()`: the bot's view of the seat to act, as `bot.choose` reads it.
+ * - `js rule bot (ruleAction)`: the rule bot (src/bots/rule.js) playing all four seats of one
+ *   match at a time, as a search's rollouts call it: per decision `ruleAction(g)` on the
+ *   engine state, then `step`.
  * Node runs JavaScript on one thread: the figures are per core. `taskset -c 0 node
  * benchmarks/engine.js` runs it on the core the Python row pins itself to.
  */
@@ -26,6 +29,7 @@ import { cpus } from 'node:os';
 import { Game } from '../src/game/game.js';
 import { HAND_OVER, MATCH_OVER, legalActions, newMatch, nextHand, pickLegal, randomDeal, step } from '../src/game/engine.js';
 import { seededRandom } from '../src/game/random.js';
+import { ruleAction } from '../src/bots/rule.js';
 
 const { values } = parseArgs({
   options: {
@@ -93,6 +97,20 @@ function gameRunner(k, withPosition) {
   };
 }
 
+function ruleRunner(k) {
+  const rng = seededRandom(seed + k);
+  let g = newMatch({}, rng);
+  const deal = new Uint32Array(8);
+  return () => {
+    for (let i = 0; i < 100; i++) {
+      step(g, ruleAction(g));
+      if (g.phase === HAND_OVER) nextHand(g, randomDeal(rng, (g.dealer + 1) % 4, deal));
+      else if (g.phase === MATCH_OVER) g = newMatch({}, rng);
+    }
+    return 100;
+  };
+}
+
 function positionRunner(k) {
   const game = new Game({ seed: seed + k });
   return () => {
@@ -118,6 +136,7 @@ const rows = [
   ...(values['no-python'] ? [] : [['python engine B=1', 'decisions/s', pythonRow]]),
   ["Game, a person's turn (legalMoves + play)", 'moves/s', (k) => measure(gameRunner(k, false))],
   ['Game.position()', 'calls/s', (k) => measure(positionRunner(k))],
+  ['js rule bot (ruleAction + step)', 'decisions/s', (k) => measure(ruleRunner(k))],
 ];
 const results = rows.map(() => ({ wall: [], cpu: [] }));
 for (let k = 0; k < repeats; k++) {

@@ -1,7 +1,7 @@
 /**
  * murlan-client: the murlan game in JavaScript. The engine (`Game` for an app, the rules as
  * functions over a `State`), records (write, validate, replay) and exported bundles' bots
- * (bot.json, model.onnx or weights.bin). See docs/js-client.md.
+ * (bot.json, model.onnx or weights.bin) and the rule bot. See docs/js-client.md.
  * @module
  */
 
@@ -48,5 +48,21 @@ export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, f
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
 export { denseModel, denseScores, halfToFloat } from './bots/dense.js';
 export { canonicalJson, sha256 } from './files.js';
-export { levelPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
+export { levelPlayer, searchPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
+export { Search, searchSettings, handHistory, chooseFromValues, rollout, policyModel, TIE_BREAK } from './bots/search.js';
+export { SEAT_MODELS, ruleModel } from './bots/models.js';
+export {
+  ruleMove,
+  ruleAction,
+  ruleLogProb,
+  ruleLogProbs,
+  ruleMoveOfPosition,
+  newRuleView,
+  viewOfState,
+  viewOfPosition,
+  threatsOf,
+  RULE_KNOBS,
+  MOVE_SLACK,
+  CONTROL_CREDIT,
+} from './bots/rule.js';
 export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bots/verify.js';

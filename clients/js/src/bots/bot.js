@@ -96,6 +96,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     return bytes;
   };
   let run;
+  let dense = null;
   if (ort) {
     const bytes = await checked(model.file, await readBytes(source, model.file));
     if ((await sha256(bytes)) !== model.sha256) throw new Error(`${model.file}: sha256 does not match bot.json`);
@@ -125,11 +126,13 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     }
     const bytes = await inBundle(weightsSpec.file);
     if ((await sha256(bytes)) !== weightsSpec.sha256) throw new Error(`${weightsSpec.file}: sha256 does not match its description`);
-    const dense = denseModel(weightsSpec, bytes);
+    dense = denseModel(weightsSpec, bytes);
     run = async (obs, mask) => denseScores(dense, obs, mask);
   }
   const tolerance = ort ? model.tolerance : Math.max(model.tolerance, PLAIN_TOLERANCE);
-  return new MurlanBot(spec, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
+  const bot = new MurlanBot(spec, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
+  bot.dense = dense;
+  return bot;
 }
 
 /**
@@ -183,6 +186,8 @@ export class MurlanBot {
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
     this.rules = readRules(spec.rules);
+    /** @type {import('./dense.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
+    this.dense = null;
   }
 
   /**

@@ -172,7 +172,7 @@ export function beats(t, rules, prev, next) {
  * @param {boolean} pos.exchange choosing the card to give back
  * @param {boolean} pos.startDuty my play must contain the start card
  * @param {number} pos.received rank just received in the exchange, -1 if none
- * @param {number[]} giveBack the ranks that may be given back
+ * @param {ReadonlyArray<number>} giveBack the ranks that may be given back
  * @returns {Uint8Array}
  */
 export function legalMask(t, rules, { handCounts, table, exchange, startDuty, received }, giveBack) {

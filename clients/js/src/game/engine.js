@@ -44,10 +44,12 @@ export const HAND_OVER = 2;
 export const MATCH_OVER = 3;
 export const PHASES = Object.freeze(['play', 'exchange', 'hand_over', 'match_over']);
 export const POINTS_BY_PLACE = Object.freeze([3, 2, 1, 0]);
+/** RULES.md 5: the ranks the exchange's 1st player may give back (3 to 10). */
+export const GIVE_BACK_RANKS = Object.freeze([0, 1, 2, 3, 4, 5, 6, 7]);
 // --------------------------------------------------------------------------- tables
 
 /** AFFORD[((r * 5) + k) * 4 + j]: word j of the actions a hand with k cards of rank r can pay. */
-const AFFORD = new Uint32Array(N_RANKS * 5 * ACTION_WORDS);
+export const AFFORD = new Uint32Array(N_RANKS * 5 * ACTION_WORDS);
 /** MUST_USE[r * 4 + j]: word j of the actions using a card of rank r. */
 const MUST_USE = new Uint32Array(N_RANKS * ACTION_WORDS);
 /** The ranks action a uses, RANKS_USED[a * 15 + i] for i < N_USED[a], and its cards of each, NEED[...]. */
@@ -235,7 +237,8 @@ export function legalActions(g, out) {
     out[3] = w3;
   } else if (g.phase === EXCHANGE) {
     const received = cardRank(g.exLastGives);
-    for (let r = 0; r < 8; r++) {
+    for (let i = 0; i < GIVE_BACK_RANKS.length; i++) {
+      const r = GIVE_BACK_RANKS[i];
       if (rankCount(lo, hi, r) - (r === received ? 1 : 0) > 0) out[0] |= 1 << (1 + r); // single of rank r
     }
   }

@@ -1,0 +1,89 @@
+"""Rule-bot vectors: positions from real play with the rule bot's move and its moves'
+log-probabilities as a scoring model, to hold another implementation of the rule bot (the
+JavaScript client's, which a search there plays in its rollouts and weighs worlds by) to
+``RuleBot`` and ``MoveScores`` here.
+
+Whole matches are played under every variant (``murlan_env.game.vectors.VARIANTS``) by
+different bots in the seats (rule, greedy and random, in turn), so the positions range over
+openings under the start-card duty, exchanges, blocked and free tables, bombs and hands near
+their end. Every exchange decision and a fraction of the plays are kept; each position holds
+the engine state (``state_json``), the position as the seat to act sees it (``state_facts``,
+what murlan-bot/1 sends), the legal actions, the rule bot's move and its cards, and the
+log-probability of each legal action under ``MoveScores(RuleBot())``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from murlan_env.bots.basic import GreedyBot, MoveScores, RandomBot, RuleBot, legal_log_probs
+from murlan_env.bots.golden_positions import state_facts
+from murlan_env.game import engine
+from murlan_env.game.cards import format_cards
+from murlan_env.game.rules import Rules
+from murlan_env.game.state import N_SEATS, Phase
+from murlan_env.game.vectors import VARIANTS, state_json
+
+RULE_VECTORS_FORMAT = "murlan-rule-vectors/1"
+
+
+def rule_vectors(
+    rng: np.random.Generator,
+    matches: int = 2,
+    keep: float = 0.1,
+    variants: Sequence[Rules] = VARIANTS,
+    slack: float = 0.01,
+) -> dict[str, Any]:
+    """Rule-bot positions from ``matches`` whole seeded matches under each variant: every
+    exchange decision and a fraction ``keep`` of the other decisions with a choice (see the
+    module docstring); ``slack`` is ``MoveScores``'."""
+    rule = RuleBot()
+    model = MoveScores(rule, slack)
+    players = (rule, GreedyBot(), RandomBot())
+    positions: list[dict[str, Any]] = []
+    for v, rules in enumerate(variants):
+        state = engine.init(rng, matches, rules)
+        # Seat s of match b is played by players[(b + s + v) % 3].
+        lineup = (np.arange(matches)[:, None] + np.arange(N_SEATS)[None, :] + v) % len(players)
+        while True:
+            if (state.phase == Phase.HAND_OVER).any():
+                state = engine.next_hand(state, rng)
+                continue
+            waiting = np.flatnonzero(state.phase <= Phase.EXCHANGE)
+            if not waiting.size:
+                break
+            sub = state.index(waiting)
+            obs = engine.observe(sub)
+            mask = engine.legal_action_mask(sub)
+            moves = rule.act(obs, mask, rng)
+            log_p = legal_log_probs(model.scores(obs, mask), mask)
+            cards = engine.choose_cards(sub, moves)
+            for i in range(waiting.size):
+                legal = np.flatnonzero(mask[i])
+                exchange = sub.phase[i] == Phase.EXCHANGE
+                if not exchange and (legal.size < 2 or rng.random() >= keep):
+                    continue
+                positions.append(
+                    {
+                        "state": state_json(sub, i),
+                        "position": state_facts(sub.index([i])),
+                        "legal": [int(a) for a in legal],
+                        "move": int(moves[i]),
+                        "cards": format_cards(np.flatnonzero(cards[i])),
+                        "log_probs": [float(log_p[i, a]) for a in legal],
+                    }
+                )
+            actions = np.zeros(matches, np.int16)
+            seat_player = lineup[waiting, sub.to_act]
+            for p, player in enumerate(players):
+                at = np.flatnonzero(seat_player == p)
+                if at.size:
+                    actions[waiting[at]] = player.act(obs[at], mask[at], rng)
+            state = engine.step(state, actions)
+    return {"format": RULE_VECTORS_FORMAT, "slack": slack, "positions": positions}
+
+
+__all__ = ["RULE_VECTORS_FORMAT", "rule_vectors"]
