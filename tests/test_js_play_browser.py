@@ -554,3 +554,27 @@ def test_a_level_that_does_not_play_the_rules_is_refused_in_words(driver, page_u
     message = wait_for(driver, lambda b: by_id(b, "setup-message").text, what="the refusal")
     assert message.startswith(f"Seat 2's bot ({name}) does not play these rules: {flag}=true")
     assert by_id(driver, "setup").is_displayed() and not by_id(driver, "table").is_displayed()
+
+
+def test_expert_searches_in_the_worker_and_its_move_is_shown(driver, page_url):
+    """The bundle's search level plays in the page: seat 1's expert gets the hand so far,
+    searches in the worker, and its move is shown with no error (the sign and the free page
+    while a bot thinks are the held decision's test above)."""
+    driver.get(f"{page_url}?bundle=../../bundles/hard/&pace=0&fresh={time.monotonic()}")
+    idle(driver)
+    Select(by_id(driver, "setup-bot-1")).select_by_visible_text("expert")
+    by_id(driver, "setup-seed").send_keys("3")  # seats 2 and 3 play first, then the person
+    by_id(driver, "setup-start").click()
+    page = wait_for(driver, lambda b: b.execute_script(PAGE), what="the bots before expert")
+    before = len(driver.execute_script(SIGNS)["moves"])
+    click_cards(driver, min([c for c in page["legal"] if c], key=len))
+    by_id(driver, "play").click()
+    moves = wait_for(
+        driver,
+        lambda b: (m := b.execute_script(SIGNS)["moves"]) and len(m) > before + 1 and m,
+        timeout=120,
+        what="expert's move",
+    )
+    assert moves[before + 1].startswith("Seat 1 · expert: ")
+    assert "1" not in driver.execute_script(SIGNS)["seats"]
+    assert not by_id(driver, "message").text

@@ -4,8 +4,9 @@
 //
 // Bundles: `?bundle=URL` (repeatable, relative to this page; default: the shipped bundles
 // of a murlan checkout served at its root). Each bundle offers its levels (worker.js says
-// which). `?pace=MS` sets the pause before each bot move (else the last pace picked, kept in
-// localStorage).
+// which, `expert` among them). `?pace=MS` sets the pause before each bot move (else the last
+// pace picked, kept in localStorage); `?budget=MS` caps a search level's time a move (else
+// its whole search).
 //
 // One thing at a time: while the bots move (each after a visible pause, thinking in the
 // worker), the person's controls are off and a sign on the seat and above the hand says who
@@ -53,7 +54,9 @@ async function init() {
     const urls = (bundles.length ? bundles : DEFAULT_BUNDLES).map((source) => new URL(source.endsWith('/') ? source : `${source}/`, location.href).href);
     const hook = /** @type {any} */ (window).murlanHooks?.player;
     state.bots = new BotWorker(new URL('./worker.js', import.meta.url));
-    ({ choices: state.choices } = await state.bots.request('load', { bundles: urls, hook: hook ? new URL(hook, location.href).href : null }));
+    const budget = Number(params.get('budget'));
+    const budgetMs = budget > 0 ? budget : null;
+    ({ choices: state.choices } = await state.bots.request('load', { bundles: urls, hook: hook ? new URL(hook, location.href).href : null, budgetMs }));
   } catch (err) {
     const box = $('load-error');
     box.textContent = `${err.message}. Serve a bundle folder (bot.json, weights.json, weights.bin) and name it with ?bundle=URL (see docs/js-client.md).`;

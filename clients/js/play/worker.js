@@ -3,7 +3,7 @@
 // page. play.js talks to it by messages, each `{id, type, ...}` answered by `{id, ...}` or
 // `{id, error}`:
 //
-//   load    {bundles: [URL], hook: URL | null} -> {choices: [{key, level, bundle, about}]}
+//   load    {bundles: [URL], hook: URL | null, budgetMs: MS | null} -> {choices: [{key, level, bundle, about}]}
 //   match   {seats: [key | null, ...], rules} -> {}, or {error} for a level that does not play the rules;
 //           null: a person's seat (the page's seat 0; benchmarks/browser_moves.py seats bots in all four)
 //   choose  {seat, position, seed, context: {record, seat}} -> {move: {cards, action}}
@@ -12,7 +12,7 @@
 // not grow with the games played. `hook` names a module whose default export wraps each
 // player (`(player, {seat, level}) => player`): the browser tests make a player slow or
 // failing through it; the page sets it only from `window.murlanHooks`.
-import { levelPlayer, loadBot } from '../src/index.js';
+import { SEAT_MODELS, levelPlayer, loadBot } from '../src/index.js';
 
 /** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
 let choices = [];
@@ -20,29 +20,34 @@ let choices = [];
 let players = [];
 /** @type {((player: any, info: object) => any) | null} */
 let hook = null;
+/** @type {number | undefined} a search level's time budget a move (ms), the page's `?budget=` */
+let budgetMs;
 
 /**
- * The levels a bundle plays here: bot.json's `levels` a player below takes (`levelPlayer`
- * plays their temperature and mix), or, for a bundle that names none, its argmax policy as
- * `hard`.
+ * The levels a bundle plays here: every level bot.json names (`levelPlayer` plays their
+ * temperature and mix, and a search level's search, `expert`), or, for a bundle that names
+ * none, its argmax policy as `hard`.
  * @param {any} spec bot.json
  * @returns {Array<[string, any]>}
  */
 function levelsOf(spec) {
-  const named = Object.entries(spec.levels ?? {}).filter(([, l]) => !l.search);
+  const named = Object.entries(spec.levels ?? {});
   return named.length ? named : [['hard', { about: "the policy's best move" }]];
 }
 
 /**
  * A level of a loaded bundle as a player: `choose(position, seed, context)` gives its move;
- * `context` is `{record, seat}`, the match so far as murlan's bot protocol sends it.
+ * `context` is `{record, seat}`, the match so far as murlan's bot protocol sends it (a search
+ * level reads the hand so far from it). A search level's seat models are the client's
+ * (`SEAT_MODELS`); `budgetMs` caps its time a move (none: the level's whole search).
  * @returns {{choose: (position: object, seed: number, context: object) => Promise<any>}}
  */
-const playerOf = (bot, level) =>
-  bot.spec.levels?.[level] ? levelPlayer(bot, level) : { choose: (position) => bot.choose(position) };
+const playerOf = (bot, level, budgetMs) =>
+  bot.spec.levels?.[level] ? levelPlayer(bot, level, { models: SEAT_MODELS, budgetMs }) : { choose: (position) => bot.choose(position) };
 
-async function load({ bundles, hook: hookUrl }) {
+async function load({ bundles, hook: hookUrl, budgetMs: budget }) {
   hook = hookUrl ? (await import(hookUrl)).default : null;
+  budgetMs = budget ?? undefined;
   choices = [];
   for (const url of bundles) {
     let bot;
@@ -67,7 +72,7 @@ function match({ seats, rules }) {
     const choice = choices[Number(seats[seat])];
     const why = choice.bot.rulesConflict(rules, choice.bot.spec.levels?.[choice.level]?.supported_rules);
     if (why) throw new Error(`Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.`);
-    const player = playerOf(choice.bot, choice.level);
+    const player = playerOf(choice.bot, choice.level, budgetMs);
     next[seat] = hook ? hook(player, { seat, level: choice.level }) : player;
   }
   players = next;
