@@ -10,12 +10,14 @@ timed on the page's thread, from the request to the answer (``performance.now()`
 person waits for, message passing included. Real positions, then: every decision the level
 meets in those hands, the exchange's give-backs included.
 
-It prints the level's decisions, the median, p95 and largest move time, the CPU and the
-Chromium version. Figures go to benchmarks/README.md with the machine.
+It prints the median, p95 and largest move time over all the level's decisions and over
+those with a choice (more than one legal move: the others are forced, a search has nothing to
+weigh), the CPU and the Chromium version. Figures go to benchmarks/README.md with the machine.
 
 ```
 python benchmarks/browser_moves.py --level hard --matches 2       # about 20 s
 nice -n 10 python benchmarks/browser_moves.py --level expert --matches 8
+nice -n 10 python benchmarks/browser_moves.py --level expert --matches 8 --budget-ms 300
 ```
 
 Needs Debian's Chromium and its driver and the selenium package (as the browser tests).
@@ -40,7 +42,7 @@ PAGE = "clients/js/play/index.html"
 
 # Plays one seeded match's first hands in the page's worker and times seat 1's decisions (ms).
 MATCH = """
-const [level, others, seed, maxHands] = arguments;
+const [level, others, seed, maxHands, budgetMs] = arguments;
 window.benchResult = null;
 (async () => {
   const { Game } = await import('/clients/js/src/index.js');
@@ -49,7 +51,7 @@ window.benchResult = null;
     const worker = new BotWorker('/clients/js/play/worker.js');
     const bundles = ['ppo-finetune', 'ppo-strong']
       .map((b) => new URL(`/murlan_env/bots/policies/${b}/`, location.href).href);
-    const { choices } = await worker.request('load', { bundles, hook: null });
+    const { choices } = await worker.request('load', { bundles, hook: null, budgetMs });
     window.benchWorker = { worker, choices };
   }
   const { worker, choices } = window.benchWorker;
@@ -73,9 +75,10 @@ window.benchResult = null;
     const seat = game.turn;
     const request = { seat, position: game.position(), seed: (seed * 1000003 + decisions) >>> 0,
       context: { record: game.record(), seat } };
+    const choice = game.legalMoves().length > 1;
     const start = performance.now();
     const { move } = await worker.request('choose', request);
-    if (seat === 1) times.push(performance.now() - start);
+    if (seat === 1) times.push([performance.now() - start, choice]);
     game.play(move.cards);
     decisions += 1;
   }
@@ -124,6 +127,9 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=8, help="seeded matches played")
     parser.add_argument("--max-hands", type=int, default=2, help="hands of each match")
     parser.add_argument("--seed", type=int, default=0, help="match m is dealt by seed + m")
+    parser.add_argument(
+        "--budget-ms", type=float, help="a search level's time a move (the page's ?budget=)"
+    )
     args = parser.parse_args()
 
     from selenium import webdriver
@@ -145,11 +151,13 @@ def main() -> None:
     browser = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
         browser.get(f"http://127.0.0.1:{server.server_address[1]}/{PAGE}")
-        times: list[float] = []
+        times: list[tuple[float, bool]] = []
         for m in range(args.matches):
             # The match runs in the page; the script returns at once and the result is polled,
             # so no WebDriver call lasts as long as a match.
-            browser.execute_script(MATCH, args.level, args.others, args.seed + m, args.max_hands)
+            browser.execute_script(
+                MATCH, args.level, args.others, args.seed + m, args.max_hands, args.budget_ms
+            )
             while (out := browser.execute_script("return window.benchResult")) is None:
                 time.sleep(0.2)
             if "error" in out:
@@ -162,14 +170,19 @@ def main() -> None:
 
     print(
         f"{args.level} at seat 1 against 3 {args.others}, first {args.max_hands} hands of "
-        f"{args.matches} matches (seed {args.seed}): the play page's worker in headless Chromium"
+        f"{args.matches} matches (seed {args.seed}), "
+        f"{f'budget {args.budget_ms:g} ms' if args.budget_ms else 'no budget'}: "
+        "the play page's worker in headless Chromium"
     )
-    print("| level | decisions | median ms | p95 ms | max ms |")
+    print("| decisions | n | median ms | p95 ms | max ms |")
     print("|---|---|---|---|---|")
-    print(
-        f"| {args.level} | {len(times)} | {statistics.median(times):.1f} | "
-        f"{percentile(times, 0.95):.1f} | {max(times):.1f} |"
-    )
+    rows = [("all", [t for t, _ in times]), ("with a choice", [t for t, c in times if c])]
+    for name, ms in rows:
+        if ms:
+            print(
+                f"| {name} | {len(ms)} | {statistics.median(ms):.1f} | "
+                f"{percentile(ms, 0.95):.1f} | {max(ms):.1f} |"
+            )
     print(f"CPU: {cpu_name()}, {len(os.sched_getaffinity(0))} cores visible; Chromium {version}")
 
 

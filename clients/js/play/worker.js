@@ -8,10 +8,11 @@
 //           null: a person's seat (the page's seat 0; benchmarks/browser_moves.py seats bots in all four)
 //   choose  {seat, position, seed, context: {record, seat}} -> {move: {cards, action}}
 //
-// It keeps nothing but the bundles and the current match's three players, so its memory does
-// not grow with the games played. `hook` names a module whose default export wraps each
-// player (`(player, {seat, level}) => player`): the browser tests make a player slow or
-// failing through it; the page sets it only from `window.murlanHooks`.
+// It keeps nothing but the bundles and the current match's players (made anew for each
+// match, so nothing carries over), so its memory does not grow with the games played. `hook`
+// names a module whose default export wraps each player (`(player, {seat, level}) =>
+// player`): the browser tests make a player slow or failing through it; the page sets it
+// only from `window.murlanHooks`.
 import { SEAT_MODELS, levelPlayer, loadBot } from '../src/index.js';
 
 /** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
