@@ -142,13 +142,44 @@ export function policyModel(net, pieces, features, temperature) {
       const obs = encode(pieces, pos, features);
       return legalScores(net, hiddenOf(net, firstLayer(net, obs, scratch.first), scratch), list, n, out);
     },
+    reset() {
+      seen.fill(0);
+    },
     act(g, words, rng) {
       let n = 0;
       for (let j = 0; j < ACTION_WORDS; j++) for (let x = words[j]; x !== 0; x &= x - 1) legal[n++] = 32 * j + (31 - Math.clz32(x & -x));
-      model.scores(positionOfState(g), legal, n, scores);
+      // A seat's observation changes little between its turns in a hand: its first-layer sums
+      // are updated by the entries that changed since its last turn (where `reset` was not
+      // called since), not summed afresh.
+      const seat = g.toAct;
+      const obs = encode(pieces, positionOfState(g, view), features, fresh);
+      const sums = firstSums[seat];
+      if (seen[seat]) {
+        const prev = lastObs[seat];
+        const w = net.firstT;
+        const nf = net.nFirst;
+        for (let i = 0; i < obs.length; i++) {
+          if (obs[i] === prev[i]) continue;
+          const d = obs[i] - prev[i];
+          const at = i * nf;
+          for (let o = 0; o < nf; o++) sums[o] += w[at + o] * d;
+        }
+      } else {
+        firstLayer(net, obs, sums);
+        seen[seat] = 1;
+      }
+      lastObs[seat].set(obs);
+      const acc = scratch.first;
+      for (let o = 0; o < net.nFirst; o++) acc[o] = Math.fround(sums[o]);
+      legalScores(net, hiddenOf(net, acc, scratch), legal, n, scores);
       return sampleLegal(scores, legal, n, temperature, temperature === 0 ? 0 : rng());
     },
   };
+  const seen = new Uint8Array(N_SEATS);
+  const view = positionOfState(null);
+  const fresh = new Float32Array(net.nIn);
+  const firstSums = Array.from({ length: N_SEATS }, () => new Float64Array(net.nFirst));
+  const lastObs = Array.from({ length: N_SEATS }, () => new Float32Array(net.nIn));
   return model;
 }
 
@@ -195,6 +226,7 @@ export function sampleLegal(scores, legal, n, temperature, u) {
  */
 export function rollout(g, models, which, rng, moves) {
   const words = new Uint32Array(ACTION_WORDS);
+  for (const m of models) m.reset?.();
   for (let steps = 0; g.phase === PLAY; steps++) {
     if (steps > 4 * 54 * N_SEATS) throw new Error('rollout did not finish the hand');
     legalActions(g, words);
