@@ -21,7 +21,7 @@
  * Knobs for an app (`search(..., opts)`): `rollouts`, `candidates` (fewer is faster, the
  * belief blunter) and `budgetMs`, a time budget per move: the belief scores its candidates in
  * rounds of `BELIEF_ROUND` worlds until half the budget is spent, the rollouts add rounds of
- * at most 8 worlds a move until all of the level's are played or the budget is spent (at
+ * at most `ROLLOUT_ROUND` worlds a move until all of the level's are played or the budget is spent (at
  * least one round each), so a budgeted move depends on the machine's speed.
  * @module
  */
@@ -32,12 +32,12 @@ import { N_RANKS, N_SEATS, cardRank, parseCards } from '../game/cards.js';
 import { PLAY, State, legalActions, step } from '../game/engine.js';
 import { encode } from '../game/observation.js';
 import { firstLayer, hiddenOf, legalScores, policyNet, policyScratch } from './policy.js';
-import { drawWorlds, positionOfState, stateOfWorld, temperedWeights, uniformWorlds, worldLogLikelihoods } from './worlds.js';
+import { drawWorlds, logLikelihoods, positionOfState, stateOfWorld, temperedWeights, uniformWorlds, worldLogLikelihoods } from './worlds.js';
 
 /** Candidate worlds the belief scores between looks at the clock. */
-export const BELIEF_ROUND = 128;
-/** Worlds a move gets per round of rollouts with a time budget (Python's time_limit rounds). */
-export const ROLLOUT_ROUND = 8;
+export const BELIEF_ROUND = 64;
+/** Worlds a move gets per round of rollouts with a time budget: one, so a budget may stop early. */
+export const ROLLOUT_ROUND = 1;
 
 /**
  * @typedef {object} SearchSettings a search level's settings (bot.json `levels`, docs/bundle.md)
@@ -324,18 +324,24 @@ export class Search {
     if (s.belief && history && history.length >= 2) {
       const wanted = candidates ?? s.candidates;
       const worlds = uniformWorlds(pos, rng, wanted);
-      // Candidates in rounds until half the budget is spent; each world's likelihood is its
-      // own, so the rounds give the values of one pass over the same worlds.
-      nPool = Math.min(BELIEF_ROUND, wanted);
-      while (nPool < wanted && clock() < start + (deadline - start) / 2) nPool = Math.min(wanted, nPool + BELIEF_ROUND);
-      const ctx = { pos, history, worlds, n: nPool };
       /** @type {import('./worlds.js').BeliefModel[]} */
       const spec = [
         { kind: 'policy', net: this.net, pieces: this.bot.pieces, features: this.bot.features },
         ...this.alternatives.map((m) => /** @type {import('./worlds.js').BeliefModel} */ ({ kind: 'bot', model: m })),
       ];
-      const few = Math.round((s.alternativeCandidates * nPool) / s.candidates);
-      const { logLik, which: w } = worldLogLikelihoods(ctx, spec, Math.max(1, few));
+      // The policy scores the candidates in rounds until half the budget is spent; each
+      // world's likelihood is its own, so the rounds give the values of one pass.
+      const first = new Float64Array(wanted * N_SEATS);
+      const size = N_SEATS * N_RANKS;
+      do {
+        const k = budgetMs === undefined ? wanted : Math.min(BELIEF_ROUND, wanted - nPool);
+        const part = { pos, history, worlds: worlds.subarray(nPool * size, (nPool + k) * size), n: k };
+        first.set(logLikelihoods(part, spec[0]), nPool * N_SEATS);
+        nPool += k;
+      } while (nPool < wanted && clock() < start + (deadline - start) / 2);
+      const ctx = { pos, history, worlds, n: nPool };
+      const few = Math.max(1, Math.round((s.alternativeCandidates * nPool) / s.candidates));
+      const { logLik, which: w } = worldLogLikelihoods(ctx, spec, few, first.subarray(0, nPool * N_SEATS));
       which = w;
       pool = worlds;
       weights = temperedWeights(logLik, Math.min(s.minEss, nPool));

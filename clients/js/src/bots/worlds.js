@@ -479,12 +479,13 @@ export function temperedWeights(logLik, minEss) {
  * @param {object} ctx as `logLikelihoods`'s
  * @param {Array<Parameters<typeof logLikelihoods>[1]>} models
  * @param {number} few
+ * @param {Float64Array} [first] the first model's log-likelihoods (n * 4), when known
  * @returns {{logLik: Float64Array, which: Int32Array, perModel: Float64Array[]}}
  */
-export function worldLogLikelihoods(ctx, models, few) {
+export function worldLogLikelihoods(ctx, models, few, first) {
   const n = ctx.n;
   few = Math.min(few, n);
-  const first = logLikelihoods(ctx, models[0]);
+  first ??= logLikelihoods(ctx, models[0]);
   const others = models.slice(1).map((m) => logLikelihoods({ ...ctx, n: few }, m));
   const which = bestModels([first.subarray(0, few * N_SEATS), ...others], few);
   const logLik = new Float64Array(n);
