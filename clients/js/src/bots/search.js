@@ -21,7 +21,7 @@
  * Knobs for an app (`search(..., opts)`): `rollouts`, `candidates` (fewer is faster, the
  * belief blunter) and `budgetMs`, a time budget per move: the belief scores its candidates in
  * rounds of `BELIEF_ROUND` worlds until half the budget is spent, the rollouts add rounds of
- * at most 8 worlds a move until all of the level's are played or the budget is spent (at
+ * at most `ROLLOUT_ROUND` worlds a move until all of the level's are played or the budget is spent (at
  * least one round each), so a budgeted move depends on the machine's speed.
  * @module
  */
@@ -32,12 +32,12 @@ import { N_RANKS, N_SEATS, cardRank, parseCards } from '../game/cards.js';
 import { PLAY, State, legalActions, step } from '../game/engine.js';
 import { encode } from '../game/observation.js';
 import { firstLayer, hiddenOf, legalScores, policyNet, policyScratch } from './policy.js';
-import { drawWorlds, positionOfState, stateOfWorld, temperedWeights, uniformWorlds, worldLogLikelihoods } from './worlds.js';
+import { drawWorlds, logLikelihoods, positionOfState, stateOfWorld, temperedWeights, uniformWorlds, worldLogLikelihoods } from './worlds.js';
 
 /** Candidate worlds the belief scores between looks at the clock. */
-export const BELIEF_ROUND = 128;
-/** Worlds a move gets per round of rollouts with a time budget (Python's time_limit rounds). */
-export const ROLLOUT_ROUND = 8;
+export const BELIEF_ROUND = 64;
+/** Worlds a move gets per round of rollouts with a time budget: one, so a budget may stop early. */
+export const ROLLOUT_ROUND = 1;
 
 /**
  * @typedef {object} SearchSettings a search level's settings (bot.json `levels`, docs/bundle.md)
@@ -142,13 +142,44 @@ export function policyModel(net, pieces, features, temperature) {
       const obs = encode(pieces, pos, features);
       return legalScores(net, hiddenOf(net, firstLayer(net, obs, scratch.first), scratch), list, n, out);
     },
+    reset() {
+      seen.fill(0);
+    },
     act(g, words, rng) {
       let n = 0;
       for (let j = 0; j < ACTION_WORDS; j++) for (let x = words[j]; x !== 0; x &= x - 1) legal[n++] = 32 * j + (31 - Math.clz32(x & -x));
-      model.scores(positionOfState(g), legal, n, scores);
+      // A seat's observation changes little between its turns in a hand: its first-layer sums
+      // are updated by the entries that changed since its last turn (where `reset` was not
+      // called since), not summed afresh.
+      const seat = g.toAct;
+      const obs = encode(pieces, positionOfState(g, view), features, fresh);
+      const sums = firstSums[seat];
+      if (seen[seat]) {
+        const prev = lastObs[seat];
+        const w = net.firstT;
+        const nf = net.nFirst;
+        for (let i = 0; i < obs.length; i++) {
+          if (obs[i] === prev[i]) continue;
+          const d = obs[i] - prev[i];
+          const at = i * nf;
+          for (let o = 0; o < nf; o++) sums[o] += w[at + o] * d;
+        }
+      } else {
+        firstLayer(net, obs, sums);
+        seen[seat] = 1;
+      }
+      lastObs[seat].set(obs);
+      const acc = scratch.first;
+      for (let o = 0; o < net.nFirst; o++) acc[o] = Math.fround(sums[o]);
+      legalScores(net, hiddenOf(net, acc, scratch), legal, n, scores);
       return sampleLegal(scores, legal, n, temperature, temperature === 0 ? 0 : rng());
     },
   };
+  const seen = new Uint8Array(N_SEATS);
+  const view = positionOfState(null);
+  const fresh = new Float32Array(net.nIn);
+  const firstSums = Array.from({ length: N_SEATS }, () => new Float64Array(net.nFirst));
+  const lastObs = Array.from({ length: N_SEATS }, () => new Float32Array(net.nIn));
   return model;
 }
 
@@ -195,6 +226,7 @@ export function sampleLegal(scores, legal, n, temperature, u) {
  */
 export function rollout(g, models, which, rng, moves) {
   const words = new Uint32Array(ACTION_WORDS);
+  for (const m of models) m.reset?.();
   for (let steps = 0; g.phase === PLAY; steps++) {
     if (steps > 4 * 54 * N_SEATS) throw new Error('rollout did not finish the hand');
     legalActions(g, words);
@@ -292,18 +324,24 @@ export class Search {
     if (s.belief && history && history.length >= 2) {
       const wanted = candidates ?? s.candidates;
       const worlds = uniformWorlds(pos, rng, wanted);
-      // Candidates in rounds until half the budget is spent; each world's likelihood is its
-      // own, so the rounds give the values of one pass over the same worlds.
-      nPool = Math.min(BELIEF_ROUND, wanted);
-      while (nPool < wanted && clock() < start + (deadline - start) / 2) nPool = Math.min(wanted, nPool + BELIEF_ROUND);
-      const ctx = { pos, history, worlds, n: nPool };
       /** @type {import('./worlds.js').BeliefModel[]} */
       const spec = [
         { kind: 'policy', net: this.net, pieces: this.bot.pieces, features: this.bot.features },
         ...this.alternatives.map((m) => /** @type {import('./worlds.js').BeliefModel} */ ({ kind: 'bot', model: m })),
       ];
-      const few = Math.round((s.alternativeCandidates * nPool) / s.candidates);
-      const { logLik, which: w } = worldLogLikelihoods(ctx, spec, Math.max(1, few));
+      // The policy scores the candidates in rounds until half the budget is spent; each
+      // world's likelihood is its own, so the rounds give the values of one pass.
+      const first = new Float64Array(wanted * N_SEATS);
+      const size = N_SEATS * N_RANKS;
+      do {
+        const k = budgetMs === undefined ? wanted : Math.min(BELIEF_ROUND, wanted - nPool);
+        const part = { pos, history, worlds: worlds.subarray(nPool * size, (nPool + k) * size), n: k };
+        first.set(logLikelihoods(part, spec[0]), nPool * N_SEATS);
+        nPool += k;
+      } while (nPool < wanted && clock() < start + (deadline - start) / 2);
+      const ctx = { pos, history, worlds, n: nPool };
+      const few = Math.max(1, Math.round((s.alternativeCandidates * nPool) / s.candidates));
+      const { logLik, which: w } = worldLogLikelihoods(ctx, spec, few, first.subarray(0, nPool * N_SEATS));
       which = w;
       pool = worlds;
       weights = temperedWeights(logLik, Math.min(s.minEss, nPool));

@@ -105,32 +105,48 @@ export function stateOfWorld(pos, held, g = new State(pos.rules), at = 0) {
 /**
  * What the seat to act of an engine state sees, as the encoder reads it (the numeric twin of
  * game.js `position`); this hand's exchange is left out, as the rebuilt states carry none.
- * @param {State} g
+ * `into`: a position this returned before, filled again in place (a search reads thousands a
+ * move); `g` null: a blank one to fill.
+ * @param {State | null} g
+ * @param {import('../game/observation.js').Position} [into]
  * @returns {import('../game/observation.js').Position}
  */
-export function positionOfState(g) {
-  const me = g.toAct;
-  const slots = [0, 1, 2, 3].map((k) => (me + k) % N_SEATS);
-  const hand = [];
-  for (const [w, base] of [[g.hands[2 * me], 0], [g.hands[2 * me + 1], 32]]) {
-    for (let x = w; x !== 0; x &= x - 1) hand.push(base + (31 - Math.clz32(x & -x)));
-  }
-  return {
-    hand,
-    played: slots.map((s) => Array.from(g.played.subarray(s * N_RANKS, (s + 1) * N_RANKS))),
-    cardsLeft: slots.map((s) => popcount(g.hands[2 * s]) + popcount(g.hands[2 * s + 1])),
-    table: g.table,
-    tableSlot: g.table === PASS ? -1 : (g.tableSeat - me + N_SEATS) % N_SEATS,
-    passed: slots.map((s) => g.passed[s] === 1),
-    places: slots.map((s) => g.place[s]),
-    scores: slots.map((s) => g.scores[s]),
-    target: g.target,
+export function positionOfState(g, into) {
+  const pos = into ?? {
+    hand: [],
+    played: [0, 1, 2, 3].map(() => new Array(N_RANKS).fill(0)),
+    cardsLeft: [0, 0, 0, 0],
+    table: PASS,
+    tableSlot: -1,
+    passed: [false, false, false, false],
+    places: [-1, -1, -1, -1],
+    scores: [0, 0, 0, 0],
+    target: 21,
     exchange: false,
-    startDuty: g.startDuty,
+    startDuty: false,
     received: -1,
     gave: -1,
-    rules: g.rules,
+    rules: {},
   };
+  if (!g) return pos;
+  const me = g.toAct;
+  pos.hand.length = 0;
+  for (let x = g.hands[2 * me]; x !== 0; x &= x - 1) pos.hand.push(31 - Math.clz32(x & -x));
+  for (let x = g.hands[2 * me + 1]; x !== 0; x &= x - 1) pos.hand.push(32 + (31 - Math.clz32(x & -x)));
+  for (let k = 0; k < N_SEATS; k++) {
+    const s = (me + k) % N_SEATS;
+    for (let r = 0; r < N_RANKS; r++) pos.played[k][r] = g.played[s * N_RANKS + r];
+    pos.cardsLeft[k] = popcount(g.hands[2 * s]) + popcount(g.hands[2 * s + 1]);
+    pos.passed[k] = g.passed[s] === 1;
+    pos.places[k] = g.place[s];
+    pos.scores[k] = g.scores[s];
+  }
+  pos.table = g.table;
+  pos.tableSlot = g.table === PASS ? -1 : (g.tableSeat - me + N_SEATS) % N_SEATS;
+  pos.target = g.target;
+  pos.startDuty = g.startDuty;
+  pos.rules = g.rules;
+  return pos;
 }
 
 /**
@@ -178,6 +194,8 @@ export function uniformWorlds(pos, rng, n) {
  *   takes one uniform from `rng`
  * @property {(g: State, action: number) => number} [logProb] log-probability of the seat to
  *   act's `action` (more than one legal); the policy has a batched path of its own instead
+ * @property {() => void} [reset] called as a rollout starts (a model that keeps what it saw
+ *   within one hand forgets it)
  */
 
 /**
@@ -461,12 +479,13 @@ export function temperedWeights(logLik, minEss) {
  * @param {object} ctx as `logLikelihoods`'s
  * @param {Array<Parameters<typeof logLikelihoods>[1]>} models
  * @param {number} few
+ * @param {Float64Array} [first] the first model's log-likelihoods (n * 4), when known
  * @returns {{logLik: Float64Array, which: Int32Array, perModel: Float64Array[]}}
  */
-export function worldLogLikelihoods(ctx, models, few) {
+export function worldLogLikelihoods(ctx, models, few, first) {
   const n = ctx.n;
   few = Math.min(few, n);
-  const first = logLikelihoods(ctx, models[0]);
+  first ??= logLikelihoods(ctx, models[0]);
   const others = models.slice(1).map((m) => logLikelihoods({ ...ctx, n: few }, m));
   const which = bestModels([first.subarray(0, few * N_SEATS), ...others], few);
   const logLik = new Float64Array(n);
