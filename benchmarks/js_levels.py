@@ -11,6 +11,13 @@ difference's interval should hold 0. ``hard`` (the argmax) plays the same moves 
 
     nice -n 10 python benchmarks/js_levels.py --levels easy,medium,hard --boards 150
 
+``expert`` is a search in both (clients/js/src/bots/search.js, murlan_env/bots/search.py) at the
+settings levels.json states; its draws differ, so the pairing compares the two searches'
+strength. ``--js-args`` passes murlan-bot options (e.g. ``--budget-ms 300``, a time budget per
+move) to measure what a budget costs against Python's full search:
+
+    nice -n 10 python benchmarks/js_levels.py --levels expert --js-args "--budget-ms 300"
+
 Needs Node.js 20+ (``node`` on the PATH, or ``--node``); the client needs no npm packages.
 """
 
@@ -49,17 +56,22 @@ def main() -> None:
     parser.add_argument("--max-hands", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--node", default="node", help="the Node.js program")
+    parser.add_argument(
+        "--js-args", default="", help="more murlan-bot options, e.g. '--budget-ms 300'"
+    )
     args = parser.parse_args()
     print(
         f"JavaScript levels (murlan-bot through proc:) vs Python's, one seat against 3 rule "
         f"bots, {args.boards} boards x 4 seats, first {args.max_hands} hands, seed {args.seed}"
+        f"{', murlan-bot ' + args.js_args if args.js_args else ''}"
     )
     print("| level | JavaScript | Python | JS - Python, 95% CI | faults | seconds JS / Py |")
     print("|---|---|---|---|---|---|")
     for name in [x.strip() for x in args.levels.split(",") if x.strip()]:
         level = registry.levels()[name]
         bundle = registry.policies_dir() / level["policy"]
-        command = shlex.join([args.node, str(BOT), str(bundle), "--level", name])
+        extra = shlex.split(args.js_args)
+        command = shlex.join([args.node, str(BOT), str(bundle), "--level", name, *extra])
         js = registry.make_bot(f"proc:{command}")
         start = time.perf_counter()
         js_points = board_points(js, args.boards, args.seed, args.max_hands)

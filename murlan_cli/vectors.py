@@ -3,7 +3,9 @@
 ``transitions`` writes single transitions from every phase and variant (a JSON object),
 ``lockstep`` whole seeded random matches with the state after every decision (JSON lines,
 one match a line), ``records`` valid and corrupted records with the validator's verdict,
-``rule`` positions from real play with the rule bot's move and its moves' log-probabilities.
+``search`` the search's belief and rollouts for fixed worlds and uniforms
+(``murlan_env.bots.search_vectors``) of the ``expert`` level's policy,
+and ``rule`` positions from real play with the rule bot's move and its moves' log-probabilities.
 The JavaScript client's tests read them (clients/js/tests/make-vectors.sh).
 """
 
@@ -15,7 +17,7 @@ import sys
 
 from murlan_cli import UsageError, command
 
-KINDS = ("transitions", "lockstep", "records", "rule")
+KINDS = ("transitions", "lockstep", "records", "search", "rule")
 
 
 def vectors_options(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +28,7 @@ def vectors_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="matches to play (default: transitions 2 per variant, lockstep 16, records 8, "
-        "rule 2 per variant)",
+        "search 4, rule 2 per variant)",
     )
     parser.add_argument("--out", help="file to write (default: print)")
 
@@ -50,6 +52,13 @@ def vectors_command(args: argparse.Namespace) -> int:
         lines = [json.dumps({"seed": args.seed, **data})]
     elif args.kind == "lockstep":
         lines = [json.dumps(m) for m in vectors.lockstep_matches(rng, args.matches or 16)]
+    elif args.kind == "search":
+        from murlan_env.bots import registry
+        from murlan_env.bots.search_vectors import search_vectors
+
+        policy = registry.policies_dir() / registry.levels()["expert"]["policy"]
+        data = search_vectors(rng, policy, games=args.matches or 4)
+        lines = [json.dumps({"seed": args.seed, **data})]
     elif args.kind == "rule":
         from murlan_env.bots.vectors import rule_vectors
 

@@ -3,6 +3,8 @@
 | endpoint                              | what                                                |
 |---------------------------------------|-----------------------------------------------------|
 | ``GET /``                             | the page (Play, Replay and Compare tabs)            |
+| ``GET /clients/js/play/index.html``   | the JavaScript play page: the bots think in the     |
+|                                       | browser (its files and the shipped bundles, below)  |
 | ``GET /api/options``                  | the bot menu, rule flags, limits, saved records     |
 | ``POST /api/playable``                | the bots that can play some rules (``Playable``)    |
 | ``GET /api/games``                    | your matches (the newest first), to resume one      |
@@ -56,6 +58,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
+from murlan_env.bots import registry
 from murlan_env.game.rules import Rules, RulesError
 from murlan_web import schemas, views
 from murlan_web.catalog import BotCatalog, UnknownBot, rules_conflict
@@ -68,6 +71,17 @@ from murlan_web.sessions import SessionStore
 from murlan_web.tournaments import Tournament, work
 
 STATIC = Path(__file__).parent / "static"
+# The JavaScript client's play page, whose bots think in the browser, served beside the
+# server's own page: its files and the shipped bundles at the paths a checkout keeps them
+# under, so the page finds its modules and its default bundles as it does when a checkout is
+# served as plain files. ``client`` is a link to clients/js (the one copy in the repository);
+# the wheel carries the files it names (pyproject's package data).
+CLIENT = (Path(__file__).parent / "client").resolve()
+IN_PAGE = {
+    "/clients/js/src": CLIENT / "src",
+    "/clients/js/play": CLIENT / "play",
+    "/murlan_env/bots/policies": registry.policies_dir(),
+}
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 log = logging.getLogger("murlan_web")
 
@@ -246,6 +260,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return services.options()
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    for path, folder in IN_PAGE.items():
+        app.mount(path, StaticFiles(directory=folder), name=path)
     hosts = None
     if settings.allowed_hosts is not None:
         hosts = HostCheck(settings.allowed_hosts, any_ip=settings.allow_ip_hosts)

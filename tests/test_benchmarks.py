@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -261,3 +262,23 @@ def test_belief_benchmark_reports_the_belief_by_hand_and_weighting():
     assert len(rows) == 1
     beta, plain, tempered = (float(c) for c in rows[0].strip("|").split("|")[2:5])
     assert 0 <= beta <= 1 and tempered >= plain
+
+
+@pytest.mark.skipif(
+    not (shutil.which("chromium") and shutil.which("chromedriver")),
+    reason="needs Chromium and its driver: apt-get install chromium chromium-driver",
+)
+def test_browser_moves_benchmark_times_a_level_in_the_play_pages_worker():
+    done = run_script("browser_moves.py", ["--level", "hard", "--matches", "1"])
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("hard at seat 1 against 3 hard, first 2 hands of 1 matches")
+    assert "no budget" in lines[0]
+    cells = [line.strip("|").split("|") for line in lines[3:5]]
+    assert [c[0].strip() for c in cells] == ["all", "with a choice"]
+    assert int(cells[0][1]) > int(cells[1][1]) > 5  # two hands' decisions of seat 1
+    assert lines[-1].startswith("CPU: ") and "Chromium" in lines[-1]
+    unknown = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "browser_moves.py"), "--level", "nope",
+         "--matches", "1"], capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert unknown.returncode == 2 and "plays no level nope" in unknown.stderr

@@ -11,6 +11,13 @@ engine's own reason, and the layout is checked at a phone's, a laptop's and a wi
 width: nothing scrolls sideways, the seats, the table, the hand and its buttons lie inside
 the window, and nothing of the table or the hand moves while a bot thinks.
 
+The bots decide in the page's Web Worker. Through the page's test hook (``window.murlanHooks``,
+set before the page loads, names a module wrapping the worker's players) a decision is held
+inside the worker, synchronously, until the test lets it go (a blocking request the test's
+server answers only then): meanwhile the seat shows its thinking sign and the person can open
+the rules and change the pace, which a page whose bot ran on its own thread could not do; let
+go, the move is shown and the sign goes. A worker that dies mid-decision is said in words.
+
 Needs Debian's Chromium and its driver and the selenium package; without them every test
 here skips with the command that installs them. With ``MURLAN_SCREENSHOTS=DIR`` set, the
 tests save screenshots of the table there (``MURLAN_SCREENSHOTS=docs`` refreshes
@@ -19,6 +26,7 @@ docs/js-play-exchange.png and docs/js-play-phone.png, the two the docs show).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import io
@@ -39,9 +47,33 @@ SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS")
 WINDOW = (1280, 900)
 
 
+# Test hooks for the page's worker (see the module docstring): each wraps the worker's players.
+HOOKS = {
+    # Each decision first asks the test's server for /hold, synchronously: the worker's thread
+    # waits there until the test lets the decision go.
+    "hold.js": """export default (player) => ({
+  choose(position, seed, context) {
+    const request = new XMLHttpRequest();
+    request.open('GET', '/hold', false);
+    request.send();
+    return player.choose(position, seed, context);
+  },
+});
+""",
+    # The worker dies mid-decision: an error escapes it and the decision never answers.
+    "crash.js": """export default () => ({
+  choose() {
+    setTimeout(() => { throw new Error('the test hook crashed the worker'); });
+    return new Promise(() => {});
+  },
+});
+""",
+}
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> Path:
-    """An app's folder: the package's src/ and play/ and the hard level's bundle."""
+    """An app's folder: the package's src/ and play/, the hard level's bundle and the hooks."""
     root = tmp_path_factory.mktemp("app")
     (root / "murlan-client").mkdir()
     for part in ("src", "play"):
@@ -49,7 +81,40 @@ def app(tmp_path_factory) -> Path:
     (root / "bundles").mkdir()
     hard = registry.policies_dir() / registry.levels()["hard"]["policy"]
     (root / "bundles" / "hard").symlink_to(hard, target_is_directory=True)
+    easy = registry.policies_dir() / registry.levels()["easy"]["policy"]
+    (root / "bundles" / "easy").symlink_to(easy, target_is_directory=True)
+    (root / "hooks").mkdir()
+    for name, text in HOOKS.items():
+        (root / "hooks" / name).write_text(text)
     return root
+
+
+class Gate:
+    """What the server's /hold answers: at once while open; closed, each request waits for a
+    pass the test hands out (``let_one``), and ``waiting`` counts the requests held."""
+
+    def __init__(self) -> None:
+        self.open = True
+        self.passes = threading.Semaphore(0)
+        self.waiting = 0
+        self.lock = threading.Lock()
+
+    def hold(self) -> None:
+        if self.open:
+            return
+        with self.lock:
+            self.waiting += 1
+        self.passes.acquire(timeout=120)
+        with self.lock:
+            self.waiting -= 1
+
+    def let_one(self) -> None:
+        self.passes.release()
+
+    def reopen(self) -> None:
+        self.open = True
+        for _ in range(8):
+            self.passes.release()
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -57,18 +122,34 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".js": "text/javascript",
     }
+    gate: Gate
+
+    def do_GET(self) -> None:
+        if self.path == "/hold":
+            self.gate.hold()
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
 
     def log_message(self, *args) -> None:
         pass
 
 
 @pytest.fixture(scope="module")
-def page_url(app):
+def gate() -> Gate:
+    return Gate()
+
+
+@pytest.fixture(scope="module")
+def page_url(app, gate):
+    handler = type("Handler", (_Quiet,), {"gate": gate})
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(app))
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(app))
     )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/murlan-client/play/index.html"
+    gate.reopen()
     server.shutdown()
 
 
@@ -380,3 +461,120 @@ def test_a_bundle_that_cannot_be_read_is_said_in_words(driver, page_url):
     assert error.is_displayed() and not by_id(driver, "setup").is_displayed()
     assert "cannot load the bundle at" in error.text and "/bundles/none/" in error.text
     assert "HTTP 404" in error.text and "?bundle=URL" in error.text
+
+
+@contextlib.contextmanager
+def hooked(browser, hook: str):
+    """The page's worker players wrapped by ``hooks/HOOK`` in every page loaded meanwhile."""
+    script = f"window.murlanHooks = {{player: '/hooks/{hook}'}};"
+    added = browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": script})
+    try:
+        yield
+    finally:
+        browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", added)
+
+
+# The seats' thinking signs, the line above the hand, the hand's moves and the open dialog.
+SIGNS = """
+return {
+  seats: [...document.querySelectorAll('#board .seat')]
+    .filter((s) => s.querySelector('.thinking-sign')).map((s) => s.dataset.seat),
+  line: document.getElementById('thinking').textContent,
+  moves: [...document.querySelectorAll('#history li')].map((li) => li.textContent),
+  dialog: document.querySelector('dialog[open]')?.id ?? null,
+};
+"""
+
+
+def test_a_bot_thinks_in_the_worker_with_its_sign_on_and_the_page_free(driver, page_url, gate):
+    with hooked(driver, "hold.js"):
+        start_match(driver, page_url, seed=3)
+        page = wait_for(driver, lambda b: b.execute_script(PAGE))
+        assert page["turn"] == "0" and page["phase"] == "play"
+        gate.open = False
+        click_cards(driver, min(([c for c in page["legal"] if c]), key=len))
+        by_id(driver, "play").click()
+        try:
+            wait_for(driver, lambda _: gate.waiting == 1, what="seat 1's decision in the worker")
+            signs = driver.execute_script(SIGNS)
+            assert signs["seats"] == ["1"] and "Seat 1 · hard is thinking" in signs["line"]
+            before = len(signs["moves"])
+            # The decision is held on the worker's thread; the page still answers the person.
+            by_id(driver, "rules-open").click()
+            assert driver.execute_script(SIGNS)["dialog"] == "rules-dialog"
+            by_id(driver, "rules-close").click()
+            Select(by_id(driver, "pace")).select_by_visible_text("slow")
+            assert by_id(driver, "pace").get_attribute("value") == "1400"
+            Select(by_id(driver, "pace")).select_by_visible_text("instant")
+            signs = driver.execute_script(SIGNS)
+            assert signs["seats"] == ["1"] and signs["dialog"] is None
+            assert len(signs["moves"]) == before and gate.waiting == 1
+            # Let seat 1's decision go: its move is shown, its sign goes, seat 2 thinks.
+            gate.let_one()
+            signs = wait_for(
+                driver,
+                lambda b: (s := b.execute_script(SIGNS)) and len(s["moves"]) > before and s,
+                what="seat 1's move",
+            )
+            assert signs["moves"][before].startswith("Seat 1 · hard: ")
+            assert signs["seats"] == ["2"] and "Seat 2 · hard is thinking" in signs["line"]
+        finally:
+            gate.reopen()
+        idle(driver)
+        assert driver.execute_script(SIGNS)["seats"] == []
+        assert not by_id(driver, "message").text
+
+
+def test_a_worker_that_dies_mid_decision_is_said_in_words(driver, page_url):
+    with hooked(driver, "crash.js"):
+        start_match(driver, page_url, seed=3)  # a bot leads the first hand: it fails at once
+    seat = driver.execute_script("return window.murlan.game.turn")
+    message = by_id(driver, "message")
+    assert seat != 0 and message.is_displayed()
+    assert message.text.startswith(f"Seat {seat} · hard failed: the bots' worker stopped")
+    assert "the test hook crashed the worker" in message.text
+    assert driver.execute_script(SIGNS)["seats"] == []
+    assert by_id(driver, "play").get_attribute("disabled")  # the bot is still to move
+
+
+def test_a_level_that_does_not_play_the_rules_is_refused_in_words(driver, page_url):
+    driver.get(f"{page_url}?bundle=../../bundles/hard/&bundle=../../bundles/easy/")
+    idle(driver)
+    levels = registry.levels()
+    refused = next(
+        (name, flag)
+        for name, level in levels.items()
+        for flag, values in level["supported_rules"].items()
+        if values == [False] and not level["search"]
+    )
+    name, flag = refused
+    Select(by_id(driver, "setup-bot-2")).select_by_visible_text(name)
+    by_id(driver, f"rule-{flag}").click()
+    by_id(driver, "setup-start").click()
+    message = wait_for(driver, lambda b: by_id(b, "setup-message").text, what="the refusal")
+    assert message.startswith(f"Seat 2's bot ({name}) does not play these rules: {flag}=true")
+    assert by_id(driver, "setup").is_displayed() and not by_id(driver, "table").is_displayed()
+
+
+def test_expert_searches_in_the_worker_and_its_move_is_shown(driver, page_url):
+    """The bundle's search level plays in the page: seat 1's expert gets the hand so far,
+    searches in the worker, and its move is shown with no error (the sign and the free page
+    while a bot thinks are the held decision's test above)."""
+    driver.get(f"{page_url}?bundle=../../bundles/hard/&pace=0&fresh={time.monotonic()}")
+    idle(driver)
+    Select(by_id(driver, "setup-bot-1")).select_by_visible_text("expert")
+    by_id(driver, "setup-seed").send_keys("3")  # seats 2 and 3 play first, then the person
+    by_id(driver, "setup-start").click()
+    page = wait_for(driver, lambda b: b.execute_script(PAGE), what="the bots before expert")
+    before = len(driver.execute_script(SIGNS)["moves"])
+    click_cards(driver, min([c for c in page["legal"] if c], key=len))
+    by_id(driver, "play").click()
+    moves = wait_for(
+        driver,
+        lambda b: (m := b.execute_script(SIGNS)["moves"]) and len(m) > before + 1 and m,
+        timeout=120,
+        what="expert's move",
+    )
+    assert moves[before + 1].startswith("Seat 1 · expert: ")
+    assert "1" not in driver.execute_script(SIGNS)["seats"]
+    assert not by_id(driver, "message").text

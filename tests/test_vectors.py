@@ -172,6 +172,40 @@ def test_the_vectors_command(tmp_path, capsys):
     assert "--matches must be at least 1" in err and "invalid choice" in err
 
 
+def test_search_vectors_replay_and_weigh_what_they_say(tmp_path):
+    """`murlan vectors search`: each rollout's moves, played on the engine from its world and
+    first move, end the hand with its points; the weights sum to 1 and follow the world
+    log-likelihoods' order; the history is the hand's moves as the record cuts it."""
+    from murlan_cli import main
+    from murlan_env.bots.worlds import state_from_observation
+    from murlan_env.records.validator import decisions
+
+    out = tmp_path / "search.json"
+    assert main(["vectors", "search", "--seed", "3", "--matches", "1", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["positions"]
+    for p in data["positions"]:
+        at = decisions(p["record"])[-1]  # the position: where the record is cut
+        assert int(at.state.to_act[0]) == p["state"]["seat"]
+        plays = p["record"]["hands"][-1]["plays"]
+        assert len(plays) == len(p["history"]) >= 2
+        assert [(seat - p["state"]["seat"]) % 4 for seat, _ in plays] == [
+            s for s, _ in p["history"]
+        ]
+        weights = np.array(p["weights"])
+        assert weights.sum() == pytest.approx(1.0)
+        ll = np.array([-np.inf if x is None else x for x in p["world_log_likelihood"]])
+        assert (np.argsort(-ll, kind="stable")[:1] == np.argmax(weights)).all()
+        for r in p["rollouts"]:
+            world = np.array(r["world"], np.int8)
+            state = state_from_observation(engine.observe(at.state), world[None])
+            for action in [r["first"], *r["moves"]]:
+                assert engine.legal_action_mask(state)[0, action]
+                state = engine.step(state, np.array([action]))
+            assert state.hand_over[0] and state.points[0].tolist() == r["points"]
+            assert sorted(r["points"]) == [0, 1, 2, 3]
+
+
 def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
     from murlan_env.bots.vectors import rule_vectors
     from murlan_env.schemas import validator

@@ -966,3 +966,19 @@ def test_replay_advice_says_whose_decision_it_scores(client, folder):
 
 def _greedy_record(seed: int) -> dict:
     return records.selfplay(np.random.default_rng(seed), bots=[GreedyBot()] * 4).record(0)
+
+
+def test_the_in_page_game_is_served_from_the_package(client):
+    """The JavaScript play page, its modules and worker, and the shipped bundles, at the paths
+    the page reads them from; nothing outside those folders."""
+    page = client.get("/clients/js/play/index.html")
+    assert page.status_code == 200 and "play.js" in page.text
+    for path in ("/clients/js/play/worker.js", "/clients/js/src/index.js"):
+        answer = client.get(path)
+        assert answer.status_code == 200 and "javascript" in answer.headers["content-type"]
+    hard = registry.levels()["hard"]["policy"]
+    spec = client.get(f"/murlan_env/bots/policies/{hard}/bot.json").json()
+    assert "hard" in spec["levels"]
+    assert client.get("/clients/js/play/../../../pyproject.toml").status_code == 404
+    assert client.get("/clients/js/package.json").status_code == 404
+    assert 'href="/clients/js/play/index.html"' in client.get("/").text

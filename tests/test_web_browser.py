@@ -43,6 +43,7 @@ pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[s
 import uvicorn
 
 from murlan_env import records
+from murlan_env.bots import registry
 from murlan_env.bots.basic import GreedyBot
 from murlan_web.app import Settings, create_app
 from tests.chromium import By, Keys, Select, chrome, wait_for  # skips without a browser
@@ -868,3 +869,27 @@ def test_a_one_board_table_fits_a_phone(driver, base_url):
         screenshot(driver, "serve-compare-phone.png")
     finally:
         driver.set_window_size(*WINDOW)
+
+
+def test_the_levels_play_in_the_browser_from_the_play_page(driver, base_url):
+    """The link beside the server's bots opens the JavaScript play page, served by murlan
+    serve with the shipped bundles: it offers the levels, and its bots move in the page."""
+    open_page(driver, base_url, "play")
+    by_id(driver, "in-page-link").click()
+    wait_for(driver, lambda b: b.execute_script("return document.body.dataset.ready === '1'"))
+    assert driver.current_url == f"{base_url}/clients/js/play/index.html"
+    assert not visible(driver, "load-error"), by_id(driver, "load-error").text
+    offered = {o.text.split(" ")[0] for o in Select(by_id(driver, "setup-bot-1")).options}
+    assert offered == set(registry.levels()) and "expert" in offered
+    by_id(driver, "setup-seed").send_keys("3")  # a bot leads the first hand
+    by_id(driver, "setup-start").click()
+    wait_for(
+        driver,
+        lambda b: b.execute_script(
+            "return document.body.dataset.working === '0' && document.body.dataset.turn === '0'"
+        ),
+        what="the bots' moves",
+    )
+    moves = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#history li")]
+    assert moves and all(m.startswith("Seat ") for m in moves)
+    assert not by_id(driver, "message").text

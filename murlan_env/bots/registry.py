@@ -57,6 +57,15 @@ SEARCH_MARGIN = 0.2
 # Temperature of the guiding policy's moves in a search's rollouts: sampled moves model
 # opponents who do not play like the policy better than its best move does.
 PLAYOUT_TEMPERATURE = 1.0
+# A search level's fields in levels.json (beside ``search``, ``belief``, ``models``, ``margin``
+# and ``playout_temperature``): the SearchBot option each sets and its type; a field left out
+# keeps SearchBot's default.
+_SEARCH_FIELDS = {
+    "candidates": ("belief_candidates", int),
+    "alternative_candidates": ("alternative_candidates", int),
+    "min_ess": ("belief_min_ess", float),
+    "min_worlds": ("min_worlds", int),
+}
 BUILTIN: dict[str, Callable[[], Bot]] = {"random": RandomBot, "greedy": GreedyBot, "rule": RuleBot}
 
 
@@ -72,12 +81,15 @@ def policies_dir() -> Path:
 def levels() -> dict[str, dict]:
     """The difficulty levels shipped with the policies (``policies/levels.json``): name ->
     ``{"policy", "temperature", "mix": [bot, share] | null, "search": rollouts | null,
-    "belief": bool, "models": [bot spec, ...], "candidates": int (the last three optional),
     "supported_rules": {flag: [values]} (optional: the variants it is measured to play,
-    narrowing its policy's), "about"}``; a level with ``search`` searches on top of its
-    policy (as ``search:N:BOT``),
-    weighing its worlds by the hand's history when ``belief``, with ``models`` as other bots
-    the seats may play like and ``candidates`` uniform worlds to weigh (``guided_by``)."""
+    narrowing its policy's), "about"}``; a level with ``search`` searches that many rollouts
+    on top of its policy (as ``search:N:BOT``), with its search settings as further fields
+    (``search_options``; each optional): ``belief`` (weigh the worlds by the hand's history),
+    ``models`` (other bots the seats may play like), ``candidates`` (uniform worlds weighed),
+    ``alternative_candidates`` (of those, the ones the other models score), ``min_ess``
+    (effective worlds the tempered weights keep), ``min_worlds`` (worlds per candidate move at
+    least), ``margin`` (points by which the search must prefer a move to the policy's) and
+    ``playout_temperature`` (of the policy's moves in the rollouts)."""
     path = policies_dir() / LEVELS_FILE
     if not path.is_file():
         return {}
@@ -182,26 +194,48 @@ def _level_bot(name: str, level: dict) -> Bot:
     from murlan_env.bots.search import SearchBot
 
     policy = BundleBot(bundle, **options)
+    return SearchBot(name=name, **search_options(policy, level))
+
+
+def search_options(policy: Bot, level: dict) -> dict:
+    """SearchBot keyword arguments for a level with ``search`` on top of ``policy``: every
+    setting the search reads comes from the level's fields (``levels()``), a field left out
+    taking the default a ``search:N:BOT`` spec plays with. The JavaScript client reads the
+    same fields from a bundle's ``levels`` (docs/bundle.md), so the level is stated once."""
     models = [make_bot(spec) for spec in level.get("models") or ()]
-    guide = guided_by(policy, belief=bool(level.get("belief")), models=models)
-    if level.get("candidates"):
-        guide["belief_candidates"] = int(level["candidates"])
-    return SearchBot(rollouts=int(level["search"]), name=name, **guide)
+    guide = guided_by(
+        policy,
+        belief=bool(level.get("belief")),
+        models=models,
+        margin=float(level.get("margin", SEARCH_MARGIN)),
+        temperature=float(level.get("playout_temperature", PLAYOUT_TEMPERATURE)),
+    )
+    for field, (option, kind) in _SEARCH_FIELDS.items():
+        if level.get(field) is not None:
+            guide[option] = kind(level[field])
+    return {"rollouts": int(level["search"]), **guide}
 
 
-def opponent_model(bot: Bot) -> tuple[ScoringBot, Bot]:
+def opponent_model(bot: Bot, temperature: float = PLAYOUT_TEMPERATURE) -> tuple[ScoringBot, Bot]:
     """How a search models a seat that plays like ``bot``: the scores its moves are weighed by
     (a belief) and the bot that plays it in rollouts. A policy is its own scores, sampled at
-    ``PLAYOUT_TEMPERATURE`` in rollouts; a bot without scores (the rule bot) plays itself and
+    ``temperature`` in rollouts; a bot without scores (the rule bot) plays itself and
     is weighed by ``MoveScores`` (its move likely, any other unlikely)."""
     if isinstance(bot, ScoringBot):
-        return bot, SampledBot(bot, PLAYOUT_TEMPERATURE)
+        return bot, SampledBot(bot, temperature)
     return MoveScores(bot), bot
 
 
-def guided_by(bot: Bot, *, belief: bool = False, models: Sequence[Bot] = ()) -> dict:
+def guided_by(
+    bot: Bot,
+    *,
+    belief: bool = False,
+    models: Sequence[Bot] = (),
+    margin: float = SEARCH_MARGIN,
+    temperature: float = PLAYOUT_TEMPERATURE,
+) -> dict:
     """SearchBot options for a search on top of ``bot``: its own move stands unless the search
-    finds one better by ``SEARCH_MARGIN``, and it plays the rollouts for every seat
+    finds one better by ``margin``, and it plays the rollouts for every seat
     (``opponent_model``). ``belief``: the policy also weighs the sampled worlds by the hand's
     history (``SearchBot``'s ``belief``), as the ``expert`` level does; ``search:N:BOT`` deals
     them uniformly (see ``benchmarks/README.md`` for what each gains). ``models``: other bots
@@ -211,15 +245,15 @@ def guided_by(bot: Bot, *, belief: bool = False, models: Sequence[Bot] = ()) -> 
     if not isinstance(bot, ScoringBot):
         if belief or models:
             raise ValueError(f"a belief needs a bot with scores (a policy), not {bot.name!r}")
-        return {"prior": bot, "playout": bot, "margin": SEARCH_MARGIN}
-    scores, playout = opponent_model(bot)
-    options = {"prior": bot, "playout": playout, "margin": SEARCH_MARGIN}
+        return {"prior": bot, "playout": bot, "margin": margin}
+    scores, playout = opponent_model(bot, temperature)
+    options = {"prior": bot, "playout": playout, "margin": margin}
     if models and not belief:
         raise ValueError("other models of the seats are chosen by the belief: ask for it too")
     if belief:
         options["belief"] = scores
     if models:
-        options["alternatives"] = [opponent_model(m) for m in models]
+        options["alternatives"] = [opponent_model(m, temperature) for m in models]
     return options
 
 
@@ -305,6 +339,7 @@ __all__ = [
     "policies_dir",
     "policy_levels",
     "rules_conflict",
+    "search_options",
     "shipped_policies",
     "spec_forms",
 ]

@@ -1,14 +1,21 @@
-// The play page: a whole match against the bundle's bots, with no server. The engine (`Game`),
-// the bots (`loadBot`, the runtime-free weights by default) and the record all run here.
+// The play page: a whole match against the bundle's bots, with no server. The engine (`Game`)
+// and the record run here; the bots (`loadBot`, the runtime-free weights by default) run in a
+// module Web Worker (worker.js), so a slow decision never freezes the page.
 //
-// Bundles: `?bundle=URL` (repeatable, relative to this page; default: the shipped hard bundle
-// of a murlan checkout served at its root). Each bundle offers its levels (below). `?pace=MS`
-// sets the pause before each bot move (else the last pace picked, kept in localStorage).
+// Bundles: `?bundle=URL` (repeatable, relative to this page; default: the shipped bundles
+// of a murlan checkout served at its root). Each bundle offers its levels (worker.js says
+// which, `expert` among them). `?pace=MS` sets the pause before each bot move (else the last
+// pace picked, kept in localStorage); `?budget=MS` caps a search level's time a move (else
+// its whole search).
 //
-// One thing at a time: while the bots move (each after a visible pause, never blocking the
-// page), the person's controls are off and a sign says who is thinking. The page keeps its
-// state in `window.murlan` (the Game, whether bots are at work) for tests and the curious.
-import { Game, RULE_CHOICES, describe, dumps, levelPlayer, loadBot, rulesFromDict } from '../src/index.js';
+// One thing at a time: while the bots move (each after a visible pause, thinking in the
+// worker), the person's controls are off and a sign on the seat and above the hand says who
+// is thinking; the person can still read, scroll and open the rules. The page keeps its state
+// in `window.murlan` (the Game, whether bots are at work) for tests and the curious;
+// `window.murlanHooks.player`, set before the page loads, names a module that wraps the
+// worker's players (worker.js; the browser tests use it).
+import { Game, RULE_CHOICES, describe, dumps, rulesFromDict } from '../src/index.js';
+import { BotWorker } from './botworker.js';
 import { cardElement, cardsText, el, finishText, plural, renderBoard, renderHistory, renderScores, words } from './view.js';
 
 /** @type {(id: string) => any} the page's elements by id (inputs, selects, dialogs, buttons) */
@@ -16,30 +23,17 @@ const $ = (id) => document.getElementById(id);
 const DEFAULT_BUNDLES = ['../../../murlan_env/bots/policies/ppo-finetune/', '../../../murlan_env/bots/policies/ppo-strong/'];
 const PACE_KEY = 'murlan.pace';
 
-/**
- * The levels a bundle plays here: bot.json's `levels` that need no search (`levelPlayer`
- * plays their temperature and mix), or, for a bundle that names none, its argmax policy as
- * `hard`. A level is played by `playerOf(bot, name)`: `{choose(position, seed)}`.
- * @param {any} manifest bot.json
- * @returns {Array<[string, any]>}
- */
-function levelsOf(manifest) {
-  const named = Object.entries(manifest.levels ?? {}).filter(([, l]) => !l.search);
-  return named.length ? named : [['hard', { about: "the policy's best move" }]];
-}
-/** @type {(bot: any, level: string) => {choose: (position: object, seed: number) => Promise<any>}} */
-const playerOf = (bot, level) =>
-  bot.manifest.levels?.[level] ? levelPlayer(bot, level) : { choose: (position) => bot.choose(position) };
-
 const state = {
-  /** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
+  /** @type {Array<{key: string, level: string, bundle: string, about: string}>} the worker's levels */
   choices: [],
+  /** @type {BotWorker | null} */
+  bots: null,
   /** @type {Game | null} */
   game: null,
   seed: 0,
   names: ['You', 'Seat 1', 'Seat 2', 'Seat 3'],
-  /** @type {any[]} players of seats 1-3 (index 0 unused: the person) */
-  players: [],
+  /** the seat whose bot is thinking, or null */
+  thinking: null,
   /** the hand's moves, for its history */
   events: [],
   selected: new Set(),
@@ -57,19 +51,12 @@ async function init() {
   $('pace').value = [...$('pace').options].some((o) => o.value === pace) ? pace : '700';
   $('pace').addEventListener('change', () => localStorage.setItem(PACE_KEY, $('pace').value));
   try {
-    for (const source of bundles.length ? bundles : DEFAULT_BUNDLES) {
-      const url = new URL(source.endsWith('/') ? source : `${source}/`, location.href);
-      let bot;
-      try {
-        bot = await loadBot(url);
-      } catch (err) {
-        throw new Error(`cannot load the bundle at ${url}: ${err.message}`);
-      }
-      const bundle = url.pathname.split('/').filter(Boolean).pop() ?? String(url);
-      for (const [level, about] of levelsOf(bot.manifest)) {
-        state.choices.push({ key: `${state.choices.length}`, level, bundle, about: about.about ?? '', bot });
-      }
-    }
+    const urls = (bundles.length ? bundles : DEFAULT_BUNDLES).map((source) => new URL(source.endsWith('/') ? source : `${source}/`, location.href).href);
+    const hook = /** @type {any} */ (window).murlanHooks?.player;
+    state.bots = new BotWorker(new URL('./worker.js', import.meta.url));
+    const budget = Number(params.get('budget'));
+    const budgetMs = budget > 0 ? budget : null;
+    ({ choices: state.choices } = await state.bots.request('load', { bundles: urls, hook: hook ? new URL(hook, location.href).href : null, budgetMs }));
   } catch (err) {
     const box = $('load-error');
     box.textContent = `${err.message}. Serve a bundle folder (bot.json, weights.json, weights.bin) and name it with ?bundle=URL (see docs/js-client.md).`;
@@ -141,6 +128,7 @@ function showSetup() {
   state.match += 1; // a bot loop still running stops at its next step
   state.game = null;
   state.working = false;
+  state.thinking = null;
   document.body.dataset.working = '0';
   $('setup').hidden = false;
   $('table').hidden = true;
@@ -151,7 +139,7 @@ function askNewMatch() {
   else $('abandon-dialog').showModal();
 }
 
-function start() {
+async function start() {
   const message = $('setup-message');
   message.textContent = '';
   const seedText = /** @type {HTMLInputElement} */ ($('setup-seed')).value.trim();
@@ -161,20 +149,26 @@ function start() {
   }
   const seed = seedText ? Number(seedText) : crypto.getRandomValues(new Uint32Array(1))[0] >>> 1;
   const rules = readRules();
-  const players = [null];
+  const seats = [null];
   const names = ['You'];
   for (let seat = 1; seat < 4; seat++) {
     const choice = state.choices[Number(/** @type {HTMLSelectElement} */ ($(`setup-bot-${seat}`)).value)];
-    const why = choice.bot.rulesConflict(rules);
-    if (why) {
-      message.textContent = `Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.`;
-      return;
-    }
-    players.push(playerOf(choice.bot, choice.level));
+    seats.push(choice.key);
     names.push(`Seat ${seat} · ${choice.level}`);
   }
+  $('setup-start').disabled = true;
+  document.body.dataset.working = '1'; // the worker sets the match's players up
+  try {
+    await /** @type {BotWorker} */ (state.bots).request('match', { seats, rules });
+  } catch (err) {
+    message.textContent = err.message; // a level that does not play the rules, or a stopped worker
+    return;
+  } finally {
+    $('setup-start').disabled = false;
+    document.body.dataset.working = '0';
+  }
   state.match += 1;
-  Object.assign(state, { game: new Game({ seed, rules }), seed, players, names, events: [], decisions: 0 });
+  Object.assign(state, { game: new Game({ seed, rules }), seed, names, events: [], decisions: 0 });
   state.selected.clear();
   setMessage('');
   $('setup').hidden = true;
@@ -189,7 +183,12 @@ function start() {
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
-/** The bots move, one at a time after the chosen pause, until the person is to act or the hand ends. */
+/**
+ * The bots move, one at a time after the chosen pause, until the person is to act or the hand
+ * ends. Each decision is the worker's (the position, a seed drawn from the match's seed and the
+ * decision's number, and the match so far as murlan's bot protocol sends it): the page stays
+ * free meanwhile, and the seat shows its thinking sign until its move is shown.
+ */
 async function runBots() {
   const match = state.match;
   const game = state.game;
@@ -200,21 +199,27 @@ async function runBots() {
   try {
     while (state.match === match && game.turn !== null && game.turn !== 0) {
       const seat = game.turn;
+      state.thinking = seat;
       sign.textContent = `${state.names[seat]} is thinking…`;
       sign.classList.add('on');
-      await sleep(Number($('pace').value) || 0); // also lets the page draw and take clicks
+      draw();
+      await sleep(Number($('pace').value) || 0);
       if (state.match !== match) return;
-      const move = await state.players[seat].choose(game.position(), (state.seed * 1_000_003 + state.decisions) >>> 0);
+      const seed = (state.seed * 1_000_003 + state.decisions) >>> 0;
+      const context = { record: game.record(), seat };
+      const { move } = await /** @type {BotWorker} */ (state.bots).request('choose', { seat, position: game.position(), seed, context });
       if (state.match !== match) return;
+      state.thinking = null;
       apply(move.cards);
       draw();
     }
   } catch (err) {
-    setMessage(`The bot failed: ${err.message}`, true);
+    if (state.match === match) setMessage(`${state.names[state.thinking ?? 0]} failed: ${err.message}`, true);
   } finally {
     if (state.match === match) {
       sign.textContent = '';
       sign.classList.remove('on');
+      state.thinking = null;
       state.working = false;
       draw();
     }
@@ -305,6 +310,7 @@ function tableView() {
     phase: game.phase,
     turn: game.turn,
     hand: game.handNo + 1,
+    thinking: state.thinking,
     dealer: game.dealer,
     target: game.target,
     seats: [0, 1, 2, 3].map((seat) => ({ seat, name: state.names[seat], count: counts[seat], score: game.scores[seat], place: g.place[seat] >= 0 ? g.place[seat] : null, passed: g.passed[seat] === 1 })),

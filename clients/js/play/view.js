@@ -68,19 +68,21 @@ export const cardsText = (names) => names.map((n) => { const p = cardParts(n); r
 export const words = (text) => text.replace(/\bT\b/g, '10');
 
 /**
- * The seats around the felt (the person's seat at the bottom, its cards drawn elsewhere) and
- * the centre: the play to beat, who leads, or the hand's result; and the hand's exchange.
+ * The seats around the felt (the person's seat at the bottom, its cards drawn elsewhere; the
+ * seat whose bot is thinking with a sign by its name, on the name's one line so nothing
+ * moves) and the centre: the play to beat, who leads, or the hand's result; and the hand's exchange.
  * @param {HTMLElement} box
  * @param {object} view what play.js read from the game (see `tableView` there)
  */
 export function renderBoard(box, view) {
   box.replaceChildren();
   for (const seat of view.seats) {
-    const badges = [];
+    const thinking = view.thinking === seat.seat;
+    const badges = thinking ? [el('span', { class: 'badge thinking-sign', role: 'status', text: 'thinking…' })] : [];
     if (seat.seat === view.dealer) badges.push(el('span', { class: 'badge', text: 'dealer' }));
     if (seat.place !== null) badges.push(el('span', { class: 'badge out', text: seat.count ? PLACES[seat.place] : `out ${PLACES[seat.place]}` }));
     if (seat.passed && view.phase === 'play') badges.push(el('span', { class: 'badge', text: 'passed' }));
-    box.append(el('div', { class: `seat pos-${POSITIONS[seat.seat]}${view.turn === seat.seat ? ' acting' : ''}`, 'data-seat': seat.seat },
+    box.append(el('div', { class: `seat pos-${POSITIONS[seat.seat]}${view.turn === seat.seat ? ' acting' : ''}`, 'data-seat': seat.seat, 'aria-busy': thinking ? 'true' : null },
       el('div', { class: 'who' }, seat.name, badges),
       el('div', { class: 'meta', 'data-count': seat.count, text: `${plural(seat.count, 'card')} · ${plural(seat.score, 'point')}` }),
       seat.seat === 0 ? null : cardBacks(seat.count)));

@@ -48,7 +48,9 @@ export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, f
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
 export { denseModel, denseScores, halfToFloat } from './bots/dense.js';
 export { canonicalJson, sha256 } from './files.js';
-export { levelPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
+export { levelPlayer, searchPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
+export { Search, searchSettings, handHistory, chooseFromValues, rollout, policyModel, TIE_BREAK } from './bots/search.js';
+export { SEAT_MODELS, ruleModel } from './bots/models.js';
 export {
   ruleMove,
   ruleAction,

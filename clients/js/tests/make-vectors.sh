@@ -9,10 +9,12 @@
 # state and record are checked against murlan_env/schemas first. For the engine, transitions
 # from every phase and variant and lock-step matches (`murlan vectors transitions|lockstep`);
 # for the records, valid and corrupted records with the Python validator's verdict (`murlan
-# vectors records`); for the rule bot, positions from real play under every variant with its
-# move and its moves' log-probabilities as a scoring model (`murlan vectors rule`). Run from
-# anywhere: npm run vectors (SEED, POSITIONS, MATCHES (lock-step matches, default 8) to
-# change them, MURLAN_VECTORS to write elsewhere; the tests read the same variable).
+# vectors records`); for the search, the expert level's belief and rollouts for fixed worlds and
+# uniforms (`murlan vectors search`); for the rule bot, positions from real play under every
+# variant with its move and its moves' log-probabilities as a scoring model (`murlan vectors
+# rule`). Run from anywhere: npm run vectors (SEED, POSITIONS, MATCHES (lock-step matches,
+# default 8) to change them, MURLAN_VECTORS to write elsewhere; the tests read the same
+# variable).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 out="${MURLAN_VECTORS:-$root/clients/js/tests/vectors}"
@@ -49,4 +51,5 @@ done
 python -m murlan_cli vectors transitions --seed "$seed" --out "$out/transitions.json"
 python -m murlan_cli vectors lockstep --seed "$seed" --matches "${MATCHES:-8}" --out "$out/lockstep.jsonl"
 python -m murlan_cli vectors records --seed "$seed" --out "$out/records.json"
+python -m murlan_cli vectors search --seed "$seed" --out "$out/search.json"
 python -m murlan_cli vectors rule --seed "$seed" --out "$out/rule.json"

@@ -98,15 +98,11 @@ for (const name of BUNDLES) {
     test(`${name}: level ${level} answers with legal moves, the same for the same seed`, async () => {
       const { requests } = readJsonFile(join(vectorsOf(name), 'protocol.json'));
       const entry = readJsonFile(join(dir, 'bot.json')).levels[level];
-      const bot = startBot([dir, '--level', level]);
-      if (entry.search) {
-        assert.equal(await bot.exited, 2);
-        assert.match(bot.stderr(), /search/);
-        return;
-      }
+      // A search level reads each request's record; a small search keeps the test short.
+      const bot = startBot([dir, '--level', level, ...(entry.search ? ['--rollouts', '12', '--candidates', '64'] : [])]);
       const hello = await bot.ask({ type: 'hello', protocol: PROTOCOL });
       assert.deepEqual(hello.rules, entry.supported_rules);
-      const some = requests.slice(0, 60);
+      const some = requests.slice(0, entry.search ? 24 : 60);
       const first = [];
       for (const request of some) first.push((await bot.ask(request)).move.join(' '));
       const again = [];

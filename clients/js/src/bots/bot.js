@@ -96,6 +96,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     return bytes;
   };
   let run;
+  let dense = null;
   if (ort) {
     const bytes = await checked(model.file, await readBytes(source, model.file));
     if ((await sha256(bytes)) !== model.sha256) throw new Error(`${model.file}: sha256 does not match bot.json`);
@@ -125,11 +126,13 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
     }
     const bytes = await inBundle(weightsSpec.file);
     if ((await sha256(bytes)) !== weightsSpec.sha256) throw new Error(`${weightsSpec.file}: sha256 does not match its description`);
-    const dense = denseModel(weightsSpec, bytes);
+    dense = denseModel(weightsSpec, bytes);
     run = async (obs, mask) => denseScores(dense, obs, mask);
   }
   const tolerance = ort ? model.tolerance : Math.max(model.tolerance, PLAIN_TOLERANCE);
-  return new MurlanBot(manifest, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
+  const bot = new MurlanBot(manifest, contract, run, ort ? 'onnxruntime' : 'plain', tolerance);
+  bot.dense = dense;
+  return bot;
 }
 
 /**
@@ -183,6 +186,8 @@ export class MurlanBot {
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
     this.rules = readRules(manifest.rules);
+    /** @type {import('./dense.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
+    this.dense = null;
   }
 
   /**
@@ -199,18 +204,20 @@ export class MurlanBot {
 
   /**
    * Why the policy does not play these variant flags (null when it does): a flag at a value
-   * outside bot.json's `supported_rules` (absent there: only the trained value).
+   * outside bot.json's `supported_rules` (absent there: only the trained value), or outside
+   * `supported`, a level's own `supported_rules`, when given.
    * @param {object} rules
+   * @param {Record<string, any[]>} [supported]
    * @returns {string | null}
    */
-  rulesConflict(rules) {
+  rulesConflict(rules, supported = this.manifest.supported_rules) {
     const bad = [];
     for (const [flag, value] of Object.entries(readRules(rules))) {
       if (!(flag in this.manifest.rules)) {
         bad.push(`${flag} (no such rule flag)`);
         continue;
       }
-      const allowed = (this.manifest.supported_rules?.[flag] ?? [this.manifest.rules[flag]]).map((v) => readRules({ v }).v);
+      const allowed = (supported?.[flag] ?? [this.manifest.rules[flag]]).map((v) => readRules({ v }).v);
       if (!allowed.includes(value)) bad.push(`${flag}=${value} (it plays ${allowed.join('|')})`);
     }
     return bad.length ? bad.join(', ') : null;

@@ -10,13 +10,14 @@
  * (`mulberry32`), so a decision replays for its seed; the draws are made in Python's order
  * (the policy's draw, the mix draw, the weaker bot's draw) but the generator is not numpy's,
  * so a level plays Python's level in distribution, not move for move. A level with a search
- * (`expert`) is not played here.
+ * (`expert`) is played by `searchPlayer` (bots/search.js), which `levelPlayer` hands it to.
  * @module
  */
 
 import { actionOfCounts, KINDS, PASS } from '../game/actions.js';
 import { N_RANKS, rankCounts } from '../game/cards.js';
 import { argmaxLegal } from './bot.js';
+import { Search, handHistory, searchSettings } from './search.js';
 
 /**
  * A generator of floats in [0, 1) from a 32-bit seed (mulberry32).
@@ -117,25 +118,60 @@ export function greedyAction(t, hand, mask, exchange) {
 export const MIXABLE = Object.freeze(['random', 'greedy']);
 
 /**
- * A level of a loaded bundle as a player: `choose(position, seed)` gives the level's move.
+ * @typedef {object} MoveContext what a search level reads besides the position
+ * @property {object} [record] the match so far, a `murlan-record/1` record cut at the decision
+ *   (a murlan-bot/1 request's `record`, `Game.record()` before the move)
+ * @property {number} [seat] the seat to act (absolute; default: the position's `seat`)
+ * @property {Array<[number, number]>} [history] this hand's moves as `[slot, action]` rows
+ *   instead of the record (search.js `handHistory`)
+ */
+
+/**
+ * @typedef {object} PlayerOptions for a search level (ignored by the others)
+ * @property {Object<string, import('./worlds.js').SeatModel>} [models] seat models by the
+ *   name a level gives them (e.g. `{ rule: ruleModel }`); a level's model missing here is
+ *   played by the policy (`player.missingModels`)
+ * @property {number} [budgetMs] time budget per move in ms (search.js); none: the level's
+ *   whole search, the same move on every machine
+ * @property {number} [rollouts] instead of the level's
+ * @property {number} [candidates] belief worlds instead of the level's
+ */
+
+/**
+ * @typedef {object} LevelPlayer
+ * @property {string} name
+ * @property {object} level the level as bot.json states it
+ * @property {string[]} missingModels the level's seat models this client lacks
+ * @property {(position: object, seed: number, context?: MoveContext) => Promise<import('./bot.js').Move>} choose
+ *   the level's move in a position (a golden set's or murlan-bot/1's `state`), every draw from
+ *   `mulberry32(seed)`; a search level reads `context` for the hand so far (without it, it
+ *   deals its worlds uniformly)
+ */
+
+/**
+ * A level of a loaded bundle as a player: `choose(position, seed, context)` gives the level's
+ * move. Runs in Node and in a browser (a Web Worker for a search level, which takes about a
+ * second a move): nothing here reads files or the clock but the search's budget.
  * @param {import('./bot.js').MurlanBot} bot
  * @param {string} name a key of bot.json's `levels`
- * @returns {{name: string, level: object, choose: (position: object, seed: number) => Promise<import('./bot.js').Move>}}
+ * @param {PlayerOptions} [opts]
+ * @returns {LevelPlayer}
  */
-export function levelPlayer(bot, name) {
+export function levelPlayer(bot, name, opts = {}) {
   const levels = bot.manifest.levels ?? {};
   const level = levels[name];
   if (!level) {
     const have = Object.keys(levels);
     throw new Error(`the bundle has no level ${JSON.stringify(name)} (it has ${have.length ? have.join(', ') : 'none'})`);
   }
-  if (level.search) throw new Error(`level ${name} searches (${level.search} rollouts a move): this client plays levels without a search`);
+  if (level.search) return searchPlayer(bot, name, level, opts);
   const [weak, share] = level.mix ?? [null, 0];
   if (weak !== null && !MIXABLE.includes(weak)) throw new Error(`level ${name} mixes in ${JSON.stringify(weak)}: this client mixes in ${MIXABLE.join(' or ')}`);
   const temperature = Number(level.temperature ?? 0);
   return {
     name,
     level,
+    missingModels: [],
     async choose(position, seed) {
       const rng = mulberry32(seed);
       const move = await bot.choose(position);
@@ -145,6 +181,39 @@ export function levelPlayer(bot, name) {
         action = weak === 'random' ? randomAction(move.mask, rng) : greedyAction(bot.catalogue, pos.hand, move.mask, pos.exchange);
       }
       return action === move.action ? move : bot.move(position, action, move);
+    },
+  };
+}
+
+/**
+ * A search level (`expert`) as a player (see `levelPlayer`): the give-back and forced moves
+ * are the policy's; a play with a choice is the search's (search.js `Search`). The move
+ * carries the search's `values` (mean hand points per action, -Infinity where illegal).
+ * @param {import('./bot.js').MurlanBot} bot on the plain runtime
+ * @param {string} name
+ * @param {object} level
+ * @param {PlayerOptions} [opts]
+ * @returns {LevelPlayer}
+ */
+export function searchPlayer(bot, name, level, { models = {}, budgetMs, rollouts, candidates } = {}) {
+  const search = new Search(bot, searchSettings(level), models);
+  return {
+    name,
+    level,
+    missingModels: search.missingModels,
+    async choose(position, seed, context = {}) {
+      const base = await bot.choose(position);
+      const pos = bot.position(position);
+      if (pos.exchange) return base;
+      const seat = context.seat ?? position.seat;
+      let history = context.history ?? null;
+      if (!history && context.record) {
+        if (!Number.isInteger(seat)) throw new Error('a move context with a record needs the seat to act');
+        history = handHistory(context.record, seat);
+      }
+      const found = search.search(pos, history, mulberry32(seed), { budgetMs, rollouts, candidates });
+      const move = found.action === base.action ? base : bot.move(position, found.action, base);
+      return { ...move, values: found.values };
     },
   };
 }

@@ -100,17 +100,27 @@ function thermometer(out, at, count) {
   for (let k = 0; k < THERMO; k++) out[at + k] = count > k ? 1 : 0;
 }
 
+/** @type {WeakMap<object, Object<string, number>>} each layout's offsets by piece name */
+const OFFSETS = new WeakMap();
+
 /**
  * The observation vector of a position.
  * @param {Array<{name: string, offset: number, size: number}>} pieces bot.json's pieces
  * @param {Position} pos
  * @param {Array<[string, boolean | string]>} features the rules piece's entries (ruleFeatures)
+ * @param {Float32Array} [into] a vector of the observation's size to write into (a search
+ *   encodes thousands of positions a move)
  * @returns {Float32Array}
  */
-export function encode(pieces, pos, features) {
-  const at = Object.fromEntries(pieces.map((p) => [p.name, p.offset]));
+export function encode(pieces, pos, features, into) {
+  let at = OFFSETS.get(pieces);
+  if (!at) {
+    at = Object.fromEntries(pieces.map((p) => [p.name, p.offset]));
+    OFFSETS.set(pieces, at);
+  }
   const size = pieces.reduce((n, p) => n + p.size, 0);
-  const out = new Float32Array(size);
+  const out = into ? into.fill(0) : new Float32Array(size);
+  if (out.length !== size) throw new Error(`an observation of ${size} entries, not ${out.length}`);
   const mine = new Array(N_RANKS).fill(0);
   for (const c of pos.hand) mine[cardRank(c)] += 1;
   for (let r = 0; r < N_RANKS; r++) {
