@@ -58,7 +58,7 @@ async function load({ bundles, hook: hookUrl, budgetMs: budget }) {
       throw new Error(`cannot load the bundle at ${url}: ${err.message}`);
     }
     const bundle = new URL(url).pathname.split('/').filter(Boolean).pop() ?? String(url);
-    for (const [level, about] of levelsOf(bot.spec)) {
+    for (const [level, about] of levelsOf(bot.manifest)) {
       choices.push({ key: `${choices.length}`, level, bundle, about: about.about ?? '', bot });
     }
   }
