@@ -46,6 +46,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from agents import seeds
 from agents.checkpoint import CHECKPOINT_NAME, Checkpoint
 from agents.checkpoint import load as load_checkpoint
 from agents.config import (
@@ -59,9 +60,10 @@ from agents.config import (
     check_choice,
 )
 from agents.labelling import Positions, label_positions, play_positions, save_arrays
+from agents.minibatches import gradient_steps, shuffled
 from agents.networks import ActorCritic, make_spec, masked_logits
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
-from agents.training import cpu_weights, seed_everything, start_run
+from agents.training import cpu_weights, start_run
 from murlan_env.bots import registry
 from murlan_env.bots.search import SearchBot
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
@@ -206,7 +208,7 @@ def play_round(net: nn.Module, cfg: DistillConfig, round_no: int) -> Positions:
     from boards no other round (nor the evaluation) plays."""
     policy = TorchPolicyBot(net, "policy")
     opponent = registry.make_bot(cfg.opponent)
-    gen = np.random.default_rng([cfg.seed, round_no, 1])
+    gen = seeds.generator(cfg.seed, "play", round_no)
     n_self = round(cfg.positions * cfg.self_play_share)
     parts = []
     for k, (wanted, against) in enumerate(((n_self, None), (cfg.positions - n_self, opponent))):
@@ -215,7 +217,7 @@ def play_round(net: nn.Module, cfg: DistillConfig, round_no: int) -> Positions:
         while wanted and sum(len(p) for p in found) < wanted:
             # Self-play keeps four seats' decisions per game, one seat's otherwise.
             boards = max(1, -(-wanted // (80 if against is None else 20)))
-            seed = int(np.random.SeedSequence([cfg.seed, round_no, k, calls]).generate_state(1)[0])
+            seed = seeds.derive(cfg.seed, "boards", round_no, k, calls)
             found.append(
                 play_positions(policy, against, boards, seed=seed, max_hands=cfg.play_hands)
             )
@@ -232,11 +234,11 @@ def play_round(net: nn.Module, cfg: DistillConfig, round_no: int) -> Positions:
 def label_chunks(net: nn.Module, cfg: DistillConfig, round_no: int, positions, chunks, bar):
     """The search's (actions, values) for each chunk of rows of ``positions``, in order:
     in this process, or in ``cfg.label_workers`` processes, a chunk at a time each; chunk
-    ``rows`` draws from ``default_rng([seed, round, 2, rows[0]])`` wherever it runs."""
+    ``rows`` draws from the "label" stream of its round and first row wherever it runs."""
     if cfg.label_workers == 1 or len(chunks) <= 1:
         search = expert_search(net, cfg)
         for rows in chunks:
-            rng = np.random.default_rng([cfg.seed, round_no, 2, int(rows[0])])
+            rng = seeds.generator(cfg.seed, "label", round_no, int(rows[0]))
             yield label_positions(search, positions.take(rows), rng, cfg.label_batch, bar.update)
         return
     import multiprocessing as mp
@@ -269,7 +271,7 @@ def _label_job(job) -> tuple[np.ndarray, np.ndarray]:
     """One chunk, labelled in a labelling process."""
     round_no, first, positions = job
     cfg, search = _LABELLER
-    rng = np.random.default_rng([cfg.seed, round_no, 2, first])
+    rng = seeds.generator(cfg.seed, "label", round_no, first)
     return label_positions(search, positions, rng, cfg.label_batch)
 
 
@@ -314,24 +316,20 @@ def fit(
         before = _log_probs(net, obs, mask)
     before = before.clone()
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
-    n = len(obs)
+
+    def loss(rows: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
+        idx = torch.from_numpy(rows)
+        log_p = _log_probs(net, obs[idx], mask[idx])
+        legal = mask[idx]
+        ce = -torch.where(legal, target[idx] * log_p, 0.0).sum(-1).mean()
+        old = before[idx]
+        kl = torch.where(legal, old.exp() * (old - log_p), 0.0).sum(-1).mean()
+        return ce + cfg.kl_coef * kl, {"cross_entropy": ce.item(), "kl": kl.item()}
+
     losses = {"cross_entropy": 0.0, "kl": 0.0}
     for _ in range(cfg.epochs):
-        sums = {k: 0.0 for k in losses}
-        order = torch.from_numpy(gen.permutation(n))
-        for idx in torch.split(order, cfg.minibatch_size):
-            log_p = _log_probs(net, obs[idx], mask[idx])
-            legal = mask[idx]
-            ce = -torch.where(legal, target[idx] * log_p, 0.0).sum(-1).mean()
-            old = before[idx]
-            kl = torch.where(legal, old.exp() * (old - log_p), 0.0).sum(-1).mean()
-            loss = ce + cfg.kl_coef * kl
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sums["cross_entropy"] += ce.item() * len(idx)
-            sums["kl"] += kl.item() * len(idx)
-        losses = {k: v / max(n, 1) for k, v in sums.items()}
+        losses = gradient_steps(opt, shuffled(gen, len(obs), cfg.minibatch_size), loss)
+        losses.pop("gradient_steps")
     return losses
 
 
@@ -381,7 +379,7 @@ def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> 
 
     from agents.evaluation import EvalResult
 
-    seed_everything(cfg.seed)
+    seeds.seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     if resume:
         ckpt = load_checkpoint(resume)
@@ -483,7 +481,7 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     held = held_out(len(positions), cfg, r)
     if counters["fitted"] < r:
         data = _fit_data(cfg, root, r)
-        gen = np.random.default_rng([cfg.seed, r, 3])
+        gen = seeds.generator(cfg.seed, "fit", r)
         net.train()
         losses = fit(net, data, cfg, gen)
         net.eval()
@@ -522,7 +520,7 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
 
 def held_out(n: int, cfg: DistillConfig, r: int) -> np.ndarray:
     """(n,) bool the round's held-out positions (a fixed draw per round)."""
-    gen = np.random.default_rng([cfg.seed, r, 4])
+    gen = seeds.generator(cfg.seed, "holdout", r)
     return gen.permutation(n) < round(n * cfg.holdout)
 
 

@@ -1,4 +1,4 @@
-"""What every trainer shares: seeding, the run directory and the loop (the configs' shared
+"""What every trainer shares: the run directory and the loop (the configs' shared
 parts are in ``agents.config``, the checkpoint format in ``agents.checkpoint``).
 
 A run directory holds the resolved config (``config.json``), the run's log (``train.log``:
@@ -30,18 +30,8 @@ from agents.rollout import Batch, RolloutSettings
 from murlan_env.game.rules import Rules
 
 # ---------------------------------------------------------------------- run bookkeeping
-# The pieces every trainer shares: seeding, the run directory with TensorBoard logs,
+# The pieces every trainer shares: the run directory with TensorBoard logs,
 # checkpoints and the progress bar, and the evaluation hook (the config: agents.config).
-
-
-def seed_everything(seed: int) -> np.random.Generator:
-    """Seed Python's, NumPy's and torch's generators; return the learner's numpy Generator."""
-    import random
-
-    random.seed(seed)
-    np.random.seed(seed)  # third-party code may use the global rng
-    torch.manual_seed(seed)
-    return np.random.default_rng(seed)
 
 
 def resolve_device(device: str) -> torch.device:
@@ -285,7 +275,7 @@ class TrainLoop:
             settings,
             cfg.workers,
             cfg.num_workers,
-            cfg.seed * 1000,
+            cfg.seed,
             cfg.ray_address or None,
             self.server,
         )
