@@ -47,7 +47,7 @@ from torch import nn
 from tqdm import tqdm
 
 from agents import seeds
-from agents.checkpoint import CHECKPOINT_NAME, Checkpoint
+from agents.checkpoint import Checkpoint
 from agents.checkpoint import load as load_checkpoint
 from agents.config import (
     ConfigError,
@@ -59,14 +59,15 @@ from agents.config import (
     check_bots,
     check_choice,
 )
+from agents.evaluation import EvalResult, evaluate
 from agents.labelling import Positions, label_positions, play_positions, save_arrays
 from agents.minibatches import gradient_steps, shuffled
 from agents.networks import ActorCritic, make_spec, masked_logits
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
-from agents.training import cpu_weights, start_run
+from agents.training import Run, cpu_weights
 from murlan_env.bots import registry
 from murlan_env.bots.search import SearchBot
-from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
+from murlan_env.eval.duplicate import mean_ci
 from murlan_env.game.rules import Rules
 
 TARGETS = ("hard", "soft")
@@ -338,33 +339,33 @@ def fit(
 
 def board_points(net: nn.Module, bot: str, cfg: DistillConfig) -> tuple[np.ndarray, float]:
     """(boards,) the policy's points per hand on each evaluation board against three ``bot``,
-    and the share of its hands it finished first."""
-    result = play_duplicate(
-        [TorchPolicyBot(net, "policy"), registry.make_bot(bot)],
-        cfg.eval_deals,
-        lineups=one_against_three(),
+    and the share of its hands it finished first (``agents.evaluation.evaluate``)."""
+    r = evaluate(
+        net,
+        bot,
         seed=cfg.eval_seed,
+        n_deals=cfg.eval_deals,
+        n_hands=cfg.eval_hands or None,
         rules=Rules.from_dict(cfg.rules),
-        max_hands=cfg.eval_hands or None,
     )
-    return result.board_points()[:, 0], result.bot_results()[0].first_rate
+    return np.asarray(r.boards), r.win_rate
 
 
-def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -> dict:
-    """Points per hand against each eval bot, and over the start policy on the same boards
-    (``start``: its board points per bot), each with the half-width of its 95% interval."""
+def evaluate_round(results: dict[str, EvalResult], start: dict[str, list]) -> dict:
+    """The round's evaluation (``Run.evaluate``'s ``results``): points per hand against each
+    eval bot, and over the start policy on the same boards (``start``: its board points per
+    bot), each with the half-width of its 95% interval."""
     out = {}
-    for bot in cfg.eval_bots:
-        points, first = board_points(net, bot, cfg)
-        mean, lo, hi = mean_ci(points)
+    for bot, r in results.items():
+        points = np.asarray(r.boards)
         d_mean, d_lo, d_hi = mean_ci(points - np.asarray(start[bot]))
         out[bot] = {
-            "points_per_hand": mean,
-            "ci95": (hi - lo) / 2,
+            "points_per_hand": r.points_per_hand,
+            "ci95": r.ci95,
             "over_start": d_mean,
             "over_start_ci95": (d_hi - d_lo) / 2,
-            "first_rate": first,
-            "boards": points.tolist(),
+            "first_rate": r.win_rate,
+            "boards": r.boards,
         }
     return out
 
@@ -375,10 +376,6 @@ def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -
 def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> dict:
     """Run (or resume) expert iteration; returns the last evaluation (``EvalResult`` per
     bot), counters and the run directory (as the training command's report reads them)."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    from agents.evaluation import EvalResult
-
     seeds.seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     if resume:
@@ -394,27 +391,25 @@ def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> 
             f"the start policy has widths {net.spec['hidden']}, the config's hidden is "
             f"{cfg.hidden}: set hidden to the start's"
         )
-    root = start_run(cfg, "distill", resuming=bool(resume))
-    config = {"algorithm": "distill", **dataclasses.asdict(cfg)}
-    ckpt_file = root / CHECKPOINT_NAME
+    run = Run(cfg, "distill", counters["step"] if resume else None)
+    root = run.dir
     net.eval()
 
     def save() -> None:
-        Checkpoint(net.spec, cpu_weights(net), config, dict(counters)).save(ckpt_file)
+        run.save(net, counters)
 
-    if not resume:
-        save()
-    writer = SummaryWriter(str(root))
-    start_eval = _json(root / "round-0" / "eval.json")
-    if start_eval is None:  # the start policy on the evaluation boards: the pairing's base
-        start_eval = {bot: board_points(net, bot, cfg)[0].tolist() for bot in cfg.eval_bots}
-        _write_json(root / "round-0" / "eval.json", start_eval)
     last = {}
     try:
+        if not resume:
+            save()
+        start_eval = _json(root / "round-0" / "eval.json")
+        if start_eval is None:  # the start policy on the evaluation boards: the pairing's base
+            start_eval = {bot: r.boards for bot, r in run.evaluate(net, 0).items()}
+            _write_json(root / "round-0" / "eval.json", start_eval)
         for r in range(counters["iteration"] + 1, cfg.rounds + 1):
-            last = _round(net, cfg, r, root, counters, start_eval, writer, save)
+            last = _round(net, cfg, r, run, counters, start_eval, save)
     finally:
-        writer.close()
+        run.close()
     if not last and counters["iteration"]:  # resumed a finished run: its last evaluation
         last = _json(root / f"round-{counters['iteration']}" / "eval.json") or {}
         last.pop("agreement", None)
@@ -431,8 +426,9 @@ def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> 
     return {"results": results, "counters": counters, "run_dir": str(root), "unit": "positions"}
 
 
-def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
+def _round(net, cfg, r, run, counters, start_eval, save) -> dict:
     """One round's phases, each skipped when its result is on disk already."""
+    root = run.dir
     folder = root / f"round-{r}"
     folder.mkdir(exist_ok=True)
     seconds = {}
@@ -495,26 +491,23 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     t0 = time.perf_counter()
     result = _json(folder / "eval.json")
     if result is None:
-        result = evaluate_round(net, start_eval, cfg)
+        result = evaluate_round(run.evaluate(net, r), start_eval)
         result["agreement"] = _agreements(net, cfg, root, r, positions, labels, held)
         _write_json(folder / "eval.json", result)
     seconds["evaluate"] = time.perf_counter() - t0
     counters["iteration"] = r
     save()
     agree = result.pop("agreement")
-    writer.add_scalar("charts/positions", counters["step"], r)
-    for phase, s in seconds.items():
-        writer.add_scalar(f"charts/{phase}_seconds", s, r)
+    charts = {f"{phase}_seconds": s for phase, s in seconds.items()}
+    charts["positions"] = counters["step"]
     if labelled_now:
-        writer.add_scalar("charts/positions_labelled_per_s", labelled_now / seconds["label"], r)
-    for k, v in losses.items():
-        writer.add_scalar(f"losses/{k}", v, r)
-    for k, v in agree.items():
-        writer.add_scalar(f"eval/agreement/{k}", v, r)
+        charts["positions_labelled_per_s"] = labelled_now / seconds["label"]
+    run.scalars("charts", charts, r)
+    run.scalars("losses", losses, r)
+    run.scalars("eval/agreement", agree, r)
     for bot, v in result.items():
-        for k in ("points_per_hand", "ci95", "over_start", "over_start_ci95", "first_rate"):
-            writer.add_scalar(f"eval/{bot}/{k}", v[k], r)
-    writer.flush()
+        run.scalars(f"eval/{bot}", {k: v[k] for k in ("over_start", "over_start_ci95")}, r)
+    run.writer.flush()
     return result
 
 

@@ -103,21 +103,23 @@ def run_log(path: Path):
 
 
 class Run:
-    """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation."""
+    """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation;
+    every trainer's (the self-play loop's ``TrainLoop`` and distillation's rounds)."""
 
-    def __init__(self, cfg: SelfPlayConfig, algorithm: str, resumed_step: int | None = None):
+    def __init__(self, cfg: RunConfig, algorithm: str, resumed_step: int | None = None):
         """``resumed_step``: the step of the checkpoint a resumed run continues from (None:
-        a new run, refused where its directory holds one)."""
+        a new run, refused where its directory holds one). A self-play run shows a progress
+        bar of its decisions (distillation shows one per phase)."""
         from torch.utils.tensorboard import SummaryWriter
 
-        self.cfg = cfg
+        self.cfg, self.algorithm = cfg, algorithm
         self.dir = start_run(cfg, algorithm, resuming=resumed_step is not None)
         self._log = run_log(self.dir)
         self._log.__enter__()
         self.writer = SummaryWriter(str(self.dir))
         self.latest_eval: dict[str, EvalResult] = {}
         self.bar = None
-        if cfg.progress:
+        if cfg.progress and isinstance(cfg, SelfPlayConfig):
             from tqdm import tqdm
 
             self.bar = tqdm(
@@ -178,6 +180,17 @@ class Run:
         self.latest_eval = results
         self.writer.flush()
         return results
+
+    def save(self, net: nn.Module, counters: dict, trainer: dict | None = None) -> None:
+        """Write the run's checkpoint (``agents.checkpoint``): ``net``'s weights and spec, the
+        resolved config, ``counters`` and what the trainer needs to resume (``trainer``)."""
+        Checkpoint(
+            spec=net.spec,
+            model=cpu_weights(net),
+            config={"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
+            counters=dict(counters),
+            trainer=trainer or {},
+        ).save(self.dir / CHECKPOINT_NAME)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -430,19 +443,13 @@ class TrainLoop:
             worker.submit(job["weights"], job["snapshots"])
 
     def _save(self) -> None:
-        net = self.learner.net
-        Checkpoint(
-            spec=net.spec,
-            model=cpu_weights(net),
-            config={"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
-            counters=dict(self.counters),
-            trainer={
-                "learner": self.learner.state_dict(),
-                "snapshots": self.snapshots,
-                "rng": {"torch": torch.get_rng_state(), "workers": self.worker_states},
-                "next_rollout": self.next_rollout,
-            },
-        ).save(self.run.dir / CHECKPOINT_NAME)
+        trainer = {
+            "learner": self.learner.state_dict(),
+            "snapshots": self.snapshots,
+            "rng": {"torch": torch.get_rng_state(), "workers": self.worker_states},
+            "next_rollout": self.next_rollout,
+        }
+        self.run.save(self.learner.net, self.counters, trainer)
 
     def _close(self) -> None:
         for worker in self.workers:
