@@ -25,7 +25,6 @@ from agents.networks import (
     QNetwork,
     autocast,
     make_spec,
-    policy_scores,
     resolve_precision,
     time_learner_step,
 )
@@ -80,7 +79,7 @@ class DMCActing:
         return ("obs", "action", "returns")
 
     def scores(self, play, obs, mask, hidden):
-        return policy_scores(play.net, obs, mask), None
+        return play.net.rollout_scores(obs, mask, hidden)
 
     def choose(self, play, t: int, rows: np.ndarray, scores, extra) -> None:
         acts = scores.argmax(-1).numpy()

@@ -110,8 +110,7 @@ class PPOActing:
         return (*names, "hidden_hands") if privileged(settings) else names
 
     def scores(self, play, obs, mask, hidden_hands):
-        logits, value = play.net.logits_and_value(obs, hidden_hands)
-        return masked_logits(logits, mask), value
+        return play.net.rollout_scores(obs, mask, hidden_hands)
 
     def choose(self, play, t: int, rows: np.ndarray, scores, value) -> None:
         buf = play.buf
