@@ -15,9 +15,10 @@ update from the command to the gradient step:
 Around them: ``config`` (the configs' shared parts; no torch, no I/O), ``presets`` (the YAML
 presets in ``configs/`` and the key=value overrides of ``murlan train``), ``checkpoint`` (the
 one checkpoint format and loader), ``networks`` (the torch modules, precision, the
-``load_policy`` contract for export and bots), ``returns`` (GAE and Monte-Carlo returns over
-interleaved seats), ``workers`` and ``transport`` (where rollouts run and how their batches
-reach the learner), ``inference`` (a batched forward-pass server), ``evaluation``,
-``imitation`` (warm starts), ``distill``, ``labelling`` and ``quantize`` (expert iteration),
-``export`` and ``policy_bot`` (trained policies as bundles and bots).
+``load_policy`` contract for export and bots), ``seeds`` (every random stream a run draws,
+named by purpose), ``minibatches`` (the minibatch loop every learner shares), ``returns`` (GAE
+and Monte-Carlo returns over interleaved seats), ``workers`` and ``transport`` (where rollouts
+run and how their batches reach the learner), ``inference`` (a batched forward-pass server),
+``evaluation``, ``imitation`` (warm starts), ``distill``, ``labelling`` and ``quantize``
+(expert iteration), ``export`` and ``policy_bot`` (trained policies as bundles and bots).
 """

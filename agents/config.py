@@ -136,7 +136,8 @@ class RunConfig(ConfigPart):
     label being the preset's name or, for a config built in Python, the algorithm. A name
     whose directory holds a run is refused unless the run is resumed."""
     seed: int = 1
-    """Seeds Python, NumPy and torch, the rollouts and the learner."""
+    """The run's seed: every random stream the trainer draws (Python, NumPy and torch, the
+    rollouts, the learner, distillation's rounds) derives from it (``agents.seeds``)."""
     runs_dir: str = "runs"
     """Parent directory of the run directories."""
     torch_threads: int = 1

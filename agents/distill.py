@@ -46,7 +46,8 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from agents.checkpoint import CHECKPOINT_NAME, Checkpoint
+from agents import seeds
+from agents.checkpoint import Checkpoint
 from agents.checkpoint import load as load_checkpoint
 from agents.config import (
     ConfigError,
@@ -58,13 +59,15 @@ from agents.config import (
     check_bots,
     check_choice,
 )
+from agents.evaluation import EvalResult, evaluate
 from agents.labelling import Positions, label_positions, play_positions, save_arrays
+from agents.minibatches import gradient_steps, shuffled
 from agents.networks import ActorCritic, make_arch, masked_logits
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
-from agents.training import cpu_weights, seed_everything, start_run
+from agents.training import Run, cpu_weights
 from murlan_env.bots import registry
 from murlan_env.bots.search import SearchBot
-from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
+from murlan_env.eval.duplicate import mean_ci
 from murlan_env.game.rules import Rules
 
 TARGETS = ("hard", "soft")
@@ -206,7 +209,7 @@ def play_round(net: nn.Module, cfg: DistillConfig, round_no: int) -> Positions:
     from boards no other round (nor the evaluation) plays."""
     policy = TorchPolicyBot(net, "policy")
     opponent = registry.make_bot(cfg.opponent)
-    gen = np.random.default_rng([cfg.seed, round_no, 1])
+    gen = seeds.generator(cfg.seed, "play", round_no)
     n_self = round(cfg.positions * cfg.self_play_share)
     parts = []
     for k, (wanted, against) in enumerate(((n_self, None), (cfg.positions - n_self, opponent))):
@@ -215,7 +218,7 @@ def play_round(net: nn.Module, cfg: DistillConfig, round_no: int) -> Positions:
         while wanted and sum(len(p) for p in found) < wanted:
             # Self-play keeps four seats' decisions per game, one seat's otherwise.
             boards = max(1, -(-wanted // (80 if against is None else 20)))
-            seed = int(np.random.SeedSequence([cfg.seed, round_no, k, calls]).generate_state(1)[0])
+            seed = seeds.derive(cfg.seed, "boards", round_no, k, calls)
             found.append(
                 play_positions(policy, against, boards, seed=seed, max_hands=cfg.play_hands)
             )
@@ -232,11 +235,11 @@ def play_round(net: nn.Module, cfg: DistillConfig, round_no: int) -> Positions:
 def label_chunks(net: nn.Module, cfg: DistillConfig, round_no: int, positions, chunks, bar):
     """The search's (actions, values) for each chunk of rows of ``positions``, in order:
     in this process, or in ``cfg.label_workers`` processes, a chunk at a time each; chunk
-    ``rows`` draws from ``default_rng([seed, round, 2, rows[0]])`` wherever it runs."""
+    ``rows`` draws from the "label" stream of its round and first row wherever it runs."""
     if cfg.label_workers == 1 or len(chunks) <= 1:
         search = expert_search(net, cfg)
         for rows in chunks:
-            rng = np.random.default_rng([cfg.seed, round_no, 2, int(rows[0])])
+            rng = seeds.generator(cfg.seed, "label", round_no, int(rows[0]))
             yield label_positions(search, positions.take(rows), rng, cfg.label_batch, bar.update)
         return
     import multiprocessing as mp
@@ -269,7 +272,7 @@ def _label_job(job) -> tuple[np.ndarray, np.ndarray]:
     """One chunk, labelled in a labelling process."""
     round_no, first, positions = job
     cfg, search = _LABELLER
-    rng = np.random.default_rng([cfg.seed, round_no, 2, first])
+    rng = seeds.generator(cfg.seed, "label", round_no, first)
     return label_positions(search, positions, rng, cfg.label_batch)
 
 
@@ -314,24 +317,20 @@ def fit(
         before = _log_probs(net, obs, mask)
     before = before.clone()
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
-    n = len(obs)
+
+    def loss(rows: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
+        idx = torch.from_numpy(rows)
+        log_p = _log_probs(net, obs[idx], mask[idx])
+        legal = mask[idx]
+        ce = -torch.where(legal, target[idx] * log_p, 0.0).sum(-1).mean()
+        old = before[idx]
+        kl = torch.where(legal, old.exp() * (old - log_p), 0.0).sum(-1).mean()
+        return ce + cfg.kl_coef * kl, {"cross_entropy": ce.item(), "kl": kl.item()}
+
     losses = {"cross_entropy": 0.0, "kl": 0.0}
     for _ in range(cfg.epochs):
-        sums = {k: 0.0 for k in losses}
-        order = torch.from_numpy(gen.permutation(n))
-        for idx in torch.split(order, cfg.minibatch_size):
-            log_p = _log_probs(net, obs[idx], mask[idx])
-            legal = mask[idx]
-            ce = -torch.where(legal, target[idx] * log_p, 0.0).sum(-1).mean()
-            old = before[idx]
-            kl = torch.where(legal, old.exp() * (old - log_p), 0.0).sum(-1).mean()
-            loss = ce + cfg.kl_coef * kl
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            sums["cross_entropy"] += ce.item() * len(idx)
-            sums["kl"] += kl.item() * len(idx)
-        losses = {k: v / max(n, 1) for k, v in sums.items()}
+        losses = gradient_steps(opt, shuffled(gen, len(obs), cfg.minibatch_size), loss)
+        losses.pop("gradient_steps")
     return losses
 
 
@@ -340,33 +339,33 @@ def fit(
 
 def board_points(net: nn.Module, bot: str, cfg: DistillConfig) -> tuple[np.ndarray, float]:
     """(boards,) the policy's points per hand on each evaluation board against three ``bot``,
-    and the share of its hands it finished first."""
-    result = play_duplicate(
-        [TorchPolicyBot(net, "policy"), registry.make_bot(bot)],
-        cfg.eval_deals,
-        lineups=one_against_three(),
+    and the share of its hands it finished first (``agents.evaluation.evaluate``)."""
+    r = evaluate(
+        net,
+        bot,
         seed=cfg.eval_seed,
+        n_deals=cfg.eval_deals,
+        n_hands=cfg.eval_hands or None,
         rules=Rules.from_dict(cfg.rules),
-        max_hands=cfg.eval_hands or None,
     )
-    return result.board_points()[:, 0], result.bot_results()[0].first_rate
+    return np.asarray(r.boards), r.win_rate
 
 
-def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -> dict:
-    """Points per hand against each eval bot, and over the start policy on the same boards
-    (``start``: its board points per bot), each with the half-width of its 95% interval."""
+def evaluate_round(results: dict[str, EvalResult], start: dict[str, list]) -> dict:
+    """The round's evaluation (``Run.evaluate``'s ``results``): points per hand against each
+    eval bot, and over the start policy on the same boards (``start``: its board points per
+    bot), each with the half-width of its 95% interval."""
     out = {}
-    for bot in cfg.eval_bots:
-        points, first = board_points(net, bot, cfg)
-        mean, lo, hi = mean_ci(points)
+    for bot, r in results.items():
+        points = np.asarray(r.boards)
         d_mean, d_lo, d_hi = mean_ci(points - np.asarray(start[bot]))
         out[bot] = {
-            "points_per_hand": mean,
-            "ci95": (hi - lo) / 2,
+            "points_per_hand": r.points_per_hand,
+            "ci95": r.ci95,
             "over_start": d_mean,
             "over_start_ci95": (d_hi - d_lo) / 2,
-            "first_rate": first,
-            "boards": points.tolist(),
+            "first_rate": r.win_rate,
+            "boards": r.boards,
         }
     return out
 
@@ -377,11 +376,7 @@ def evaluate_round(net: nn.Module, start: dict[str, list], cfg: DistillConfig) -
 def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> dict:
     """Run (or resume) expert iteration; returns the last evaluation (``EvalResult`` per
     bot), counters and the run directory (as the training command's report reads them)."""
-    from torch.utils.tensorboard import SummaryWriter
-
-    from agents.evaluation import EvalResult
-
-    seed_everything(cfg.seed)
+    seeds.seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     if resume:
         ckpt = load_checkpoint(resume)
@@ -396,27 +391,25 @@ def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> 
             f"the start policy has widths {net.arch['hidden']}, the config's hidden is "
             f"{cfg.hidden}: set hidden to the start's"
         )
-    root = start_run(cfg, "distill", resuming=bool(resume))
-    config = {"algorithm": "distill", **dataclasses.asdict(cfg)}
-    ckpt_file = root / CHECKPOINT_NAME
+    run = Run(cfg, "distill", counters["step"] if resume else None)
+    root = run.dir
     net.eval()
 
     def save() -> None:
-        Checkpoint(net.arch, cpu_weights(net), config, dict(counters)).save(ckpt_file)
+        run.save(net, counters)
 
-    if not resume:
-        save()
-    writer = SummaryWriter(str(root))
-    start_eval = _json(root / "round-0" / "eval.json")
-    if start_eval is None:  # the start policy on the evaluation boards: the pairing's base
-        start_eval = {bot: board_points(net, bot, cfg)[0].tolist() for bot in cfg.eval_bots}
-        _write_json(root / "round-0" / "eval.json", start_eval)
     last = {}
     try:
+        if not resume:
+            save()
+        start_eval = _json(root / "round-0" / "eval.json")
+        if start_eval is None:  # the start policy on the evaluation boards: the pairing's base
+            start_eval = {bot: r.boards for bot, r in run.evaluate(net, 0).items()}
+            _write_json(root / "round-0" / "eval.json", start_eval)
         for r in range(counters["iteration"] + 1, cfg.rounds + 1):
-            last = _round(net, cfg, r, root, counters, start_eval, writer, save)
+            last = _round(net, cfg, r, run, counters, start_eval, save)
     finally:
-        writer.close()
+        run.close()
     if not last and counters["iteration"]:  # resumed a finished run: its last evaluation
         last = _json(root / f"round-{counters['iteration']}" / "eval.json") or {}
         last.pop("agreement", None)
@@ -433,8 +426,9 @@ def train(cfg: DistillConfig, resume: str | Path | Checkpoint | None = None) -> 
     return {"results": results, "counters": counters, "run_dir": str(root), "unit": "positions"}
 
 
-def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
+def _round(net, cfg, r, run, counters, start_eval, save) -> dict:
     """One round's phases, each skipped when its result is on disk already."""
+    root = run.dir
     folder = root / f"round-{r}"
     folder.mkdir(exist_ok=True)
     seconds = {}
@@ -483,7 +477,7 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     held = held_out(len(positions), cfg, r)
     if counters["fitted"] < r:
         data = _fit_data(cfg, root, r)
-        gen = np.random.default_rng([cfg.seed, r, 3])
+        gen = seeds.generator(cfg.seed, "fit", r)
         net.train()
         losses = fit(net, data, cfg, gen)
         net.eval()
@@ -497,32 +491,29 @@ def _round(net, cfg, r, root, counters, start_eval, writer, save) -> dict:
     t0 = time.perf_counter()
     result = _json(folder / "eval.json")
     if result is None:
-        result = evaluate_round(net, start_eval, cfg)
+        result = evaluate_round(run.evaluate(net, r), start_eval)
         result["agreement"] = _agreements(net, cfg, root, r, positions, labels, held)
         _write_json(folder / "eval.json", result)
     seconds["evaluate"] = time.perf_counter() - t0
     counters["iteration"] = r
     save()
     agree = result.pop("agreement")
-    writer.add_scalar("charts/positions", counters["step"], r)
-    for phase, s in seconds.items():
-        writer.add_scalar(f"charts/{phase}_seconds", s, r)
+    charts = {f"{phase}_seconds": s for phase, s in seconds.items()}
+    charts["positions"] = counters["step"]
     if labelled_now:
-        writer.add_scalar("charts/positions_labelled_per_s", labelled_now / seconds["label"], r)
-    for k, v in losses.items():
-        writer.add_scalar(f"losses/{k}", v, r)
-    for k, v in agree.items():
-        writer.add_scalar(f"eval/agreement/{k}", v, r)
+        charts["positions_labelled_per_s"] = labelled_now / seconds["label"]
+    run.scalars("charts", charts, r)
+    run.scalars("losses", losses, r)
+    run.scalars("eval/agreement", agree, r)
     for bot, v in result.items():
-        for k in ("points_per_hand", "ci95", "over_start", "over_start_ci95", "first_rate"):
-            writer.add_scalar(f"eval/{bot}/{k}", v[k], r)
-    writer.flush()
+        run.scalars(f"eval/{bot}", {k: v[k] for k in ("over_start", "over_start_ci95")}, r)
+    run.writer.flush()
     return result
 
 
 def held_out(n: int, cfg: DistillConfig, r: int) -> np.ndarray:
     """(n,) bool the round's held-out positions (a fixed draw per round)."""
-    gen = np.random.default_rng([cfg.seed, r, 4])
+    gen = seeds.generator(cfg.seed, "holdout", r)
     return gen.permutation(n) < round(n * cfg.holdout)
 
 

@@ -18,18 +18,19 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents import seeds
 from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_share
+from agents.minibatches import gradient_steps
 from agents.networks import (
     QNetwork,
     autocast,
     make_arch,
-    policy_scores,
     resolve_precision,
     time_learner_step,
 )
 from agents.returns import mc_returns
 from agents.rollout import Batch, RolloutSettings, batch_shapes
-from agents.training import resolve_device, seed_everything, train_loop
+from agents.training import resolve_device, train_loop
 from murlan_env.game import engine, observation
 from murlan_env.game.observation import SIZE as OBS_SIZE
 from murlan_env.game.observation import from_codes, to_codes
@@ -78,7 +79,7 @@ class DMCActing:
         return ("obs", "action", "returns")
 
     def scores(self, play, obs, mask, hidden):
-        return policy_scores(play.net, obs, mask), None
+        return play.net.rollout_scores(obs, mask, hidden)
 
     def choose(self, play, t: int, rows: np.ndarray, scores, extra) -> None:
         acts = scores.argmax(-1).numpy()
@@ -172,7 +173,7 @@ class DMCLearner:
             self.device
         )
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate)
-        self.rng = np.random.default_rng(cfg.seed + 17)
+        self.rng = seeds.generator(cfg.seed, "learner")
         self.replay = Replay(cfg.replay_size, self.net.arch["obs_size"])
         self.precision, self.precision_why = resolve_precision(
             cfg.precision,
@@ -200,25 +201,17 @@ class DMCLearner:
         self.replay.add(batch.obs, batch.action, batch.returns)
         if self.replay.n == 0:
             return {}
-        losses, qs = [], []
-        for _ in range(c.updates_per_rollout):
-            obs, act, ret = self.replay.sample(self.rng, c.batch_size)
-            obs_t = torch.from_numpy(obs).to(self.device)
+
+        def loss(sample) -> tuple[torch.Tensor, dict[str, float]]:
+            obs, act, ret = (torch.from_numpy(x).to(self.device) for x in sample)
             with autocast(self.precision, self.device):
-                q = self.net.q_of(obs_t, torch.from_numpy(act).to(self.device)).float()
-            loss = ((q - torch.from_numpy(ret).to(self.device)) ** 2).mean()
-            self.opt.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
-            self.opt.step()
-            losses.append(loss.item())
-            qs.append(q.mean().item())
-        return {
-            "q_loss": float(np.mean(losses)),
-            "q_mean": float(np.mean(qs)),
-            "replay_fill": self.replay.n / self.replay.size,
-            "gradient_steps": c.updates_per_rollout,
-        }
+                q = self.net.q_of(obs, act).float()
+            value = ((q - ret) ** 2).mean()
+            return value, {"q_loss": value.item(), "q_mean": q.mean().item()}
+
+        samples = (self.replay.sample(self.rng, c.batch_size) for _ in range(c.updates_per_rollout))
+        out = gradient_steps(self.opt, samples, loss, c.max_grad_norm)
+        return {**out, "replay_fill": self.replay.n / self.replay.size}
 
     def state_dict(self) -> dict:
         return {
@@ -235,6 +228,6 @@ class DMCLearner:
 
 def train(cfg: DMCConfig, resume: str | None = None) -> dict:
     """Train with ``cfg`` (resuming a run directory or checkpoint if given); see train_loop."""
-    seed_everything(cfg.seed)
+    seeds.seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     return train_loop(cfg, "dmc", DMCLearner(cfg), resume)

@@ -38,6 +38,7 @@ class EvalResult:
     matches: int = 0  # finished matches (whole matches only)
     match_win_rate: float | None = None  # share of them won (a draw shares); None: no match
     match_win_ci95: tuple[float, float] | None = None  # its 95% interval
+    boards: list[float] | None = None  # the learner's points per hand on each board
 
     def line(self) -> str:
         text = (
@@ -90,4 +91,5 @@ def evaluate(
         matches=learner.matches,
         match_win_rate=learner.match_win_rate if learner.matches else None,
         match_win_ci95=learner.match_win_ci95 if learner.matches else None,
+        boards=result.board_points()[:, 0].tolist(),
     )

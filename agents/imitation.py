@@ -15,6 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.minibatches import gradient_steps, shuffled
 from agents.networks import autocast, masked_logits
 from agents.returns import mc_returns
 from murlan_env.bots import registry
@@ -82,28 +83,25 @@ def pretrain(
     hidden = data["hidden_hands"] if getattr(net, "privileged", False) else None
     opt = torch.optim.Adam(net.parameters(), lr=learning_rate)
     n = len(data["action"])
-    losses: dict[str, list[float]] = {"imitation": [], "value": [], "agreement": []}
+
+    def loss(rows: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
+        idx = torch.from_numpy(rows).to(device)
+        with autocast(precision, device):
+            logits, value = net.logits_and_value(
+                data["obs"][idx], None if hidden is None else hidden[idx]
+            )
+        logits = masked_logits(logits.float(), data["mask"][idx])
+        imitation = nn.functional.cross_entropy(logits, data["action"][idx])
+        value_loss = 0.5 * ((value.float() - data["return"][idx]) ** 2).mean()
+        agree = (logits.argmax(-1) == data["action"][idx]).float().mean()
+        stats = {"imitation": imitation, "value": value_loss, "agreement": agree}
+        return imitation + value_coef * value_loss, {k: v.item() for k, v in stats.items()}
+
+    losses = {k: float("nan") for k in ("imitation", "value", "agreement")}
     for _ in range(epochs):
-        losses = {k: [] for k in losses}
-        order = torch.from_numpy(gen.permutation(n)).to(device)
-        for idx in torch.tensor_split(order, max(1, round(n / minibatch_size))):
-            with autocast(precision, device):
-                logits, value = net.logits_and_value(
-                    data["obs"][idx], None if hidden is None else hidden[idx]
-                )
-            logits = masked_logits(logits.float(), data["mask"][idx])
-            imitation = nn.functional.cross_entropy(logits, data["action"][idx])
-            value_loss = 0.5 * ((value.float() - data["return"][idx]) ** 2).mean()
-            loss = imitation + value_coef * value_loss
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(net.parameters(), 1.0)
-            opt.step()
-            losses["imitation"].append(imitation.item())
-            losses["value"].append(value_loss.item())
-            agree = (logits.argmax(-1) == data["action"][idx]).float().mean()
-            losses["agreement"].append(agree.item())
-    return {k: float(np.mean(v)) for k, v in losses.items()}
+        losses = gradient_steps(opt, shuffled(gen, n, minibatch_size), loss, max_grad_norm=1.0)
+        losses.pop("gradient_steps")
+    return losses
 
 
 __all__ = ["demonstrations", "pretrain"]

@@ -2,14 +2,14 @@
 passes, on the learner's device.
 
 With ``inference="local"`` each worker runs the network on its own CPU core. With
-``inference="server"`` a thread in the learner process holds the network (on the GPU when
-the learner has one) and serves all process workers: each worker writes the observations of
-its games into a shared-memory request block (``agents.transport``), sends the row count
-through a pipe, and waits; the server gathers the requests that are ready, runs them as one
-batch, writes logits (PPO) or Q-values (DMC) and values into each worker's response block and
-answers. Which is faster depends on the machine: a GPU batches many workers' games cheaply,
-while on a few CPU cores the round trips and the server's share of a core cost more than the
-forward passes they save (``benchmarks/selfplay.py`` measures both).
+``inference="server"`` a thread in the learner process holds the network (on the GPU when the
+learner has one) and serves all process workers: each worker writes the observations of its
+games into a shared-memory request block (``agents.transport``), sends the row count through a
+pipe, and waits; the server gathers the requests that are ready, runs them as one batch through
+the network's ``rollout_scores`` (whichever the algorithm), writes the scores and values into
+each worker's response block and answers. Which is faster depends on the machine: a GPU batches
+many workers' games cheaply, while on a few CPU cores the round trips and the server's share of
+a core cost more than the forward passes they save (``benchmarks/selfplay.py`` measures both).
 
 The server's weights are replaced when rollouts are submitted, as local workers' weights
 are, so a rollout plays the weights it was given.
@@ -55,7 +55,6 @@ class InferenceServer:
         precision: str = "fp32",
     ) -> None:
         self.arch = arch
-        self.algorithm = arch["algorithm"]
         self.privileged = arch.get("critic") == "privileged"
         self.device = device
         self.precision = precision
@@ -111,12 +110,9 @@ class InferenceServer:
                 hidden = torch.cat(parts).to(self.device)
             obs, mask = obs.to(self.device), mask.to(self.device)
             with self.lock, autocast(self.precision, self.device):
-                if self.algorithm == "ppo":
-                    scores, value = self.net.logits_and_value(obs, hidden)
-                else:
-                    scores, value = self.net(obs, mask), torch.zeros(len(obs))
+                scores, value = self.net.rollout_scores(obs, mask, hidden)
             scores = scores.float().cpu().numpy()
-            value = value.float().cpu().numpy()
+            value = np.zeros(len(scores)) if value is None else value.float().cpu().numpy()
             start = 0
             for i, n in jobs:
                 self.responses[i]["scores"][:n] = scores[start : start + n]
@@ -136,8 +132,8 @@ class InferenceServer:
 class RemotePolicy:
     """The learner's network as seen from a worker: forward passes answered by the server.
 
-    It offers what a rollout asks of the learner's network: ``logits_and_value`` and
-    ``value`` (PPO), ``forward(obs, mask)`` (DMC's masked Q-values).
+    It offers what a rollout asks of the learner's network: ``rollout_scores`` (masked
+    scores and values) and ``value`` (PPO's bootstrap).
     """
 
     def __init__(self, handle: dict, arch: dict) -> None:
@@ -150,6 +146,7 @@ class RemotePolicy:
         self.response = self._res.arrays(_response_shapes(self.rows))
 
     def _ask(self, obs: torch.Tensor, mask: torch.Tensor | None, hidden: torch.Tensor | None):
+        """The server's (scores, values) of these rows (a mask of None: all legal)."""
         n = len(obs)
         if n > self.rows:
             raise ValueError(f"{n} rows exceed the server block's {self.rows}")
@@ -162,14 +159,11 @@ class RemotePolicy:
         scores = torch.from_numpy(self.response["scores"][:n].copy())
         return scores, torch.from_numpy(self.response["value"][:n].copy())
 
-    def logits_and_value(self, obs, hidden=None):
-        return self._ask(obs, None, hidden)
+    def rollout_scores(self, obs, mask, hidden=None):
+        return self._ask(obs, mask, hidden)
 
     def value(self, obs, hidden=None):
         return self._ask(obs, None, hidden)[1]
-
-    def __call__(self, obs, mask):
-        return self._ask(obs, mask, None)[0]
 
     def load_state_dict(self, weights) -> None:
         """The server holds the weights; a worker has nothing to load."""

@@ -238,6 +238,14 @@ class ActorCritic(nn.Module):
         """Masked logits (B, A): the export contract (the policy alone)."""
         return masked_logits(self.logits(obs), mask)
 
+    def rollout_scores(
+        self, obs: torch.Tensor, mask: torch.Tensor, hidden_hands: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """What a rollout step asks of the learner's network (locally or through
+        ``agents.inference``): masked logits (B, A) and values (B,)."""
+        logits, value = self.logits_and_value(obs, hidden_hands)
+        return masked_logits(logits, mask), value
+
 
 class QNetwork(nn.Module):
     """DMC's network: Q(s, a) for (observation, action features) pairs, all actions at once."""
@@ -286,6 +294,13 @@ class QNetwork(nn.Module):
         out = torch.full(mask.shape, torch.finfo(q.dtype).min, dtype=q.dtype, device=q.device)
         out[rows, cols] = q
         return out
+
+    def rollout_scores(
+        self, obs: torch.Tensor, mask: torch.Tensor, hidden_hands: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, None]:
+        """What a rollout step asks of the learner's network (locally or through
+        ``agents.inference``): masked Q-values (B, A) (``legal_scores``), and no value."""
+        return self.legal_scores(obs, mask), None
 
 
 def make_arch(

@@ -19,7 +19,9 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents import seeds
 from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_share
+from agents.minibatches import gradient_steps, shuffled
 from agents.networks import (
     ActorCritic,
     autocast,
@@ -36,7 +38,7 @@ from agents.rollout import (
     privileged,
     sample_from_logits,
 )
-from agents.training import log, resolve_device, seed_everything, train_loop
+from agents.training import log, resolve_device, train_loop
 from murlan_env.game import observation
 from murlan_env.game.state import N_SEATS
 
@@ -108,8 +110,7 @@ class PPOActing:
         return (*names, "hidden_hands") if privileged(settings) else names
 
     def scores(self, play, obs, mask, hidden_hands):
-        logits, value = play.net.logits_and_value(obs, hidden_hands)
-        return masked_logits(logits, mask), value
+        return play.net.rollout_scores(obs, mask, hidden_hands)
 
     def choose(self, play, t: int, rows: np.ndarray, scores, value) -> None:
         buf = play.buf
@@ -211,7 +212,7 @@ class PPOLearner:
             ),
         )
         self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
-        self.rng = np.random.default_rng(cfg.seed + 17)
+        self.rng = seeds.generator(cfg.seed, "learner")
 
     def settings(self) -> RolloutSettings:
         c = self.cfg
@@ -243,34 +244,24 @@ class PPOLearner:
         ret = torch.from_numpy(batch.returns).to(dev)
         hands = batch.hidden_hands
         hands = None if hands is None else torch.from_numpy(hands).to(dev)
-        n = len(act)
-        n_minibatches = max(1, round(n / c.minibatch_size))
-        stats: dict[str, list[float]] = {
-            k: [] for k in ("policy", "value", "entropy", "approx_kl", "clipfrac")
-        }
-        for _ in range(c.update_epochs):
-            order = torch.from_numpy(self.rng.permutation(n)).to(dev)
-            for idx in torch.tensor_split(order, n_minibatches):
-                with autocast(self.precision, dev):
-                    logits, value = self.net.logits_and_value(
-                        obs[idx], None if hands is None else hands[idx]
-                    )
-                adv = adv_all[idx]
-                if c.norm_adv and len(idx) > 1:
-                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                loss, parts = ppo_loss(
-                    logits.float(), value.float(), mask[idx], act[idx], old_logp[idx], adv,
-                    ret[idx], clip=c.clip_coef, ent_coef=c.ent_coef, vf_coef=c.vf_coef,
-                )  # fmt: skip
-                self.opt.zero_grad(set_to_none=True)
-                loss.backward()
-                nn.utils.clip_grad_norm_(self.net.parameters(), c.max_grad_norm)
-                self.opt.step()
-                for k, v in parts.items():
-                    stats[k].append(v)
-        out = {k: float(np.mean(v)) for k, v in stats.items()}
+
+        def loss(rows: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
+            idx = torch.from_numpy(rows).to(dev)
+            with autocast(self.precision, dev):
+                logits, value = self.net.logits_and_value(
+                    obs[idx], None if hands is None else hands[idx]
+                )
+            adv = adv_all[idx]
+            if c.norm_adv and len(idx) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            return ppo_loss(
+                logits.float(), value.float(), mask[idx], act[idx], old_logp[idx], adv,
+                ret[idx], clip=c.clip_coef, ent_coef=c.ent_coef, vf_coef=c.vf_coef,
+            )  # fmt: skip
+
+        rows = shuffled(self.rng, len(act), c.minibatch_size, c.update_epochs)
+        out = gradient_steps(self.opt, rows, loss, c.max_grad_norm)
         out["learning_rate"] = self.opt.param_groups[0]["lr"]
-        out["gradient_steps"] = c.update_epochs * n_minibatches
         return out
 
     def state_dict(self) -> dict:
@@ -283,7 +274,7 @@ class PPOLearner:
 
 def train(cfg: PPOConfig, resume: str | None = None) -> dict:
     """Train with ``cfg`` (resuming a run directory or checkpoint if given); see train_loop."""
-    seed_everything(cfg.seed)
+    seeds.seed_everything(cfg.seed)
     torch.set_num_threads(cfg.torch_threads)
     learner = PPOLearner(cfg)
     if cfg.imitate and not resume:
@@ -299,7 +290,11 @@ def warm_start(learner: PPOLearner) -> dict[str, float]:
     c = learner.cfg
     log.info(f"warm start: {c.imitate_decisions:,} decisions of {c.imitate!r}")
     demos = demonstrations(
-        c.imitate, c.imitate_decisions, rules=Rules.from_dict(c.rules), reward=c.reward, seed=c.seed
+        c.imitate,
+        c.imitate_decisions,
+        rules=Rules.from_dict(c.rules),
+        reward=c.reward,
+        seed=seeds.derive(c.seed, "demonstrations"),
     )
     stats = pretrain(
         learner.net,
@@ -307,7 +302,7 @@ def warm_start(learner: PPOLearner) -> dict[str, float]:
         epochs=c.imitate_epochs,
         minibatch_size=c.minibatch_size,
         learning_rate=c.learning_rate,
-        seed=c.seed,
+        seed=seeds.derive(c.seed, "imitation"),
         precision=learner.precision,
         device=learner.device,
     )

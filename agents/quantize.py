@@ -12,11 +12,12 @@ bundle manifest states that tolerance for the file.
 
 ``to_int8`` is for a search, not for apps: it rewrites a model with 8-bit integer weights
 (one scale per output unit) whose activations are quantised per call as it runs
-(onnxruntime's dynamic quantisation), so the matrix products run in integer arithmetic at
-about a third of float32's CPU time a row. Its scores move further (on `hard`'s positions the
-argmax changes at 0.4-0.7% of them, and the legal moves' probabilities by a total
-variation of at most 0.08), which a search's sampled rollouts and tempered belief absorb;
-an app's moves must match the golden vectors, so bundles never ship it.
+(onnxruntime's dynamic quantisation), so the matrix products run in integer arithmetic, in
+less CPU time a row than float32's. Its scores move further (its argmax changes on some of
+`hard`'s positions, and the legal moves' probabilities move), which a search's sampled
+rollouts and tempered belief absorb; an app's moves must match the golden vectors, so bundles
+never ship it. Its cost and how far its scores move: benchmarks/README.md, "Int8 arithmetic
+in the search".
 
 No torch here: only ``onnx``, onnxruntime's quantiser and numpy.
 """

@@ -172,7 +172,9 @@ def sample_from_logits(logits: torch.Tensor, rng: np.random.Generator) -> np.nda
 class SelfPlay:
     """``num_envs`` matches and the learner's (and opponents') networks; see module doc."""
 
-    def __init__(self, settings: RolloutSettings, seed: int, policy=None) -> None:
+    def __init__(
+        self, settings: RolloutSettings, seed: int | np.random.SeedSequence, policy=None
+    ) -> None:
         """``policy``: what answers the learner's forward passes instead of a local copy of
         the network (an ``agents.inference.RemotePolicy``)."""
         self.s = settings

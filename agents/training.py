@@ -1,4 +1,4 @@
-"""What every trainer shares: seeding, the run directory and the loop (the configs' shared
+"""What every trainer shares: the run directory and the loop (the configs' shared
 parts are in ``agents.config``, the checkpoint format in ``agents.checkpoint``).
 
 A run directory holds the resolved config (``config.json``), the run's log (``train.log``:
@@ -30,18 +30,8 @@ from agents.rollout import Batch, RolloutSettings
 from murlan_env.game.rules import Rules
 
 # ---------------------------------------------------------------------- run bookkeeping
-# The pieces every trainer shares: seeding, the run directory with TensorBoard logs,
+# The pieces every trainer shares: the run directory with TensorBoard logs,
 # checkpoints and the progress bar, and the evaluation hook (the config: agents.config).
-
-
-def seed_everything(seed: int) -> np.random.Generator:
-    """Seed Python's, NumPy's and torch's generators; return the learner's numpy Generator."""
-    import random
-
-    random.seed(seed)
-    np.random.seed(seed)  # third-party code may use the global rng
-    torch.manual_seed(seed)
-    return np.random.default_rng(seed)
 
 
 def resolve_device(device: str) -> torch.device:
@@ -113,21 +103,23 @@ def run_log(path: Path):
 
 
 class Run:
-    """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation."""
+    """A run directory: resolved config, TensorBoard logs, checkpoints, progress, evaluation;
+    every trainer's (the self-play loop's ``TrainLoop`` and distillation's rounds)."""
 
-    def __init__(self, cfg: SelfPlayConfig, algorithm: str, resumed_step: int | None = None):
+    def __init__(self, cfg: RunConfig, algorithm: str, resumed_step: int | None = None):
         """``resumed_step``: the step of the checkpoint a resumed run continues from (None:
-        a new run, refused where its directory holds one)."""
+        a new run, refused where its directory holds one). A self-play run shows a progress
+        bar of its decisions (distillation shows one per phase)."""
         from torch.utils.tensorboard import SummaryWriter
 
-        self.cfg = cfg
+        self.cfg, self.algorithm = cfg, algorithm
         self.dir = start_run(cfg, algorithm, resuming=resumed_step is not None)
         self._log = run_log(self.dir)
         self._log.__enter__()
         self.writer = SummaryWriter(str(self.dir))
         self.latest_eval: dict[str, EvalResult] = {}
         self.bar = None
-        if cfg.progress:
+        if cfg.progress and isinstance(cfg, SelfPlayConfig):
             from tqdm import tqdm
 
             self.bar = tqdm(
@@ -188,6 +180,17 @@ class Run:
         self.latest_eval = results
         self.writer.flush()
         return results
+
+    def save(self, net: nn.Module, counters: dict, trainer: dict | None = None) -> None:
+        """Write the run's checkpoint (``agents.checkpoint``): ``net``'s weights and arch, the
+        resolved config, ``counters`` and what the trainer needs to resume (``trainer``)."""
+        Checkpoint(
+            arch=net.arch,
+            model=cpu_weights(net),
+            config={"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
+            counters=dict(counters),
+            trainer=trainer or {},
+        ).save(self.dir / CHECKPOINT_NAME)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -285,7 +288,7 @@ class TrainLoop:
             settings,
             cfg.workers,
             cfg.num_workers,
-            cfg.seed * 1000,
+            cfg.seed,
             cfg.ray_address or None,
             self.server,
         )
@@ -440,19 +443,13 @@ class TrainLoop:
             worker.submit(job["weights"], job["snapshots"])
 
     def _save(self) -> None:
-        net = self.learner.net
-        Checkpoint(
-            arch=net.arch,
-            model=cpu_weights(net),
-            config={"algorithm": self.algorithm, **dataclasses.asdict(self.cfg)},
-            counters=dict(self.counters),
-            trainer={
-                "learner": self.learner.state_dict(),
-                "snapshots": self.snapshots,
-                "rng": {"torch": torch.get_rng_state(), "workers": self.worker_states},
-                "next_rollout": self.next_rollout,
-            },
-        ).save(self.run.dir / CHECKPOINT_NAME)
+        trainer = {
+            "learner": self.learner.state_dict(),
+            "snapshots": self.snapshots,
+            "rng": {"torch": torch.get_rng_state(), "workers": self.worker_states},
+            "next_rollout": self.next_rollout,
+        }
+        self.run.save(self.learner.net, self.counters, trainer)
 
     def _close(self) -> None:
         for worker in self.workers:

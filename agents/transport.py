@@ -1,7 +1,7 @@
 """Rollout batches in shared memory: a worker process writes them, the learner reads in place.
 
 A batch is a dict of named numpy arrays. Sending it through a pipe pickles it, copies it
-through the kernel and unpickles it (some 3 GB a rollout at the ``ppo`` preset's size);
+through the kernel and unpickles it (gigabytes a rollout at the ``ppo`` preset's size);
 here the worker fills arrays that live in a ``multiprocessing.shared_memory`` block, and only
 their layout (names, offsets, shapes, dtypes: a few hundred bytes) crosses the pipe. The
 learner turns the layout back into numpy views of the same memory, with no copy.

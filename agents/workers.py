@@ -22,9 +22,12 @@ from typing import Protocol
 import numpy as np
 import torch
 
+from agents import seeds
 from agents.config import WORKER_KINDS
 from agents.rollout import Batch, RolloutSettings, SelfPlay, batch_shapes, max_rows
 from agents.transport import SharedBlock, shapes_bytes
+
+Seed = int | np.random.SeedSequence  # what a worker's generator is seeded with
 
 
 class Worker(Protocol):
@@ -44,7 +47,7 @@ class Worker(Protocol):
 class LocalWorker:
     """Rollouts in this process (the learner waits while they run)."""
 
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+    def __init__(self, settings: RolloutSettings, seed: Seed) -> None:
         self.selfplay = SelfPlay(settings, seed)
         self._job: tuple | None = None
 
@@ -79,7 +82,7 @@ def block_bytes(settings: RolloutSettings) -> int:
 
 
 def _process_main(
-    conn, settings: RolloutSettings, seed: int, block_names: list[str], server: dict | None
+    conn, settings: RolloutSettings, seed: Seed, block_names: list[str], server: dict | None
 ) -> None:
     torch.set_num_threads(settings.torch_threads)
     policy = None
@@ -119,7 +122,7 @@ class ProcessWorker:
 
     POLL_SECONDS = 1.0  # how often a waiting parent checks that the child still lives
 
-    def __init__(self, settings: RolloutSettings, seed: int, server: dict | None = None) -> None:
+    def __init__(self, settings: RolloutSettings, seed: Seed, server: dict | None = None) -> None:
         """``server``: a handle of an ``agents.inference.InferenceServer`` to ask for the
         learner's forward passes."""
         ctx = mp.get_context("spawn")  # fork after torch has started threads can deadlock
@@ -188,7 +191,7 @@ class ProcessWorker:
 class RayWorker:
     """Rollouts in a Ray actor (``--ray-address``/``RAY_ADDRESS``); the learner stays here."""
 
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+    def __init__(self, settings: RolloutSettings, seed: Seed) -> None:
         import ray
 
         actor_cls = ray.remote(num_cpus=1)(_RayActor)
@@ -223,7 +226,7 @@ class RayWorker:
 
 
 class _RayActor:
-    def __init__(self, settings: RolloutSettings, seed: int) -> None:
+    def __init__(self, settings: RolloutSettings, seed: Seed) -> None:
         torch.set_num_threads(settings.torch_threads)
         self.selfplay = SelfPlay(settings, seed)
 
@@ -247,24 +250,26 @@ def make_workers(
     ray_address: str | None = None,
     server=None,
 ) -> list:
-    """``n`` workers of ``kind`` ("local", "process" or "ray"), seeded ``seed``, ``seed+1``, ...
+    """``n`` workers of ``kind`` ("local", "process" or "ray"); worker ``i`` draws from run
+    ``seed``'s "rollout" stream with key ``i`` (``agents.seeds``).
 
     ``server``: an ``agents.inference.InferenceServer`` that answers the learner's forward
     passes of process workers.
     """
     if server is not None and kind != "process":
         raise ValueError('inference="server" serves process workers: set workers=process')
+    streams = [seeds.sequence(seed, "rollout", i) for i in range(n)]
     if kind == "local":
-        return [LocalWorker(settings, seed + i) for i in range(n)]
+        return [LocalWorker(settings, streams[i]) for i in range(n)]
     if kind == "process":
         handles = server.handles if server is not None else [None] * n
-        return [ProcessWorker(settings, seed + i, handles[i]) for i in range(n)]
+        return [ProcessWorker(settings, streams[i], handles[i]) for i in range(n)]
     if kind == "ray":
         import ray
 
         if not ray.is_initialized():
             ray.init(address=ray_address, **ray_init_options(ray_address))
-        return [RayWorker(settings, seed + i) for i in range(n)]
+        return [RayWorker(settings, streams[i]) for i in range(n)]
     raise ValueError(f"unknown worker kind {kind!r}: one of {WORKER_KINDS}")
 
 

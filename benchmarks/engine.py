@@ -21,8 +21,8 @@ Rows (each measured for a fixed wall time, several times; the table shows median
   Here a decision is one learner ``step``; the three bot decisions inside it are not counted.
 - ``OpenSpiel dou_dizhu (decisions)``: the C++ game through pyspiel, random play from dealt
   positions: a pool of games is dealt before timing, and each game is played from a
-  ``clone()`` of one. A decision is one player action (bids included). This is the yardstick
-  of the issue ("OpenSpiel does about 3 us per decision"), and the one the target uses.
+  ``clone()`` of one. A decision is one player action (bids included). This is the
+  yardstick the engine's target is set against (benchmarks/README.md).
 - ``OpenSpiel dou_dizhu (whole games)``: the same, dealing included. OpenSpiel deals through
   51 chance nodes, each sampled here in Python, which more than doubles the time per
   decision; shown for reference only.

@@ -4,7 +4,7 @@ bot. More workers mean bigger batches per iteration; with a fixed minibatch size
 strength holds. The control run fixes the number of minibatches instead (what the trainer
 did before): its gradient steps per decision shrink with the batch, and so does its strength.
 
-    python benchmarks/scaling.py                       # 4M decisions per run, ~8 minutes
+    python benchmarks/scaling.py                       # 4M decisions per run
     python benchmarks/scaling.py --steps 1e6 --deals 64
 
 Each run trains the quick preset's network and opponents with local workers (the same

@@ -16,7 +16,7 @@ frame at open has nothing more to send). Each row is the median of ``--repeats``
 - ``all hands CPU s``: CPU time to open and fetch every hand.
 
 ```
-python benchmarks/serve_replay.py             # about 20 s
+python benchmarks/serve_replay.py
 python benchmarks/serve_replay.py --repeats 3 --seed 4
 ```
 """

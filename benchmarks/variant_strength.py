@@ -15,7 +15,7 @@ figure or above it: the variant takes nothing from it. ``--supported`` prints th
     nice -n 10 python benchmarks/variant_strength.py --levels expert --boards 24 \
         --variants sticky_pass=true,joker_pair=true,straight_plus_one=true
 
-``expert`` (about 0.6 s a move) is judged like ``hard``, by par; its variants can be split
+``expert`` (the slowest level by far) is judged like ``hard``, by par; its variants can be split
 over processes with ``--variants``.
 """
 

@@ -241,10 +241,10 @@ class RuleBot:
             finish: hand value at or below which taking the lead is worth a control.
             credit: value credit per control (``strategy.hand_value``).
             save_high: lowest rank (index, A = 11) not shed on a trick while the hand is
-                still long; 99 = off (11 scored +0.14 points/hand against greedy but -0.06
-                against the default rule bot).
+                still long; 99 = off (11 gained against greedy but lost against the default
+                rule bot).
             last_weak: lead controls first once this few weak combinations are left (0 and 2
-                both lost about 0.2 points/hand).
+                were both weaker).
             lead_long: lead the longest weak combination rather than the lowest.
         """
         self.danger = danger

@@ -17,7 +17,7 @@ checked against the slow scalar reference in tests/test_differential.py.
 
 Compiled code is cached on disk beside this file (``cache=True``; numba picks a user cache
 directory where that is not writable), so only the first use after an install pays the
-compile, some 15 s.
+compile.
 """
 
 from __future__ import annotations
