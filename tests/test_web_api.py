@@ -16,6 +16,8 @@ import pytest
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
 from fastapi.testclient import TestClient
 
+import murlan_cli
+from murlan_cli import serve
 from murlan_cli.play import TerminalGame
 from murlan_env import records
 from murlan_env.bots import registry
@@ -24,7 +26,7 @@ from murlan_env.bots.history import HandLogs, uses_history
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES
 from murlan_env.game.rules import Rules
-from murlan_web import command, hints
+from murlan_web import hints
 from murlan_web.app import Settings, create_app
 from murlan_web.games import HINT_STREAM, Game
 from murlan_web.record_files import RecordFolder
@@ -512,21 +514,22 @@ def test_report_rows_are_read_generically():
 def test_serve_binds_to_loopback_and_warns_loudly_otherwise(monkeypatch, capsys, tmp_path):
     import uvicorn
 
-    import murlan_cli
-
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
     records_dir = str(tmp_path / "r")
     assert murlan_cli.main(["serve", "--records", records_dir]) == 0  # the murlan command
     assert calls[-1][1]["host"] == "127.0.0.1" and calls[-1][1]["port"] == 8000
     assert "WARNING" not in capsys.readouterr().err
-    assert command.main(["--host", "0.0.0.0", "--port", "9000", "--records", records_dir]) == 0
+    assert (
+        murlan_cli.main(["serve", "--host", "0.0.0.0", "--port", "9000", "--records", records_dir])
+        == 0
+    )
     assert calls[-1][1]["host"] == "0.0.0.0"
     assert "WARNING: murlan serve is listening on 0.0.0.0:9000" in capsys.readouterr().err
-    assert command.main(["--bots", "nonsense", "--records", records_dir]) == 2
+    assert murlan_cli.main(["serve", "--bots", "nonsense", "--records", records_dir]) == 2
     assert "unknown bot 'nonsense'" in capsys.readouterr().err
-    assert command.is_loopback("127.0.0.5") and command.is_loopback("::1")
-    assert not command.is_loopback("192.168.1.2") and command.is_loopback("localhost")
+    assert serve.is_loopback("127.0.0.5") and serve.is_loopback("::1")
+    assert not serve.is_loopback("192.168.1.2") and serve.is_loopback("localhost")
 
 
 def test_bots_named_on_the_command_line_join_the_menu(tmp_path):
@@ -912,13 +915,13 @@ def test_lan_mode_keeps_the_host_check(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(app))
     argv = ["--host", "0.0.0.0", "--records", str(tmp_path), "--allowed-host", "murlan.lan"]
-    assert command.main(argv) == 0
+    assert murlan_cli.main(["serve", *argv]) == 0
     with TestClient(calls[-1], base_url="http://127.0.0.1") as c:
         refused = c.get("/api/records", headers={"host": "attacker.example.com"})
         assert refused.status_code == 400 and "--allowed-host" in refused.json()["error"]
         for host in ("murlan.lan:8000", "192.168.1.20:8000", "[fe80::1]:8000", "localhost"):
             assert c.get("/api/records", headers={"host": host}).status_code == 200, host
-    assert command.main([*argv, "--allowed-host", "*"]) == 0
+    assert murlan_cli.main(["serve", *argv, "--allowed-host", "*"]) == 0
     with TestClient(calls[-1]) as c:
         assert c.get("/api/records", headers={"host": "anything.example"}).status_code == 200
 
