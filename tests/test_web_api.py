@@ -450,11 +450,7 @@ def test_a_small_tournament_runs_in_the_background_and_reports(client):
     body = {"bots": ["greedy", "random"], "boards": 2, "max_hands": 3, "seed": 3}
     r = client.post("/api/tournaments", json=body)
     assert r.status_code == 200, r.text
-    job = r.json()
-    deadline = time.monotonic() + 120
-    while job["status"] == "running" and time.monotonic() < deadline:
-        time.sleep(0.1)
-        job = client.get(f"/api/tournaments/{job['id']}").json()
+    job = _wait(client, r.json()["id"], lambda j: j["status"] != "running", seconds=120)
     assert job["status"] == "done", job
     assert [row["bot"] for row in job["rows"]] and {r["bot"] for r in job["rows"]} == {
         "greedy",
@@ -866,6 +862,8 @@ def test_abandoning_a_game_forgets_it(client):
 
 
 def _wait(client, key, until, seconds=60):
+    """The tournament's view once ``until(view)`` holds: it runs in a thread of its own, so
+    this polls; ``seconds`` only bounds the wait, no test depends on how long it takes."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         job = client.get(f"/api/tournaments/{key}").json()
