@@ -1,16 +1,158 @@
 """``murlan serve``: play, replay and compare bots in the browser (the ``murlan_web`` app).
 
-The options and the work live in ``murlan_web.command``; this module registers them. Building
-the parser imports neither the web framework nor torch: they load when the server starts.
+``murlan serve [--host 127.0.0.1] [--port 8000] [--open] [--bots SPEC,...] [--records DIR]
+[--allowed-host NAME ...]``
+
+The server binds to 127.0.0.1 (this machine only) unless ``--host`` says otherwise, and then
+warns loudly: it has no login and no encryption. Either way it answers only to requests whose
+``Host`` is this machine's loopback name or address, or (on a LAN) any IP address, or a name
+given with ``--allowed-host``, so a web page cannot reach it through a DNS name of its own
+(DNS rebinding). ``--bots`` adds bots to the menu, the only way a ``bundle:DIR`` or
+``ckpt:PATH`` gets in (the browser never names a path).
+
+Building the parser imports neither the web framework nor torch: they load when the server
+starts.
 """
 
 from __future__ import annotations
 
-from murlan_cli import module_command
+import argparse
+import ipaddress
+import sys
+import threading
+import webbrowser
+from pathlib import Path
+
+from murlan_cli import UsageError, module_command
+
+# murlan is not on PyPI yet: the extra is installed from a checkout or a wheel (docs/install.md),
+# and naming the two packages works wherever murlan came from.
+INSTALL_HINT = "python -m pip install fastapi uvicorn (in a checkout: pip install '.[serve]')"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan serve`` options."""
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens the "
+        "server to the network, without login or encryption)",
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--open", action="store_true", help="open the page in a web browser")
+    parser.add_argument(
+        "--bots",
+        action="append",
+        default=[],
+        metavar="SPEC[,SPEC...]",
+        help="extra bots for the menu, e.g. ckpt:runs/x or bundle:bundles/quick (repeatable)",
+    )
+    parser.add_argument(
+        "--records",
+        default="murlan-records",
+        metavar="DIR",
+        help="folder for saved match records, the only folder the pages can read "
+        "(default ./murlan-records)",
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name people use to reach the server, e.g. murlan.lan or mypc.local "
+        "(repeatable; loopback names and, with --host 0.0.0.0, IP addresses are always allowed; "
+        "'*' turns the host check off)",
+    )
+    parser.add_argument(
+        "--game-hours",
+        type=float,
+        default=6.0,
+        metavar="HOURS",
+        help="a game, replay or finished tournament idle this long is forgotten (default 6)",
+    )
+    parser.add_argument(
+        "--tournament-seconds",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="a tournament still running after this long is stopped (default 300)",
+    )
+    parser.add_argument(
+        "--max-upload",
+        type=int,
+        default=1 << 20,
+        metavar="BYTES",
+        help="largest request body, e.g. an uploaded record (default 1 MiB)",
+    )
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine only (127.0.0.0/8, ::1 or localhost)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def open_warning(host: str, port: int) -> str:
+    line = "!" * 78
+    return (
+        f"{line}\n"
+        f"WARNING: murlan serve is listening on {host}:{port}, not just on this machine.\n"
+        "Anyone who can reach this address can play, read and upload records and run\n"
+        "tournaments here: there is no login and no encryption. Use --host 127.0.0.1\n"
+        "unless you mean it. Reach it by IP address, or name the host names people use\n"
+        "with --allowed-host NAME.\n"
+        f"{line}"
+    )
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Start the server from parsed arguments; returns the exit status."""
+    try:
+        import uvicorn
+
+        from murlan_web.app import LOOPBACK_HOSTS, Settings, create_app
+    except ImportError as err:
+        raise UsageError(f"{err.name} is not installed: {INSTALL_HINT}") from err
+    specs = [s.strip() for chunk in args.bots for s in chunk.split(",") if s.strip()]
+    loopback = is_loopback(args.host)
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port takes 0-65535, got {args.port}")
+    if args.max_upload < 1024:
+        raise UsageError("--max-upload must be at least 1024 bytes")
+    if args.game_hours <= 0 or args.tournament_seconds <= 0:
+        raise UsageError("time limits must be above 0")
+    names = [n.strip() for n in args.allowed_host if n.strip()]
+    settings = Settings(
+        records_dir=Path(args.records),
+        bots=tuple(specs),
+        max_upload_bytes=args.max_upload,
+        idle_seconds=args.game_hours * 3600,
+        tournament_seconds=args.tournament_seconds,
+        allowed_hosts=None if "*" in names else (*LOOPBACK_HOSTS, *names),
+        allow_ip_hosts=not loopback,
+    )
+    try:
+        app = create_app(settings)
+    except (ValueError, OSError) as err:
+        raise UsageError(str(err)) from err
+    if not loopback:
+        print(open_warning(args.host, args.port), file=sys.stderr, flush=True)
+    shown = "127.0.0.1" if not loopback else args.host
+    url = f"http://{f'[{shown}]' if ':' in shown else shown}:{args.port}/"
+    print(f"murlan serve: {url}  (records in {settings.records_dir}; Ctrl+C stops)", flush=True)
+    if args.open:
+        threading.Timer(1.0, webbrowser.open, (url,)).start()
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
 
 module_command(
     "serve",
-    "murlan_web.command",
+    "murlan_cli.serve",
     help="play, replay and compare bots in the browser: a local web app",
     example="murlan serve --open --bots ckpt:runs/quick",
     details=(

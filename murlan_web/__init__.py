@@ -12,17 +12,12 @@ with no build step) with three pages:
   every hand visible and, for a chosen bot, its scores at each decision.
 - Compare: a small duplicate tournament (``murlan_env.eval.arena``) with progress, table and chart.
 
-Modules, one job each: ``command`` (the command line), ``app`` (routes and errors),
+Modules, one job each: ``app`` (routes and errors),
 ``schemas`` (request bodies), ``guards`` (size limit, JSON only, headers), ``catalog`` (the
 bot menu), ``games``, ``replays``, ``tournaments``, ``record_files`` (the records folder),
 ``views`` and ``hints`` (JSON for the pages), ``sessions`` (in-memory sessions by id, owned
 by a client cookie, room shared so that no client or address locks out another, expiring
-when idle). docs/serve.md is the user's guide, LAN mode included.
-murlan_env never imports this package.
+when idle). The command line is ``murlan_cli.serve``, which prints and exits; this package
+does neither. docs/serve.md is the user's guide, LAN mode included. murlan_env never imports
+this package.
 """
-
-from __future__ import annotations
-
-from murlan_web.command import add_arguments, main, run_command
-
-__all__ = ["add_arguments", "main", "run_command"]

@@ -467,6 +467,7 @@ def _tournament_routes(app: FastAPI, services: Services) -> None:
                 seed=body.seed,
                 rules=rules,
                 time_limit=settings.tournament_seconds,
+                clock=tournaments.clock,
             )
             key = tournaments.add(tournament, **me)
             tournament.start()

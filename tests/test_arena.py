@@ -107,40 +107,54 @@ def test_a_bot_that_always_wins_rates_highest_and_stays_finite():
 # --------------------------------------------------------------------------- bots and rules
 
 
-def test_checkpoint_bots_play_in_the_arena(tmp_path):
-    import torch
-
-    from agents.networks import build_network, make_arch
-
-    arch = make_arch("ppo", [16])
-    torch.manual_seed(0)
-    net = build_network(arch)
-    path = tmp_path / "checkpoint.pt"
-    torch.save({"arch": arch, "model": net.state_dict()}, path)
-    report = arena.run_arena([f"ckpt:{tmp_path}", "random"], boards=1, seed=1, max_hands=1)
-    assert [row["bot"] for row in report["bots"]] == [f"ckpt:{tmp_path}", "random"]
-    assert report["hands_played"] == 2
-
-
-def test_exported_bundles_play_in_the_arena(tmp_path):
+def test_a_checkpoint_and_its_exported_bundle_play_the_same_games(tmp_path):
+    """``ckpt:`` and ``bundle:`` load the same weights into the same bot: on the same boards
+    they score exactly alike, and unlike another network's weights."""
     import torch
 
     from agents.export import export_bundle
     from agents.networks import build_network, make_arch
 
-    torch.manual_seed(0)
-    net = build_network(make_arch("ppo", [16]))
-    export_bundle(net, tmp_path / "b", n_positions=0, coreml=False)
-    report = arena.run_arena([f"bundle:{tmp_path / 'b'}", "greedy"], boards=1, seed=1, max_hands=1)
-    assert report["bots"][0]["bot"].startswith("bundle:b")
-    assert report["hands_played"] == 2
+    arch = make_arch("ppo", [16])
+    bots = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        net = build_network(arch)
+        folder = tmp_path / f"net{seed}"
+        folder.mkdir()
+        torch.save({"spec": arch, "model": net.state_dict()}, folder / "checkpoint.pt")
+        bots.append(f"ckpt:{folder}")
+        if seed == 0:
+            export_bundle(net, folder / "bundle", n_positions=0, coreml=False)
+            bots.append(f"bundle:{folder / 'bundle'}")
+    ckpt, bundle, other = (
+        arena.run_arena([bot, "random"], boards=2, seed=1, max_hands=2) for bot in bots
+    )
+    assert [row["bot"] for row in ckpt["bots"]] == [bots[0], "random"]
+    assert bundle["bots"][0]["bot"].startswith("bundle:") and ckpt["hands_played"] == 8
+    points = [[row["points_per_hand"] for row in r["bots"]] for r in (ckpt, bundle, other)]
+    assert points[0] == points[1] != points[2]
 
 
 def test_rules_reach_the_games():
-    report = arena.run_arena(
-        ["greedy", "random"], boards=1, seed=2, rules=Rules(sticky_pass=True), max_hands=1
-    )
-    assert report["rules"] == {"sticky_pass": True}
+    """The variant flags change what is legal: the joker pair (action 108) is offered to the
+    bots under ``joker_pair`` only."""
+    from murlan_env.game.combos import JOKER_PAIR
+
+    class Watching(RandomBot):
+        offered = 0
+
+        def act(self, obs, mask, rng):
+            Watching.offered += int(mask[:, JOKER_PAIR].sum())
+            return super().act(obs, mask, rng)
+
+    offered = {}
+    for rules in (Rules(), Rules(joker_pair=True)):
+        Watching.offered = 0
+        report = arena.run_arena([Watching(), "greedy"], boards=8, seed=2, rules=rules, max_hands=2)
+        offered[rules.joker_pair] = Watching.offered
+    assert report["rules"] == {"joker_pair": True}
+    assert offered[False] == 0 and offered[True] > 0, offered
 
 
 def test_progress_reaches_the_total():

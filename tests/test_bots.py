@@ -1,8 +1,7 @@
-"""Rule-based bots: decisions on hand-built observations, legality, determinism and strength."""
+"""Rule-based bots: decisions at positions built through the engine, legality, determinism and
+strength."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,12 +9,13 @@ import pytest
 from murlan_env.bots.basic import Bot, GreedyBot, RandomBot, RuleBot
 from murlan_env.bots.strategy import plans
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
-from murlan_env.game.cards import RANK, RANKS
-from murlan_env.game.combos import COST, JOKER_PAIR, PASS, action_of_counts, beats_matrix
-from murlan_env.game.observation import CARDS_LEFT_SCALE, SIZE, SLICES, rule_flags
+from murlan_env.game import engine
+from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANK, RANKS, parse_card
+from murlan_env.game.combos import COST, JOKER_PAIR, PASS, action_of_counts
 from murlan_env.game.rules import Rules
-
-FULL = np.array([4] * 13 + [1, 1], np.int8)
+from murlan_env.game.state import Phase
+from tests import rule_moves
+from tests.conftest import full_deal, position
 
 
 def counts_of(ranks: str) -> np.ndarray:
@@ -31,46 +31,56 @@ def act_of(ranks: str) -> int:
     return int(action_of_counts(counts_of(ranks)))
 
 
-def position(
+def cards_of(ranks: str, taken: set[int]) -> list[int]:
+    """Card ids for a rank string, the lowest free suit of each rank first; marks them taken."""
+    out = []
+    for r in ranks.split():
+        card = min(c for c in range(54) if CARD_RANK[c] == RANK[r] and c not in taken)
+        taken.add(card)
+        out.append(card)
+    return out
+
+
+def names(cards) -> str:
+    return " ".join(CARD_NAMES[c] for c in sorted(cards))
+
+
+def decision(
     hand: str,
     table: str = "",
     left=(13, 13, 13),
     seen: str = "",
-    exchange: bool = False,
     rules: Rules | None = None,
-    table_slot: int = 3,
-):
-    """(obs, mask) of one decision built by hand: my hand, the play to beat, others' sizes.
-
-    ``seen`` lists cards already played (neither mine nor unseen); ``left`` gives the cards
-    held by seat slots 1-3.
-    """
-    rules = rules or Rules()
-    mine = counts_of(hand)
-    unseen = FULL - mine - counts_of(seen)
-    assert (unseen >= 0).all()
-    obs = np.zeros((1, SIZE), np.float32)
-    thermo = lambda c: (c[:, None] >= np.arange(1, 5)).reshape(-1)  # noqa: E731
-    obs[0, SLICES["my_hand"]] = thermo(mine)
-    obs[0, SLICES["unseen"]] = thermo(unseen)
-    obs[0, SLICES["cards_left"]] = np.array([mine.sum(), *left]) / CARDS_LEFT_SCALE
-    obs[0, SLICES["rules"]] = rule_flags(rules)
-    obs[0, SLICES["phase"]] = [not exchange, exchange]
-    mask = np.zeros((1, len(COST)), bool)
-    can_pay = (mine[None, :] >= COST).all(1)
-    if exchange:
-        mask[0, 1:9] = mine[:8] > 0  # singles of ranks 3-10
-    else:
-        prev = act_of(table) if table else PASS
-        if table:
-            obs[0, SLICES["table_action"].start + prev] = 1.0
-            obs[0, SLICES["table_seat"].start + table_slot] = 1.0
-        mask[0] = can_pay & beats_matrix(rules)[prev]
-    return obs, mask
+) -> engine.State:
+    """A game in the middle of a hand, seat 0 to act, built through the engine: seat 0 holds
+    ``hand`` (ranks), the seat before it has just played ``table``, the next seats hold
+    ``left`` cards each, and ``seen`` (ranks) has been played. The others hold the highest of
+    the remaining cards, dealt round; the lowest ones count as played."""
+    taken: set[int] = set()
+    mine = cards_of(hand, taken)
+    cards_of(f"{seen} {table}", taken)
+    pool = [c for c in range(53, -1, -1) if c not in taken]
+    others = [[], [], []]
+    while any(len(h) < n for h, n in zip(others, left, strict=True)):
+        for h, n in zip(others, left, strict=True):
+            if len(h) < n:
+                h.append(pool.pop(0))
+    return position([names(mine), *map(names, others)], 0, rules, table=table)
 
 
-def decide(bot: Bot, **kwargs) -> int:
-    obs, mask = position(**kwargs)
+def exchange(first: str, last: str, rules: Rules | None = None) -> engine.State:
+    """Hand 2 of a match, in its exchange: seat 0 (the previous 1st, dealt the cards
+    ``first``) has received the highest card of seat 3 (the previous last, dealt ``last``) and
+    is to give one back; seats 1 and 2 hold the rest, one joker each."""
+    deal = full_deal(0, s0=first, s1="BJ", s2="RJ", s3=last)
+    state = engine.deal_from(deal, 0, rules, hand_no=1, previous=(0, 3))
+    assert int(state.phase[0]) == Phase.EXCHANGE and int(state.to_act[0]) == 0
+    return state
+
+
+def decide(bot: Bot, state: engine.State) -> int:
+    """The bot's move for seat to act in the one game of ``state``, checked legal."""
+    obs, mask = engine.observe(state), engine.legal_action_mask(state)
     action = int(bot.act(obs, mask, np.random.default_rng(0))[0])
     assert mask[0, action]
     return action
@@ -80,24 +90,38 @@ def decide(bot: Bot, **kwargs) -> int:
 
 
 def test_greedy_follows_with_the_cheapest_play():
-    assert decide(GreedyBot(), hand="4 6 6 9 K", table="5") == act_of("6")
-    assert decide(GreedyBot(), hand="4 6 6 9 9 K", table="5 5") == act_of("6 6")
+    assert decide(GreedyBot(), decision(hand="4 6 6 9 K", table="5")) == act_of("6")
+    assert decide(GreedyBot(), decision(hand="4 6 6 9 9 K", table="5 5")) == act_of("6 6")
 
 
 def test_greedy_leads_all_copies_of_its_lowest_rank():
-    assert decide(GreedyBot(), hand="4 4 6 7 8 9 T K") == act_of("4 4")
-    assert decide(GreedyBot(), hand="3 3 3 3 5 9") == act_of("5")  # the bomb of 3s is kept
+    assert decide(GreedyBot(), decision(hand="4 4 6 7 8 9 T K")) == act_of("4 4")
+    assert decide(GreedyBot(), decision(hand="3 3 3 3 5 9")) == act_of(
+        "5"
+    )  # the bomb of 3s is kept
 
 
 def test_greedy_keeps_bombs_and_passes_when_only_a_bomb_beats():
-    assert decide(GreedyBot(), hand="4 K K K K", table="2") == PASS
-    assert decide(GreedyBot(), hand="4 K K K K", table="9") == PASS  # no K split off the bomb
-    assert decide(GreedyBot(), hand="K K K K", table="2") == act_of("K K K K")  # goes out
-    assert decide(GreedyBot(), hand="3 3 3 3 9 9 9 9") == act_of("3 3 3 3")
+    assert decide(GreedyBot(), decision(hand="4 K K K K", table="2")) == PASS
+    assert (
+        decide(GreedyBot(), decision(hand="4 K K K K", table="9")) == PASS
+    )  # no K split off the bomb
+    assert decide(GreedyBot(), decision(hand="K K K K", table="2")) == act_of("K K K K")  # goes out
+    assert decide(GreedyBot(), decision(hand="3 3 3 3 9 9 9 9")) == act_of("3 3 3 3")
 
 
 def test_greedy_gives_back_its_lowest_card():
-    assert decide(GreedyBot(), hand="5 6 7 8 9 T 2", exchange=True) == act_of("5")
+    state = exchange("5S 6S 7S 8S 9S TS JS QS KS AS 2S 2H 2D", "3S 3H 4S 4H 8H")
+    assert decide(GreedyBot(), state) == act_of("5")
+
+
+def test_greedy_never_gives_back_the_card_it_just_received():
+    """RULES.md 5: the card given back is "not the card just received": here the 6 the last
+    player gave is seat 0's lowest card, so its lowest card it may give is the 7."""
+    low = "3S 3H 3D 3C 4S 4H 4D 4C 5S 5H 5D 5C 6S"
+    state = exchange("7S 7H 8S 9S TS JS QS KS AS 2S 2H 2D 2C", low)
+    assert state.cards[0, 0, parse_card("6S")]
+    assert decide(GreedyBot(), state) == act_of("7")
 
 
 # --------------------------------------------------------------------------- rule bot
@@ -146,54 +170,57 @@ def test_hand_value_counts_beatable_combinations_and_credits_controls():
 
 
 def test_rule_goes_out_when_one_play_empties_the_hand():
-    assert decide(RuleBot(), hand="8 8", table="5 5") == act_of("8 8")
-    assert decide(RuleBot(), hand="Q Q Q Q", table="RJ") == act_of("Q Q Q Q")
+    assert decide(RuleBot(), decision(hand="8 8", table="5 5")) == act_of("8 8")
+    assert decide(RuleBot(), decision(hand="Q Q Q Q", table="RJ")) == act_of("Q Q Q Q")
 
 
 def test_rule_sheds_a_weak_card_and_keeps_its_control():
     # RJ cannot be beaten (bombs aside): it is kept; the cheap 6 is shed.
-    assert decide(RuleBot(), hand="3 6 9 J RJ", table="5") == act_of("6")
+    assert decide(RuleBot(), decision(hand="3 6 9 J RJ", table="5")) == act_of("6")
     # Only RJ beats a 2 and nobody is close to going out: hold it.
-    assert decide(RuleBot(), hand="3 4 7 9 J RJ", table="2") == PASS
+    assert decide(RuleBot(), decision(hand="3 4 7 9 J RJ", table="2")) == PASS
 
 
 def test_rule_spends_control_and_bomb_to_stop_an_opponent():
-    assert decide(RuleBot(), hand="3 4 7 9 J RJ", table="2", left=(13, 1, 13)) == act_of("RJ")
-    assert decide(RuleBot(), hand="3 5 8 K K K K", table="RJ") == PASS
-    blocked = decide(RuleBot(), hand="3 5 8 K K K K", table="RJ", left=(13, 1, 13))
+    assert decide(RuleBot(), decision(hand="3 4 7 9 J RJ", table="2", left=(13, 1, 13))) == act_of(
+        "RJ"
+    )
+    assert decide(RuleBot(), decision(hand="3 5 8 K K K K", table="RJ")) == PASS
+    blocked = decide(RuleBot(), decision(hand="3 5 8 K K K K", table="RJ", left=(13, 1, 13)))
     assert blocked == act_of("K K K K")
 
 
 def test_rule_takes_the_lead_when_it_then_goes_out():
     # 2 is a control once both jokers are seen; after it, the pair of 5s goes out.
-    assert decide(RuleBot(), hand="5 5 2", table="K", seen="BJ RJ") == act_of("2")
+    assert decide(RuleBot(), decision(hand="5 5 2", table="K", seen="BJ RJ")) == act_of("2")
 
 
 def test_rule_counts_cards_for_controls():
     # Once both jokers are seen the 2 is a control: lead it, then the 5 goes out.
-    assert decide(RuleBot(), hand="5 2", seen="BJ RJ") == act_of("2")
+    assert decide(RuleBot(), decision(hand="5 2", seen="BJ RJ")) == act_of("2")
     # With a joker unseen the 2 can be beaten: lead the low card first.
-    assert decide(RuleBot(), hand="5 2", seen="BJ") == act_of("5")
+    assert decide(RuleBot(), decision(hand="5 2", seen="BJ")) == act_of("5")
 
 
 def test_rule_leads_weak_first_and_controls_when_one_weak_is_left():
-    assert decide(RuleBot(), hand="4 7 7 9 T J Q K RJ") == act_of("4")
-    assert decide(RuleBot(), hand="4 RJ") == act_of("RJ")
+    assert decide(RuleBot(), decision(hand="4 7 7 9 T J Q K RJ")) == act_of("4")
+    assert decide(RuleBot(), decision(hand="4 RJ")) == act_of("RJ")
 
 
 def test_rule_avoids_leading_what_an_opponent_can_go_out_on():
-    assert decide(RuleBot(), hand="4 7 7 9", left=(13, 1, 13)) == act_of("7 7")
-    assert decide(RuleBot(), hand="4 6 9", left=(1, 13, 13)) == act_of("9")
+    assert decide(RuleBot(), decision(hand="4 7 7 9", left=(13, 1, 13))) == act_of("7 7")
+    assert decide(RuleBot(), decision(hand="4 6 9", left=(1, 13, 13))) == act_of("9")
 
 
 def test_rule_gives_back_the_least_useful_card():
     # 3 is the lowest card but holds the straight together; the lone 9 goes.
-    assert decide(RuleBot(), hand="3 4 5 6 7 9 K K 2", exchange=True) == act_of("9")
+    state = exchange("3S 4S 5S 6S 7S 9S KS KH QS QH QD AS AH", "3H 4H 5H 6H 7H")
+    assert decide(RuleBot(), state) == act_of("9")
 
 
 def test_rule_plays_the_joker_pair_variant():
     rules = Rules(joker_pair=True)
-    assert decide(RuleBot(), hand="BJ RJ", table="2 2", rules=rules) == JOKER_PAIR
+    assert decide(RuleBot(), decision(hand="BJ RJ", table="2 2", rules=rules)) == JOKER_PAIR
 
 
 # --------------------------------------------------------------------------- games
@@ -264,7 +291,6 @@ def test_ranks_text_matches_actions():
 def test_rule_moves_do_not_depend_on_the_batch():
     """The compiled decisions reuse scratch space from game to game: a batch, the same batch
     reversed and games one at a time get the same moves."""
-    from murlan_env.game import engine
 
     rng = np.random.default_rng(0)
     state = engine.init(rng, 64)
@@ -283,59 +309,16 @@ def test_rule_moves_do_not_depend_on_the_batch():
     np.testing.assert_array_equal(fresh, together[::7])
 
 
-# The rule bot was pure Python until it was compiled (murlan_env.bots.strategy.rule_moves);
-# tests/data/rule_moves.npz holds the Python bot's moves (commit 019ed51) at the positions
-# below, for each variant and each set of knobs, so the compiled bot is held to every one.
-_FIXTURE_VARIANTS = [
-    {},
-    {"joker_pair": True},
-    {"straight_plus_one": True},
-    {"sticky_pass": True, "start_card": "3C"},
-    {"no_exchange": True},
-]
-_FIXTURE_KNOBS = [
-    {},
-    {"lead_long": True, "save_high": 11},
-    {"danger": 2, "last_weak": 0, "finish": 2.5},
-]
-
-
-def _fixture_positions(rules, seed: int, n: int = 1600):
-    """``n`` positions with a choice from 12 seeded matches played on by greedy and random
-    moves (half each), several hands deep (exchanges included)."""
-    from murlan_env.game import engine
-
-    rng = np.random.default_rng(seed)
-    state = engine.init(rng, 12, rules)
-    greedy = GreedyBot()
-    obs_parts, mask_parts, got = [], [], 0
-    while got < n:
-        mask = engine.legal_action_mask(state)
-        obs = engine.observe(state)
-        live = mask.any(1)
-        choice = live & (mask.sum(1) > 1)
-        obs_parts.append(obs[choice])
-        mask_parts.append(mask[choice])
-        got += int(choice.sum())
-        actions = np.where(live, np.argmax(mask, 1), 0)
-        g = np.flatnonzero(live)
-        if g.size:
-            by_greedy = greedy.act(obs[g], mask[g], rng)
-            by_chance = engine.random_legal_actions(mask[g], rng)
-            actions[g] = np.where(rng.random(g.size) < 0.5, by_greedy, by_chance)
-        state = engine.step(state, actions, rng=rng)
-    return np.concatenate(obs_parts)[:n], np.concatenate(mask_parts)[:n]
-
-
-@pytest.mark.parametrize("variant", range(len(_FIXTURE_VARIANTS)))
+@pytest.mark.parametrize("variant", range(len(rule_moves.VARIANTS)))
 def test_rule_makes_the_moves_the_python_rule_bot_made(variant):
+    """The moves stored by ``tests/rule_moves.py`` (first made by the pure-Python rule bot)."""
     from murlan_env.game.observation import decode
 
-    expected = np.load(Path(__file__).parent / "data" / "rule_moves.npz")
-    obs, masks = _fixture_positions(Rules(**_FIXTURE_VARIANTS[variant]), 100 + variant)
+    expected = np.load(rule_moves.DATA)
+    obs, masks = rule_moves.positions(variant)
     seen = decode(obs)
-    assert seen.exchanging.any() or _FIXTURE_VARIANTS[variant].get("no_exchange")
+    assert seen.exchanging.any() or rule_moves.VARIANTS[variant].get("no_exchange")
     assert (seen.table == PASS).any() and (seen.table != PASS).any()
-    for k, knobs in enumerate(_FIXTURE_KNOBS):
+    for k, knobs in enumerate(rule_moves.KNOBS):
         moves = RuleBot(**knobs).act(obs, masks, np.random.default_rng(0))
         np.testing.assert_array_equal(moves, expected[f"variant{variant}_knobs{k}"])

@@ -1,10 +1,10 @@
 """The command layer: argparse, printing and exit statuses live in ``murlan_cli`` only.
 
-``murlan_env`` and ``agents`` are libraries (CONTRIBUTING.md, "Where things go"): no module
-below the command layer builds a parser or writes to the terminal (the trainers log through
-``logging`` and show tqdm's progress bar, which a config can switch off), so a program that
-imports them decides what reaches its users. These tests read the source (AST), so they hold
-for code no test runs.
+``murlan_env``, ``agents`` and ``murlan_web`` are libraries (CONTRIBUTING.md, "Where things
+go"): no module outside the command layer builds a parser or writes to the terminal (the
+trainers log through ``logging`` and show tqdm's progress bar, which a config can switch off),
+so a program that imports them decides what reaches its users. These tests read the source
+(AST), so they hold for code no test runs.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LIBRARY = sorted([*(ROOT / "murlan_env").rglob("*.py"), *(ROOT / "agents").rglob("*.py")])
+# Every package but the command layer (murlan_cli): the check fails on a package it does not know.
+PACKAGES = ("murlan_env", "agents", "murlan_web")
+LIBRARY = sorted(path for package in PACKAGES for path in (ROOT / package).rglob("*.py"))
 
 # Where the library may still do it, and why. Each entry must still be true (see
 # test_every_exemption_is_still_needed), so a stale one fails instead of lingering.
@@ -62,6 +64,11 @@ def test_the_library_neither_parses_arguments_nor_prints(path):
         assert "argparse" not in _imports(tree), f"{_name(path)} imports argparse"
     if _name(path) not in PRINT_EXEMPT:
         assert not _prints(tree), f"{_name(path)} prints: return values, let murlan_cli print"
+
+
+def test_every_package_is_checked_or_is_the_command_layer():
+    found = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert found == {*PACKAGES, "murlan_cli"}, found
 
 
 def test_every_exemption_is_still_needed():

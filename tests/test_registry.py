@@ -7,6 +7,7 @@ import pytest
 
 from murlan_env.bots import registry
 from murlan_env.bots.registry import BotSpecError
+from murlan_env.bots.search import SearchBot
 from murlan_env.game import engine
 from murlan_env.game.rules import Rules, RulesError
 
@@ -18,7 +19,8 @@ def test_builtin_and_search_specs():
     search = registry.make_bot("search:30")
     assert search.rollouts == 30 and search.name == "search:30"
     assert registry.make_bot("search:0.2s").time_limit == pytest.approx(0.2)
-    assert registry.make_bot("search").rollouts > 0
+    bare = registry.make_bot("search")  # the search's own default budget, no guide
+    assert (bare.rollouts, bare.prior, bare.name) == (SearchBot().rollouts, None, "search")
     # A guide without scores plays its own moves in the rollouts (a policy's are sampled).
     guided = registry.make_bot("search:30:rule")
     assert guided.prior is guided.playout and guided.prior.name == "rule"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from conftest import held_by_slot
@@ -257,34 +255,25 @@ def test_scores_of_an_exchange_give_back_are_not_searched():
 
 
 def test_search_time_budget_spends_its_time_on_more_worlds(monkeypatch):
-    # A time budget adds rounds of worlds until the time is spent, at least one round: act
-    # takes at least its budget, a budget shorter than one round plays exactly one, and a
-    # budget of many rounds plays more than one.
+    """A time budget adds rounds of worlds until the time is spent, at least one round: on a
+    clock on which each round takes one second, a budget of b seconds plays ceil(b) rounds."""
     state = _positions(11, Rules(), n_games=4)[3]
     obs, mask = engine.observe(state), engine.legal_action_mask(state)
-    rounds = []
+    now, rounds = [0.0], []
     evaluate = SearchBot._evaluate
 
-    def counted(self, *args, **kwargs):
+    def one_second_a_round(self, *args, **kwargs):
         rounds[-1] += 1
+        now[0] += 1.0
         return evaluate(self, *args, **kwargs)
 
-    monkeypatch.setattr(SearchBot, "_evaluate", counted)
-
-    def timed_act(budget: float) -> float:
+    monkeypatch.setattr(SearchBot, "_evaluate", one_second_a_round)
+    for budget, expected in ((1e-9, 1), (0.5, 1), (1.0, 1), (3.5, 4), (6.0, 6)):
         rounds.append(0)
-        bot = SearchBot(time_limit=budget)
-        start = time.perf_counter()
+        bot = SearchBot(time_limit=budget, clock=lambda: now[0])
         action = bot.act(obs, mask, np.random.default_rng(0))
-        spent = time.perf_counter() - start
         assert mask[np.arange(state.batch_size), action].all()
-        return spent
-
-    one_round = timed_act(1e-9)
-    assert rounds[-1] == 1
-    budget = max(0.2, 10 * one_round)
-    assert timed_act(budget) >= budget
-    assert rounds[-1] > 1
+        assert rounds[-1] == expected, (budget, rounds)
     assert SearchBot(time_limit=0.05).name == "search:0.05s"
 
 

@@ -338,12 +338,6 @@ def test_load_policy_round_trip(tmp_path, trainer):
     torch.testing.assert_close(traced(obs, mask), scores)
 
 
-def test_process_worker_trains(tmp_path):
-    out = _run(tmp_path, ppo, "proc", workers="process")
-    assert out["counters"]["iteration"] == 2
-    assert load_policy(tmp_path / "proc").arch["algorithm"] == "ppo"
-
-
 def test_process_worker_fails_loudly_instead_of_waiting_forever():
     settings = RolloutSettings(ppo.PPOActing(), make_arch("ppo", [16]), num_envs=4, rollout_steps=2)
     weights = build_network(settings.arch).state_dict()
@@ -535,9 +529,13 @@ def test_inference_server_answers_as_the_local_network():
 
 
 def test_process_workers_train_through_the_inference_server(tmp_path):
-    out = _run(tmp_path, ppo, "served", workers="process", inference="server")
-    assert out["counters"]["iteration"] == 2
-    assert load_policy(tmp_path / "served").arch["algorithm"] == "ppo"
+    """Process workers whose network answers from the inference server train exactly as
+    process workers holding the network themselves: the same seed, the same weights."""
+    served = _run(tmp_path, ppo, "served", workers="process", inference="server")
+    own = _run(tmp_path, ppo, "own", workers="process")
+    assert served["counters"] == own["counters"] and served["counters"]["iteration"] == 2
+    a, b = load_policy(tmp_path / "served").state_dict(), load_policy(tmp_path / "own").state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_a_seed_reproduces_a_run_with_process_workers(tmp_path):

@@ -154,7 +154,8 @@ class SearchBot:
     ``rollouts``: hands played out per decision, shared among the candidate moves (every
     candidate gets at least ``min_worlds`` worlds). ``time_limit``: if set, seconds per
     ``act`` call instead: worlds are added in rounds until the time is spent (at least one
-    round), which makes play depend on the machine's speed, so arenas use ``rollouts``.
+    round), which makes play depend on the machine's speed, so arenas use ``rollouts``;
+    ``clock`` is what it reads the time from (seconds).
     ``epsilon``: share of random moves in rollouts (0: rollouts are a deterministic function
     of the sampled world, which makes the comparison between candidates sharper).
     ``playout``: a bot that plays every seat in the rollouts (e.g. a trained policy), instead
@@ -198,11 +199,13 @@ class SearchBot:
         belief_facts: bool = False,
         deal: Callable[[np.ndarray, np.random.Generator, int], np.ndarray] | None = None,
         name: str | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if rollouts < 1:
             raise ValueError(f"rollouts must be positive, got {rollouts}")
         self.rollouts = rollouts
         self.time_limit = time_limit
+        self.clock = clock
         self.min_worlds = min_worlds
         self.epsilon = epsilon
         self.prior = prior
@@ -315,10 +318,10 @@ class SearchBot:
         if self.time_limit is None:
             totals, seen = self._evaluate(obs, mask, rng, per_game, worlds, seats)
         else:
-            deadline = time.perf_counter() + self.time_limit
+            deadline = self.clock() + self.time_limit
             chunk = [max(1, min(w, 8)) for w in per_game]
             totals, seen = self._evaluate(obs, mask, rng, chunk, worlds, seats)
-            while time.perf_counter() < deadline:
+            while self.clock() < deadline:
                 more, n = self._evaluate(obs, mask, rng, chunk, worlds, seats)
                 totals, seen = totals + more, seen + n
         return np.where(mask, totals / np.maximum(seen, 1)[:, None], -np.inf)
