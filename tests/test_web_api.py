@@ -384,7 +384,7 @@ def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
         [GreedyBot()] * 3, ["greedy"] * 3, seat=0, rules=Rules(), seed=3, folder=records_folder
     )
     greedy = GreedyBot()
-    while game.table.logs.length[0] < 8 or not game.your_turn():
+    while game.match.logs.length[0] < 8 or not game.your_turn():
         if game.your_turn():
             obs, mask = engine.observe(game.state), engine.legal_action_mask(game.state)
             action = greedy.act(obs, mask, np.random.default_rng(0))
@@ -394,7 +394,7 @@ def test_a_hint_from_a_bot_that_reads_the_hand_gets_the_hand_so_far(folder):
     expert = registry.make_bot("expert")
     hint = game.hint(expert)
     seeded = [game.seed, HINT_STREAM, game.decisions]  # the game's hint stream
-    read = hints.advice(expert, game.state, np.random.default_rng(seeded), logs=game.table.logs)
+    read = hints.advice(expert, game.state, np.random.default_rng(seeded), logs=game.match.logs)
     blind = hints.advice(expert, game.state, np.random.default_rng(seeded))
     assert hint["candidates"] == read["candidates"] != blind["candidates"]
 
