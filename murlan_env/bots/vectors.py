@@ -6,7 +6,8 @@ JavaScript client's, which a search there plays in its rollouts and weighs world
 Whole matches are played under every variant (``murlan_env.game.vectors.VARIANTS``) by
 different bots in the seats (rule, greedy and random, in turn), so the positions range over
 openings under the start-card duty, exchanges, blocked and free tables, bombs and hands near
-their end. Every exchange decision and a fraction of the plays are kept; each position holds
+their end. Every exchange decision, every opening under the start-card duty with a choice and a
+fraction of the other plays are kept (so every seed covers each kind); each position holds
 the engine state (``state_json``), the position as the seat to act sees it (``state_facts``,
 what murlan-bot/1 sends), the legal actions, the rule bot's move and its cards, the
 log-probability of each legal action under ``MoveScores(RuleBot())``, and the moves of
@@ -46,8 +47,8 @@ def rule_vectors(
     slack: float = 0.01,
 ) -> dict[str, Any]:
     """Rule-bot positions from ``matches`` whole seeded matches under each variant: every
-    exchange decision and a fraction ``keep`` of the other decisions with a choice (see the
-    module docstring); ``slack`` is ``MoveScores``'."""
+    exchange decision, every start-duty opening with a choice, and a fraction ``keep`` of the
+    other decisions with a choice (see the module docstring); ``slack`` is ``MoveScores``'."""
     rule = RuleBot()
     model = MoveScores(rule, slack)
     others = [RuleBot(**knobs) for knobs in KNOB_SETS]
@@ -74,7 +75,8 @@ def rule_vectors(
             for i in range(waiting.size):
                 legal = np.flatnonzero(mask[i])
                 exchange = sub.phase[i] == Phase.EXCHANGE
-                if not exchange and (legal.size < 2 or rng.random() >= keep):
+                always = exchange or (sub.start_duty[i] and legal.size > 1)
+                if not always and (legal.size < 2 or rng.random() >= keep):
                     continue
                 positions.append(
                     {
