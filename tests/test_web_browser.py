@@ -332,15 +332,20 @@ def _greedy_match(seed: int) -> dict:
     return records.selfplay(np.random.default_rng(seed), bots=[GreedyBot()] * 4).record(0)
 
 
-def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
-    record = _greedy_match(seed=4)
-    records.save(record, records_dir / "greedy-match.json")
+def open_saved(driver, base_url, records_dir, record: dict, name: str) -> None:
+    """Save ``record`` as ``name`` among the server's records and open it in the Replay tab."""
+    records.save(record, records_dir / name)
     open_page(driver, base_url, "replay")
     by_id(driver, "replay-refresh").click()
     idle(driver)
-    Select(by_id(driver, "replay-saved")).select_by_value("greedy-match.json")
+    Select(by_id(driver, "replay-saved")).select_by_value(name)
     by_id(driver, "replay-open").click()
     idle(driver)
+
+
+def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
+    record = _greedy_match(seed=4)
+    open_saved(driver, base_url, records_dir, record, "greedy-match.json")
     assert visible(driver, "replay-view")
     assert "Hand 1 of" in by_id(driver, "replay-where").text
     assert "the deal" in by_id(driver, "replay-where").text
@@ -707,13 +712,7 @@ def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, hei
 
 def test_replay_keys_step_through_the_record_after_choosing_a_bot(driver, base_url, records_dir):
     record = _greedy_match(seed=7)
-    records.save(record, records_dir / "keys.json")
-    open_page(driver, base_url, "replay")
-    by_id(driver, "replay-refresh").click()
-    idle(driver)
-    Select(by_id(driver, "replay-saved")).select_by_value("keys.json")
-    by_id(driver, "replay-open").click()
-    idle(driver)
+    open_saved(driver, base_url, records_dir, record, "keys.json")
     frame = lambda: int(by_id(driver, "replay-where").get_attribute("data-frame"))  # noqa: E731
     menu = by_id(driver, "replay-bot")
     menu.click()  # the menu has the focus, as after a person's choice
