@@ -62,16 +62,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.candidates is not None or args.int8:
         if not isinstance(bot, SearchBot) or bot.belief is None:
             parser.error(f"--candidates and --int8 need a search with a belief, not {args.bot!r}")
-        if args.int8:
-            bot = int8_expert(bot)
         if args.candidates is not None:
             if args.candidates < 1:
                 parser.error("--candidates must be positive")
+            # The level with fewer candidates, built as the level itself is (search_options).
+            level = dict(registry.levels()[args.bot])
             scale = args.candidates / bot.belief_candidates
-            bot.alternative_candidates = max(1, round(bot.alternative_candidates * scale))
-            bot.belief_candidates = args.candidates
-            bot.belief_min_ess = min(bot.belief_min_ess, args.candidates)
-            bot.name = f"{bot.name}-{args.candidates}"
+            level["alternative_candidates"] = max(1, round(bot.alternative_candidates * scale))
+            level["candidates"] = args.candidates
+            options = registry.search_options(bot.prior, level)
+            bot = SearchBot(name=f"{args.bot}-{args.candidates}", **options)
+        if args.int8:
+            bot = int8_expert(bot)
     bots = [bot, registry.make_bot(args.base), registry.make_bot("rule")]
     lineups = np.array(
         [[b if s == k else 2 for s in range(4)] for b in (0, 1) for k in range(4)], np.int64
