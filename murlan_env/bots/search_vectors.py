@@ -70,7 +70,7 @@ def _logged_steps(moves: list[int]):
         engine.step = step
 
 
-def _positions(policy, rng: np.random.Generator, n: int, games: int) -> list[dict[str, Any]]:
+def play_positions(policy, rng: np.random.Generator, n: int, games: int) -> list[dict[str, Any]]:
     """``n`` play decisions with a choice and at least two moves this hand, from ``games``
     matches of the policy and the rule bot seated alternately (two hands each)."""
     rule = RuleBot()
@@ -123,7 +123,7 @@ def search_vectors(
     models = [policy, MoveScores(rule)]
     players = [SampledBot(policy, playout_temperature), rule]
     out = []
-    for p in _positions(policy, rng, positions, games):
+    for p in play_positions(policy, rng, positions, games):
         obs, mask = p.pop("_obs"), p.pop("_mask")
         log = np.array(p["history"], np.int64)
         pool = sample_hidden_hands(obs, rng, worlds)  # (1, K, 4, 15)
@@ -173,4 +173,4 @@ def search_vectors(
     }
 
 
-__all__ = ["Uniforms", "search_vectors"]
+__all__ = ["Uniforms", "play_positions", "search_vectors"]
