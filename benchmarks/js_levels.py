@@ -24,13 +24,16 @@ Needs Node.js 20+ (``node`` on the PATH, or ``--node``); the client needs no npm
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import shlex
 import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from murlan_env.bots import registry
+from murlan_env.bots.process import ProcessBot
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,45 +52,150 @@ def board_points(bot, boards: int, seed: int, max_hands: int) -> np.ndarray:
     return result.board_points()[:, 0]
 
 
+def js_points(command: str, timeout: float, boards: int, seed: int, max_hands: int):
+    """The murlan-bot process's points per board (``board_points``) and its faults."""
+    bot = ProcessBot(command, timeout=timeout)
+    try:
+        return board_points(bot, boards, seed, max_hands), len(bot.faults)
+    finally:
+        bot.close()
+
+
+def python_points(names: list[str], boards: int, seed: int, max_hands: int) -> list:
+    """Each Python level's points per board (``board_points``), in a process of its own."""
+    return [board_points(registry.make_bot(name), boards, seed, max_hands) for name in names]
+
+
+def reused_points(path: str, meta: dict, boards: int) -> dict:
+    """A saved run's points per board, checked to be of the same boards (seed, chunks, hands)."""
+    with np.load(path) as saved:
+        found = {k: saved[k] for k in saved.files}
+    for key, value in meta.items():
+        if key not in found or int(found[key]) != value:
+            raise SystemExit(f"{path} was not saved with --{key.replace('_', '-')} {value}")
+    short = [k for k, v in found.items() if v.ndim and v.size < boards]
+    if short:
+        raise SystemExit(f"{path} holds fewer than {boards} boards of {', '.join(short)}")
+    return found
+
+
+def row(cells: list[np.ndarray], paired: list[np.ndarray]) -> list[str]:
+    """Table cells: each array's mean and 95% CI, then each paired difference's."""
+    text = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in map(mean_ci, cells)]
+    return text + [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" for m, lo, hi in map(mean_ci, paired)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--levels", default="easy,medium,hard")
     parser.add_argument("--boards", type=int, default=150)
+    parser.add_argument(
+        "--chunk",
+        type=int,
+        default=None,
+        help="boards per run (seeds seed, seed + 1, ...; "
+        "the table is printed after each; default: all boards in one run of seed --seed)",
+    )
     parser.add_argument("--max-hands", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--baseline",
+        default=None,
+        help="also play this Python level on the same boards "
+        "and pair both sides against it (e.g. hard, for expert)",
+    )
+    parser.add_argument(
+        "--save", default=None, help="write the points per board here (.npz), after each chunk"
+    )
+    parser.add_argument(
+        "--reuse",
+        default=None,
+        help="take Python's points (and the baseline's) from a run "
+        "saved with --save on the same boards instead of playing them again (Python's play "
+        "is a function of the seed): to measure murlan-bot options against one Python run",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds murlan-bot may take a move before "
+        "it is a fault (default 60: a loaded machine slows the search, which is not what this "
+        "measures)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="chunks played at once (each a murlan-bot process and a Python process; default 1)",
+    )
     parser.add_argument("--node", default="node", help="the Node.js program")
     parser.add_argument(
         "--js-args", default="", help="more murlan-bot options, e.g. '--budget-ms 300'"
     )
     args = parser.parse_args()
+    chunk = args.chunk or args.boards
+    if args.boards < 2 or chunk < 1 or args.jobs < 1:
+        parser.error("--boards must be at least 2, --chunk and --jobs at least 1")
     print(
         f"JavaScript levels (murlan-bot through proc:) vs Python's, one seat against 3 rule "
         f"bots, {args.boards} boards x 4 seats, first {args.max_hands} hands, seed {args.seed}"
-        f"{', murlan-bot ' + args.js_args if args.js_args else ''}"
+        f"{f' (chunks of {chunk}: seeds {args.seed}, {args.seed + 1}, ...)' if args.chunk else ''}"
+        f"{', murlan-bot ' + args.js_args if args.js_args else ''}; Python plays in processes "
+        f"of its own at the same time, {args.jobs} chunk(s) at once"
     )
-    print("| level | JavaScript | Python | JS - Python, 95% CI | faults | seconds JS / Py |")
-    print("|---|---|---|---|---|---|")
+    base = [args.baseline] if args.baseline else []
+    meta = {"seed": args.seed, "chunk": chunk, "max_hands": args.max_hands}
+    reused = reused_points(args.reuse, meta, args.boards) if args.reuse else None
+    header = ["level", "boards", "JavaScript", "Python", *base, "JS - Python, 95% CI"]
+    header += [f"{side} - {args.baseline}" for side in ("JS", "Python") if base]
+    saved = {}
+    starts = range(0, args.boards, chunk)
     for name in [x.strip() for x in args.levels.split(",") if x.strip()]:
         level = registry.levels()[name]
         bundle = registry.policies_dir() / level["policy"]
         extra = shlex.split(args.js_args)
         command = shlex.join([args.node, str(BOT), str(bundle), "--level", name, *extra])
-        js = registry.make_bot(f"proc:{command}")
-        start = time.perf_counter()
-        js_points = board_points(js, args.boards, args.seed, args.max_hands)
-        js_seconds = time.perf_counter() - start
-        js.close()
-        start = time.perf_counter()
-        py_points = board_points(registry.make_bot(name), args.boards, args.seed, args.max_hands)
-        py_seconds = time.perf_counter() - start
-        (jm, jl, jh), (pm, pl, ph) = mean_ci(js_points), mean_ci(py_points)
-        dm, dl, dh = mean_ci(js_points - py_points)
-        print(
-            f"| {name} | {jm:.3f} [{jl:.3f}, {jh:.3f}] | {pm:.3f} [{pl:.3f}, {ph:.3f}] | "
-            f"{dm:+.3f} [{dl:+.3f}, {dh:+.3f}] | {len(js.faults)} | "
-            f"{js_seconds:.0f} / {py_seconds:.0f} |",
-            flush=True,
-        )
+        points = {"js": [], "py": [], "base": []}
+        sides = ["py", *(["base"] if base else [])]
+        if reused is not None and any(f"{name}_{k}" not in reused for k in sides):
+            raise SystemExit(f"{args.reuse} holds no {name} points (or no baseline's)")
+        runs = [(d, min(chunk, args.boards - d), args.seed + k) for k, d in enumerate(starts)]
+        start, faults = time.perf_counter(), 0
+        # Python's processes are spawned, not forked from a process whose threads talk to Node.
+        spawn = multiprocessing.get_context("spawn")
+        with (
+            ThreadPoolExecutor(args.jobs) as threads,
+            ProcessPoolExecutor(args.jobs, mp_context=spawn) as procs,
+        ):
+            js_runs = [
+                threads.submit(js_points, command, args.timeout, n, seed, args.max_hands)
+                for _, n, seed in runs
+            ]
+            py_runs = [
+                None if reused else procs.submit(python_points, [name, *base], n, s, args.max_hands)
+                for _, n, s in runs
+            ]
+            for (done, n, _), js_run, py_run in zip(runs, js_runs, py_runs, strict=True):
+                got, bad = js_run.result()
+                points["js"].append(got)
+                faults += bad
+                if py_run is not None:
+                    python_got = py_run.result()
+                else:
+                    python_got = [reused[f"{name}_{k}"][done : done + n] for k in sides]
+                for key, got in zip(sides, python_got, strict=True):
+                    points[key].append(got)
+                have = {k: np.concatenate(v) for k, v in points.items() if v}
+                saved.update({f"{name}_{k}": v for k, v in have.items()})
+                if args.save:
+                    np.savez(args.save, **saved, **meta)
+                cells = [have["js"], have["py"], *([have["base"]] if base else [])]
+                paired = [have["js"] - have["py"]]
+                paired += [have["js"] - have["base"], have["py"] - have["base"]] if base else []
+                took = time.perf_counter() - start
+                print(f"\n{done + n} boards, {faults} faults, {took:.0f} s")
+                print(f"| {' | '.join(header)} |\n|{'---|' * len(header)}")
+                print(f"| {name} | {done + n} | {' | '.join(row(cells, paired))} |", flush=True)
 
 
 if __name__ == "__main__":

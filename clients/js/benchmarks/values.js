@@ -1,0 +1,28 @@
+// The expert search's values (src/bots/search.js) at given positions, for pairing with
+// Python's search: reads murlan-bot/1 move requests (JSON lines, each with its `state`,
+// `record`, `seat` and `seed`) and writes, a line each, the search's move and each action's
+// mean hand points (null where illegal) at the level's settings.
+//
+//     node benchmarks/values.js BUNDLE_DIR REQUESTS.jsonl
+//
+// benchmarks/js_search_agreement.py (at the repository's root) writes the requests and reads
+// the answers.
+import { readFileSync } from 'node:fs';
+import { loadBot } from '../src/bots/bot.js';
+import { mulberry32 } from '../src/bots/levels.js';
+import { SEAT_MODELS } from '../src/bots/models.js';
+import { Search, handHistory, searchSettings } from '../src/bots/search.js';
+
+const [dir, file] = process.argv.slice(2);
+if (!dir || !file) {
+  console.error('usage: node benchmarks/values.js BUNDLE_DIR REQUESTS.jsonl');
+  process.exit(2);
+}
+const bot = await loadBot(dir);
+const search = new Search(bot, searchSettings(bot.manifest.levels.expert), SEAT_MODELS);
+for (const line of readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+  const r = JSON.parse(line);
+  const found = search.search(bot.position(r.state), handHistory(r.record, r.seat), mulberry32(r.seed >>> 0));
+  const values = Array.from(found.values, (v) => (Number.isFinite(v) ? v : null));
+  console.log(JSON.stringify({ action: found.action, prior: found.prior, values }));
+}
