@@ -369,3 +369,50 @@ def test_browser_moves_benchmark_times_a_level_in_the_play_pages_worker():
          "--matches", "1"], capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert unknown.returncode == 2 and "plays no level nope" in unknown.stderr
+
+
+NODE_MISSING = "the JavaScript client's benchmarks need Node.js 20+ (https://nodejs.org)"
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason=NODE_MISSING)
+def test_js_levels_plays_chunks_at_once_and_reuses_pythons_points(tmp_path):
+    saved = tmp_path / "hard.npz"
+    common = ["--levels", "hard", "--boards", "3", "--chunk", "1", "--baseline", "medium"]
+    first = run_script("js_levels.py", [*common, "--jobs", "2", "--save", str(saved)])
+    *_, (row,) = tables(first.stdout)
+    # hard is the argmax in both languages: the same moves, so the same points board by board.
+    assert row["JavaScript"] == row["Python"] and row["JS - Python, 95% CI"].startswith("+0.000")
+    assert row["JS - medium"] == row["Python - medium"] and row["boards"] == "3"
+    with np.load(saved) as points:
+        assert points["hard_js"].shape == points["hard_base"].shape == (3,)
+        one_job = run_script("js_levels.py", [*common, "--boards", "2"])
+        *_, (again,) = tables(one_job.stdout)
+        assert again["boards"] == "2"
+        assert float(again["Python"].split()[0]) == pytest.approx(points["hard_py"][:2].mean())
+    reused = run_script("js_levels.py", [*common, "--reuse", str(saved)])
+    *_, (same,) = tables(reused.stdout)
+    assert same == row
+    other = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "js_levels.py"), *common, "--chunk", "2",
+         "--reuse", str(saved)], capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert other.returncode == 1 and "was not saved with --chunk 2" in other.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not shutil.which("node"), reason=NODE_MISSING)
+def test_js_search_agreement_pairs_the_two_searches_on_the_same_positions():
+    done = run_script("js_search_agreement.py", ["--positions", "3", "--seeds", "4"])
+    assert done.stdout.startswith("3 positions from real play (seed 0), 4 searches each")
+    (rows,) = tables(done.stdout)
+    found = {row["measure"]: row["value"] for row in rows}
+    # The prior is the policy's argmax, deterministic: the same move in both languages.
+    assert found["the policy's move, the same in both"] == "1.000"
+    pairs = [
+        "Python with Python (seed pairs)",
+        "JavaScript with JavaScript",
+        "Python with JavaScript",
+    ]
+    assert all(re.fullmatch(r"[01]\.\d{3}", found[f"same move, {pair}"]) for pair in pairs)
+    worth = found["a pick's worth to a held-out Python search, JavaScript - Python, 95% CI"]
+    assert re.fullmatch(r"[+-]\d\.\d{4} \[[+-]\d\.\d{4}, [+-]\d\.\d{4}\]", worth)
