@@ -1,4 +1,4 @@
-"""The JavaScript client's levels against Python's, through the bot protocol.
+r"""The JavaScript client's levels against Python's, through the bot protocol.
 
 Each level plays one seat against three rule bots twice on the same seeded duplicate boards
 (the first ``--max-hands`` hands, every board four times with the seats rotated): once as
@@ -16,7 +16,17 @@ settings levels.json states; its draws differ, so the pairing compares the two s
 strength. ``--js-args`` passes murlan-bot options (e.g. ``--budget-ms 300``, a time budget per
 move) to measure what a budget costs against Python's full search:
 
-    nice -n 10 python benchmarks/js_levels.py --levels expert --js-args "--budget-ms 300"
+    python benchmarks/js_levels.py --levels expert --boards 160 --chunk 10 --jobs 2 \
+        --seed 300 --baseline hard --save expert.npz
+    python benchmarks/js_levels.py --levels expert --boards 160 --chunk 10 --jobs 2 \
+        --seed 300 --reuse expert.npz --js-args "--budget-ms 300"
+
+Boards are played in chunks (``--chunk``: seeds ``seed``, ``seed + 1``, ...), ``--jobs`` of
+them at once (each a Node.js process beside a Python process), and the table is printed after
+each chunk, so a long run can be stopped with what it has. ``--baseline`` plays a third bot
+(Python's level) on the same boards; ``--save`` keeps every side's points per board, and
+``--reuse`` takes Python's (and the baseline's) from such a file instead of playing them
+again: Python's play is a function of the seed, so a budget is paired against the same run.
 
 Needs Node.js 20+ (``node`` on the PATH, or ``--node``); the client needs no npm packages.
 """
