@@ -150,8 +150,13 @@ def main() -> None:
         f"JavaScript levels (murlan-bot through proc:) vs Python's, one seat against 3 rule "
         f"bots, {args.boards} boards x 4 seats, first {args.max_hands} hands, seed {args.seed}"
         f"{f' (chunks of {chunk}: seeds {args.seed}, {args.seed + 1}, ...)' if args.chunk else ''}"
-        f"{', murlan-bot ' + args.js_args if args.js_args else ''}; Python plays in processes "
-        f"of its own at the same time, {args.jobs} chunk(s) at once"
+        f"{', murlan-bot ' + args.js_args if args.js_args else ''}; "
+        + (
+            f"Python's points from {args.reuse}"
+            if args.reuse
+            else "Python plays in processes of its own at the same time"
+        )
+        + f", {args.jobs} chunk(s) at once"
     )
     base = [args.baseline] if args.baseline else []
     meta = {"seed": args.seed, "chunk": chunk, "max_hands": args.max_hands}
