@@ -27,6 +27,7 @@ each chunk, so a long run can be stopped with what it has. ``--baseline`` plays 
 (Python's level) on the same boards; ``--save`` keeps every side's points per board, and
 ``--reuse`` takes Python's (and the baseline's) from such a file instead of playing them
 again: Python's play is a function of the seed, so a budget is paired against the same run.
+``--pool A.npz B.npz`` plays nothing and prints the table over several saved runs' boards.
 
 Needs Node.js 20+ (``node`` on the PATH, or ``--node``); the client needs no npm packages.
 """
@@ -89,10 +90,32 @@ def reused_points(path: str, meta: dict, boards: int) -> dict:
     return found
 
 
-def row(cells: list[np.ndarray], paired: list[np.ndarray]) -> list[str]:
-    """Table cells: each array's mean and 95% CI, then each paired difference's."""
+def print_table(name: str, have: dict[str, np.ndarray], baseline: str | None) -> None:
+    """The level's row: each side's points per hand and the paired differences, 95% CIs."""
+    base = [baseline] if baseline else []
+    header = ["level", "boards", "JavaScript", "Python", *base, "JS - Python, 95% CI"]
+    header += [f"{side} - {baseline}" for side in ("JS", "Python") if base]
+    cells = [have["js"], have["py"], *([have["base"]] if base else [])]
+    paired = [have["js"] - have["py"]]
+    paired += [have["js"] - have["base"], have["py"] - have["base"]] if base else []
     text = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in map(mean_ci, cells)]
-    return text + [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" for m, lo, hi in map(mean_ci, paired)]
+    text += [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" for m, lo, hi in map(mean_ci, paired)]
+    print(f"| {' | '.join(header)} |\n|{'---|' * len(header)}")
+    print(f"| {name} | {len(have['js'])} | {' | '.join(text)} |", flush=True)
+
+
+def pool(paths: list[str], levels: list[str], baseline: str | None) -> None:
+    """The table over the boards of several saved runs (each of other boards) together."""
+    files = [np.load(path) for path in paths]
+    sides = ["js", "py", *(["base"] if baseline else [])]
+    print(f"Saved runs pooled: {', '.join(paths)}")
+    for name in levels:
+        keys = [f"{name}_{side}" for side in sides]
+        missing = [p for p, f in zip(paths, files, strict=True) if set(keys) - set(f.files)]
+        if missing:
+            raise SystemExit(f"{', '.join(missing)}: no {name} points (or no baseline's)")
+        have = {side: np.concatenate([f[f"{name}_{side}"] for f in files]) for side in sides}
+        print_table(name, have, baseline)
 
 
 def main() -> None:
@@ -138,11 +161,22 @@ def main() -> None:
         default=1,
         help="chunks played at once (each a murlan-bot process and a Python process; default 1)",
     )
+    parser.add_argument(
+        "--pool",
+        nargs="+",
+        metavar="FILE",
+        help="play nothing: print the table over the "
+        "boards of runs saved with --save (each of other boards), as one run",
+    )
     parser.add_argument("--node", default="node", help="the Node.js program")
     parser.add_argument(
         "--js-args", default="", help="more murlan-bot options, e.g. '--budget-ms 300'"
     )
     args = parser.parse_args()
+    levels = [x.strip() for x in args.levels.split(",") if x.strip()]
+    if args.pool:
+        pool(args.pool, levels, args.baseline)
+        return
     chunk = args.chunk or args.boards
     if args.boards < 2 or chunk < 1 or args.jobs < 1:
         parser.error("--boards must be at least 2, --chunk and --jobs at least 1")
@@ -161,11 +195,9 @@ def main() -> None:
     base = [args.baseline] if args.baseline else []
     meta = {"seed": args.seed, "chunk": chunk, "max_hands": args.max_hands}
     reused = reused_points(args.reuse, meta, args.boards) if args.reuse else None
-    header = ["level", "boards", "JavaScript", "Python", *base, "JS - Python, 95% CI"]
-    header += [f"{side} - {args.baseline}" for side in ("JS", "Python") if base]
     saved = {}
     starts = range(0, args.boards, chunk)
-    for name in [x.strip() for x in args.levels.split(",") if x.strip()]:
+    for name in levels:
         level = registry.levels()[name]
         bundle = registry.policies_dir() / level["policy"]
         extra = shlex.split(args.js_args)
@@ -204,13 +236,9 @@ def main() -> None:
                 saved.update({f"{name}_{k}": v for k, v in have.items()})
                 if args.save:
                     np.savez(args.save, **saved, **meta)
-                cells = [have["js"], have["py"], *([have["base"]] if base else [])]
-                paired = [have["js"] - have["py"]]
-                paired += [have["js"] - have["base"], have["py"] - have["base"]] if base else []
                 took = time.perf_counter() - start
                 print(f"\n{done + n} boards, {faults} faults, {took:.0f} s")
-                print(f"| {' | '.join(header)} |\n|{'---|' * len(header)}")
-                print(f"| {name} | {done + n} | {' | '.join(row(cells, paired))} |", flush=True)
+                print_table(name, have, args.baseline)
 
 
 if __name__ == "__main__":

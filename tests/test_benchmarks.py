@@ -392,6 +392,10 @@ def test_js_levels_plays_chunks_at_once_and_reuses_pythons_points(tmp_path):
     reused = run_script("js_levels.py", [*common, "--reuse", str(saved)])
     *_, (same,) = tables(reused.stdout)
     assert same == row
+    pooled = run_script("js_levels.py", ["--levels", "hard", "--baseline", "medium", "--pool",
+                                         str(saved), str(saved)])  # fmt: skip
+    ((twice,),) = tables(pooled.stdout)
+    assert twice["boards"] == "6" and twice["JavaScript"].split()[0] == row["JavaScript"].split()[0]
     other = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "js_levels.py"), *common, "--chunk", "2",
          "--reuse", str(saved)], capture_output=True, text=True, timeout=300, check=False,
