@@ -405,8 +405,8 @@ def test_js_levels_plays_chunks_at_once_and_reuses_pythons_points(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("node"), reason=NODE_MISSING)
-def test_js_search_agreement_pairs_the_two_searches_on_the_same_positions():
-    done = run_script("js_search_agreement.py", ["--positions", "3", "--seeds", "4"])
+def test_search_agreement_pairs_the_two_searches_on_the_same_positions():
+    done = run_script("search_agreement.py", ["--positions", "3", "--seeds", "4"])
     assert done.stdout.startswith("3 positions from real play (seed 0), 4 searches each")
     (rows,) = tables(done.stdout)
     found = {row["measure"]: row["value"] for row in rows}
@@ -420,3 +420,14 @@ def test_js_search_agreement_pairs_the_two_searches_on_the_same_positions():
     assert all(re.fullmatch(r"[01]\.\d{3}", found[f"same move, {pair}"]) for pair in pairs)
     worth = found["a pick's worth to a held-out Python search, JavaScript - Python, 95% CI"]
     assert re.fullmatch(r"[+-]\d\.\d{4} \[[+-]\d\.\d{4}, [+-]\d\.\d{4}\]", worth)
+
+
+@pytest.mark.slow
+def test_search_agreement_pairs_the_int8_search_with_float32():
+    done = run_script("search_agreement.py", ["--other", "int8", "--positions", "2", "--seeds", "4"])
+    (rows,) = tables(done.stdout)
+    found = {row["measure"]: row["value"] for row in rows}
+    assert "same move, Python with int8" in found and "same move, int8 with int8" in found
+    # Both keep the float32 policy's move as their prior: no row compares the priors.
+    assert "the policy's move, the same in both" not in found
+    assert re.fullmatch(r"[01]\.\d{3} / [01]\.\d{3}", found["the policy's move kept, Python / int8"])
