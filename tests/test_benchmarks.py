@@ -424,10 +424,12 @@ def test_search_agreement_pairs_the_two_searches_on_the_same_positions():
 
 @pytest.mark.slow
 def test_search_agreement_pairs_the_int8_search_with_float32():
-    done = run_script("search_agreement.py", ["--other", "int8", "--positions", "2", "--seeds", "4"])
+    args = ["--other", "int8", "--positions", "2", "--seeds", "4"]
+    done = run_script("search_agreement.py", args)
     (rows,) = tables(done.stdout)
     found = {row["measure"]: row["value"] for row in rows}
     assert "same move, Python with int8" in found and "same move, int8 with int8" in found
     # Both keep the float32 policy's move as their prior: no row compares the priors.
     assert "the policy's move, the same in both" not in found
-    assert re.fullmatch(r"[01]\.\d{3} / [01]\.\d{3}", found["the policy's move kept, Python / int8"])
+    kept = found["the policy's move kept, Python / int8"]
+    assert re.fullmatch(r"[01]\.\d{3} / [01]\.\d{3}", kept)
