@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import { loadBot } from '../src/bots/bot.js';
 import { mulberry32 } from '../src/bots/levels.js';
 import { step } from '../src/game/engine.js';
-import { Search, handHistory, policyModel, rollout, searchSettings } from '../src/bots/search.js';
+import { Search, budgetMargin, handHistory, policyModel, rollout, searchSettings } from '../src/bots/search.js';
 import { policyNet } from '../src/bots/policy.js';
 import { logLikelihoods, stateOfWorld, temperedWeights, worldLogLikelihoods } from '../src/bots/worlds.js';
 import { ruleModel } from '../src/bots/models.js';
@@ -107,4 +107,20 @@ test('the expert search plays a legal move, the same for the same seed, from the
     assert.equal(a.action, b.action);
     assert.ok(Number.isFinite(a.values[a.action]));
   }
+});
+
+test('a search its budget cut short must beat the policy by more, and keeps its move below the level\'s worlds', () => {
+  const settings = searchSettings(bot.manifest.levels.expert);
+  assert.equal(budgetMargin(settings, 20, 20), settings.margin);
+  assert.equal(budgetMargin(settings, 20, 5), settings.margin * 2);
+  assert.equal(budgetMargin(settings, 20, settings.minWorlds - 1), Infinity);
+  const search = new Search(bot, settings);
+  let cut = 0;
+  for (const p of vectors.positions.slice(0, 6)) {
+    const found = search.search(bot.position(p.state), p.history, mulberry32(3), { budgetMs: 1e-6 });
+    assert.equal(found.worlds, 1); // one round of one world a move, then the budget is spent
+    assert.equal(found.action, found.prior);
+    cut += 1;
+  }
+  assert.ok(cut >= 3);
 });

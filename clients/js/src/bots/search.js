@@ -22,7 +22,8 @@
  * belief blunter) and `budgetMs`, a time budget per move: the belief scores its candidates in
  * rounds of `BELIEF_ROUND` worlds until half the budget is spent, the rollouts add rounds of
  * at most `ROLLOUT_ROUND` worlds a move until all of the level's are played or the budget is spent (at
- * least one round each), so a budgeted move depends on the machine's speed.
+ * least one round each), so a budgeted move depends on the machine's speed; a move cut short
+ * must beat the policy's by a wider margin (`budgetMargin`).
  * @module
  */
 
@@ -121,6 +122,23 @@ export function chooseFromValues(values, prior, margin) {
     }
   }
   return top > values[prior] + margin ? best : prior;
+}
+
+/**
+ * The margin a search's move must beat the policy's by, given the worlds each legal move got:
+ * the level's where the search played all `perMove` of them; where a time budget stopped it at
+ * `seen`, the level's scaled by sqrt(perMove / seen) (the values' noise grows as fewer worlds
+ * are averaged), and below the level's `minWorlds` the policy's move stands. A budgeted search
+ * that moved on noise played worse than the policy alone (benchmarks/README.md).
+ * @param {SearchSettings} settings
+ * @param {number} perMove worlds a legal move gets in the level's search
+ * @param {number} seen worlds each legal move got
+ * @returns {number}
+ */
+export function budgetMargin(settings, perMove, seen) {
+  if (seen >= perMove) return settings.margin;
+  if (seen < settings.minWorlds) return Infinity;
+  return settings.margin * Math.sqrt(perMove / seen);
 }
 
 /**
@@ -364,7 +382,7 @@ export class Search {
       seen += k;
     } while (seen < perMove && clock() < deadline);
     for (const a of legal) values[a] = totals[a] / seen;
-    return { action: chooseFromValues(values, prior, s.margin), prior, values, worlds: seen, candidates: nPool, which };
+    return { action: chooseFromValues(values, prior, budgetMargin(s, perMove, seen)), prior, values, worlds: seen, candidates: nPool, which };
   }
 }
 
