@@ -5,7 +5,7 @@
 //
 //     node benchmarks/values.js BUNDLE_DIR REQUESTS.jsonl
 //
-// benchmarks/js_search_agreement.py (at the repository's root) writes the requests and reads
+// benchmarks/search_agreement.py (at the repository's root) writes the requests and reads
 // the answers.
 import { readFileSync } from 'node:fs';
 import { loadBot } from '../src/bots/bot.js';

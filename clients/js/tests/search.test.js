@@ -115,12 +115,10 @@ test('a search its budget cut short must beat the policy by more, and keeps its 
   assert.equal(budgetMargin(settings, 20, 5), settings.margin * 2);
   assert.equal(budgetMargin(settings, 20, settings.minWorlds - 1), Infinity);
   const search = new Search(bot, settings);
-  let cut = 0;
+  assert.ok(vectors.positions.length >= 3);
   for (const p of vectors.positions.slice(0, 6)) {
     const found = search.search(bot.position(p.state), p.history, mulberry32(3), { budgetMs: 1e-6 });
     assert.equal(found.worlds, 1); // one round of one world a move, then the budget is spent
     assert.equal(found.action, found.prior);
-    cut += 1;
   }
-  assert.ok(cut >= 3);
 });
