@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import tempfile
 import time
 from itertools import combinations
 from pathlib import Path
@@ -37,6 +36,7 @@ from murlan_env.bots import registry
 from murlan_env.bots.bundle import BundleBot
 from murlan_env.bots.search_vectors import play_positions
 from murlan_env.eval.duplicate import mean_ci
+from murlan_env.game.combos import N_ACTIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "clients" / "js" / "benchmarks" / "values.js"
@@ -44,18 +44,21 @@ LABELS = {"js": "JavaScript", "int8": "int8"}
 
 
 def js_search(node: str, bundle: Path, requests: list[dict]) -> subprocess.Popen:
-    """Start Node answering ``requests`` (values.js); read its stdout when it is done."""
-    tmp = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
-    tmp.write("".join(json.dumps(r) + "\n" for r in requests))
-    tmp.close()
-    command = [node, str(SCRIPT), str(bundle), tmp.name]
-    return subprocess.Popen(command, cwd=SCRIPT.parents[1], stdout=subprocess.PIPE, text=True)
+    """Start Node answering ``requests`` (values.js reads them all from stdin before it
+    searches); read its stdout when it is done."""
+    command = [node, str(SCRIPT), str(bundle)]
+    proc = subprocess.Popen(
+        command, cwd=SCRIPT.parents[1], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
+    proc.stdin.close()
+    return proc
 
 
 def js_answers(node: subprocess.Popen, shape: tuple[int, int]):
     """Node's picks (P, S), values (P, S, A) and the policy's moves (P, S) it searched from."""
-    out, _ = node.communicate()
-    if node.returncode:
+    out = node.stdout.read()  # its stdin is closed already: no communicate()
+    if node.wait():
         raise SystemExit(f"values.js failed with exit status {node.returncode}")
     answers = [json.loads(line) for line in out.splitlines() if line.strip()]
     picks = np.array([a["action"] for a in answers], np.int64).reshape(shape)
@@ -67,7 +70,7 @@ def js_answers(node: subprocess.Popen, shape: tuple[int, int]):
 def python_searches(bot, positions: list[dict], seeds: int, key: int):
     """``bot.search``'s picks (P, S) and values (P, S, A), seed ``[key, position, s]``."""
     picks = np.zeros((len(positions), seeds), np.int64)
-    values = np.zeros((len(positions), seeds, 109))
+    values = np.zeros((len(positions), seeds, N_ACTIONS))
     for i, p in enumerate(positions):
         history = [np.array(p["history"], np.int64)]
         for s in range(seeds):
