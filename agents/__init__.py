@@ -19,6 +19,7 @@ one checkpoint format and loader), ``networks`` (the torch modules, precision, t
 named by purpose), ``minibatches`` (the minibatch loop every learner shares), ``returns`` (GAE
 and Monte-Carlo returns over interleaved seats), ``workers`` and ``transport`` (where rollouts
 run and how their batches reach the learner), ``inference`` (a batched forward-pass server),
-``evaluation``, ``imitation`` (warm starts), ``distill``, ``labelling`` and ``quantize``
-(expert iteration), ``export`` and ``policy_bot`` (trained policies as bundles and bots).
+``evaluation``, ``imitation`` (warm starts), ``distill`` and ``labelling`` (expert
+iteration), ``export`` and ``policy_bot`` (trained policies as bundles and bots; the models'
+float16 and int8 copies are ``murlan_env.bots.quantize``'s).
 """

@@ -4,7 +4,7 @@
 
 - ``DIR/model.onnx``: ``scores = model(obs (B, 544) float32, mask (B, 109) bool)``, batch axis
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
-- ``DIR/model.fp16.onnx``: the same network with float16 weights (``agents.quantize``);
+- ``DIR/model.fp16.onnx``: the same network with float16 weights (``murlan_env.bots.quantize``);
 - ``DIR/weights.json``, ``weights.bin`` (and ``weights.fp16.*``): the same numbers as plain
   little-endian floats for clients without an ONNX runtime (``murlan_env.bots.plain_weights``);
 - ``DIR/bot.json``: the manifest (``murlan_env.bots.manifest.BundleManifest``): versions,
@@ -32,7 +32,6 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.quantize import FP16_FILE, float16_tolerance, to_float16
 from murlan_env import __version__
 from murlan_env.bots.bundle import (
     FLOAT32_TOLERANCE,
@@ -52,6 +51,7 @@ from murlan_env.bots.manifest import (
     file_sha256,
 )
 from murlan_env.bots.plain_weights import PlainWeightsError, weights_names, write_plain_weights
+from murlan_env.bots.quantize import FP16_FILE, float16_tolerance, to_float16
 from murlan_env.bots.registry import policy_levels
 from murlan_env.game import observation
 from murlan_env.game.combos import N_ACTIONS

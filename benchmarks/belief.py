@@ -24,7 +24,7 @@ a game asks): dealing worlds, the belief's likelihoods (the policy's and the rul
 rollouts.
 
 ``speed``: ``expert``'s CPU seconds a move with its policy in float32 (as shipped) and with
-the int8 model of ``agents.quantize.to_int8`` in the belief and the rollouts (as the
+the int8 model of ``murlan_env.bots.quantize.to_int8`` in the belief and the rollouts (as the
 labeller runs it), position by position in turn.
 
 ``headroom``: ``expert`` handed the true deal as every world of its search, with ``k``
@@ -267,12 +267,12 @@ def speed(args) -> None:
 
 def int8_expert(expert):
     """A copy of the search ``expert`` whose belief and rollouts run its policy in int8
-    (``agents.quantize``); its own move, the prior, stays float32."""
+    (``murlan_env.bots.quantize``); its own move, the prior, stays float32."""
     import copy
     import tempfile
 
-    from agents.quantize import to_int8
     from murlan_env.bots.bundle import ModelBot
+    from murlan_env.bots.quantize import to_int8
 
     with tempfile.TemporaryDirectory() as tmp:
         int8_path = Path(tmp) / "model.int8.onnx"

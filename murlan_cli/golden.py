@@ -85,7 +85,7 @@ def run_command(args: argparse.Namespace) -> int:
             print(f"murlan golden: {e}", file=sys.stderr)
             return 1
     if args.fp16:
-        from agents.quantize import add_float16
+        from murlan_env.bots.quantize import add_float16
 
         half = add_float16(args.bundle).model("float16")
         print(f"wrote {half.file}: {half.bytes} bytes, golden tolerance {half.tolerance:g}")

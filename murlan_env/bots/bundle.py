@@ -77,7 +77,7 @@ def session_scorer(session) -> goldens.Scorer:
 class ModelBot:
     """One model file of the bundle contract (``obs``, ``mask`` -> ``scores``) as a bot with
     scores, playing their argmax: what a search asks of a policy, without a bundle's manifest
-    and rules (e.g. the int8 model a labeller runs, ``agents.quantize.to_int8``)."""
+    and rules (e.g. the int8 model a labeller runs, ``murlan_env.bots.quantize.to_int8``)."""
 
     def __init__(self, model_path: str | Path, name: str, threads: int = 1) -> None:
         self.name = name
