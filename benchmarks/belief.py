@@ -23,8 +23,8 @@ likelihoods. The same rows with the candidates dealt consistent with this hand's
 a game asks): dealing worlds, the belief's likelihoods (the policy's and the rule bot's), the
 rollouts.
 
-``speed``: ``expert``'s CPU seconds a move with its policy in float32 (as shipped) and with
-the int8 model of ``murlan_env.bots.quantize.to_int8`` in the belief and the rollouts (as the
+``speed``: ``expert``'s CPU seconds a move with its belief and rollouts in float32 and in
+int8 (the level's ``arithmetic``: the model of ``murlan_env.bots.quantize.to_int8``, as the
 labeller runs it), position by position in turn.
 
 ``headroom``: ``expert`` handed the true deal as every world of its search, with ``k``
@@ -44,7 +44,6 @@ import cProfile
 import pstats
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 from lookahead_ceiling import true_hidden_hands  # this folder is on the path
@@ -243,8 +242,8 @@ def profile(args) -> None:
 def speed(args) -> None:
     """``expert``'s CPU time a move, float32 against its policy in int8 (belief and rollouts;
     the policy's own move, the prior, stays float32), one position at a time, in turn."""
-    expert, hard, rule = (registry.make_bot(s) for s in ("expert", "hard", "rule"))
-    bots = {"float32 (expert)": expert, "int8 belief and rollouts": int8_expert(expert)}
+    hard, rule = (registry.make_bot(s) for s in ("hard", "rule"))
+    bots = {"float32": expert_in("float32"), "int8 belief and rollouts": expert_in("int8")}
     pos = play_positions(max(4, args.positions // 8), args.seed, hard, rule, hands=1)
     rows = np.random.default_rng(args.seed).permutation(len(pos["hand"]))[: args.positions]
     took = {name: [] for name in bots}
@@ -260,30 +259,16 @@ def speed(args) -> None:
         same += int(moves[0][0] == moves[1][0])
     print(f"expert's CPU seconds a move, {rows.size} positions (hand 1), one at a time")
     print("| arithmetic | median | ratio to float32 | same move |\n|---|---|---|---|")
-    base = np.median(took["float32 (expert)"])
+    base = np.median(took["float32"])
     for name, t in took.items():
         print(f"| {name} | {np.median(t):.3f} | {np.median(t) / base:.2f} | {same}/{rows.size} |")
 
 
-def int8_expert(expert):
-    """A copy of the search ``expert`` whose belief and rollouts run its policy in int8
-    (``murlan_env.bots.quantize``); its own move, the prior, stays float32."""
-    import copy
-    import tempfile
-
-    from murlan_env.bots.bundle import ModelBot
-    from murlan_env.bots.quantize import to_int8
-
-    with tempfile.TemporaryDirectory() as tmp:
-        int8_path = Path(tmp) / "model.int8.onnx"
-        to_int8(registry.policies_dir() / "ppo-finetune" / "model.onnx", int8_path)
-        fast = ModelBot(int8_path, "ppo-finetune-int8")
-    guide = registry.guided_by(fast, belief=True, models=[registry.make_bot("rule")])
-    bot = copy.copy(expert)
-    bot.belief, bot.playout = guide["belief"], guide["playout"]
-    bot.alternatives = tuple(guide["alternatives"])
-    bot.name = f"{expert.name}-int8"
-    return bot
+def expert_in(arithmetic: str):
+    """The ``expert`` level with its belief and rollouts in ``arithmetic`` (``float32`` or
+    ``int8``: the level's ``arithmetic`` field), every other setting as levels.json states."""
+    level = {**registry.levels()["expert"], "arithmetic": arithmetic}
+    return registry.level_bot(f"expert-{arithmetic}", level)
 
 
 def _state_of(obs):

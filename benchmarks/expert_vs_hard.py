@@ -19,10 +19,8 @@ import sys
 import time
 
 import numpy as np
-from belief import int8_expert  # this folder is on the path
 
 from murlan_env.bots import registry
-from murlan_env.bots.search import SearchBot
 from murlan_env.eval.duplicate import mean_ci, play_duplicate
 
 
@@ -50,7 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         "quarter of expert's worlds",
     )
     parser.add_argument(
-        "--int8", action="store_true", help="--bot's belief and rollouts in int8 (belief.py speed)"
+        "--arithmetic",
+        choices=("float32", "int8"),
+        default=None,
+        help="--bot's belief and rollouts in this arithmetic (a search level's field; "
+        "default: the level's)",
     )
     parser.add_argument(
         "--save", default=None, help="write each bot's points per board and hand here (.npz)"
@@ -59,21 +61,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.boards < 2 or args.chunk < 1:
         parser.error("--boards must be at least 2 and --chunk at least 1")
     bot = registry.make_bot(args.bot)
-    if args.candidates is not None or args.int8:
-        if not isinstance(bot, SearchBot) or bot.belief is None:
-            parser.error(f"--candidates and --int8 need a search with a belief, not {args.bot!r}")
+    if args.candidates is not None or args.arithmetic:
+        level = dict(registry.levels().get(args.bot) or {})
+        if not level.get("belief"):
+            parser.error(
+                f"--candidates and --arithmetic need a search level with a belief, not {args.bot!r}"
+            )
+        name = args.bot
         if args.candidates is not None:
             if args.candidates < 1:
                 parser.error("--candidates must be positive")
-            # The level with fewer candidates, built as the level itself is (search_options).
-            level = dict(registry.levels()[args.bot])
-            scale = args.candidates / bot.belief_candidates
-            level["alternative_candidates"] = max(1, round(bot.alternative_candidates * scale))
+            scale = args.candidates / level["candidates"]
+            level["alternative_candidates"] = max(1, round(level["alternative_candidates"] * scale))
             level["candidates"] = args.candidates
-            options = registry.search_options(bot.prior, level)
-            bot = SearchBot(name=f"{args.bot}-{args.candidates}", **options)
-        if args.int8:
-            bot = int8_expert(bot)
+            name += f"-{args.candidates}"
+        if args.arithmetic:
+            level["arithmetic"] = args.arithmetic
+            name += f"-{args.arithmetic}"
+        bot = registry.level_bot(name, level)  # the variant, built as the level itself is
     bots = [bot, registry.make_bot(args.base), registry.make_bot("rule")]
     lineups = np.array(
         [[b if s == k else 2 for s in range(4)] for b in (0, 1) for k in range(4)], np.int64

@@ -45,19 +45,23 @@ import numpy as np
 
 from murlan_env.bots import registry
 from murlan_env.bots.process import ProcessBot
-from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
+from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate, seeded_deals
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "clients" / "js" / "bin" / "bot.js"
 
 
-def board_points(bot, boards: int, seed: int, max_hands: int) -> np.ndarray:
-    """(boards,) the bot's points per hand on each board against three rule bots."""
+def board_points(
+    bot, boards: int, seed: int, max_hands: int, draws: int | None = None
+) -> np.ndarray:
+    """(boards,) the bot's points per hand on each board against three rule bots: the boards
+    of ``seed``, the bots' generator of ``draws`` (default: ``seed``'s too)."""
     result = play_duplicate(
         [bot, registry.make_bot("rule")],
         boards,
         lineups=one_against_three(),
-        seed=seed,
+        seed=seed if draws is None else draws,
+        deals=seeded_deals(seed),
         max_hands=max_hands,
     )
     return result.board_points()[:, 0]

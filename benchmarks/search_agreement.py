@@ -8,7 +8,8 @@ the other search each search every position with ``--seeds`` seeds. The other se
 - ``js``: ``clients/js``'s (``clients/js/benchmarks/values.js``, ``Search.search`` as
   ``murlan-bot --level expert`` runs it; the search vectors hold what is deterministic given
   the draws, this pairs the whole searches, draws included), or
-- ``int8``: Python's with its belief and rollouts in int8 (``belief.int8_expert``).
+- ``int8``: Python's with its belief and rollouts in int8 against Python's in float32
+  (``belief.expert_in``: the level's ``arithmetic``).
 
 It prints how often two searches pick the same move (Python with Python, the other with
 itself, Python with the other: the last should match the first two), the mean gap between the
@@ -115,18 +116,21 @@ def main() -> None:
             for s in range(7919 * i, 7919 * i + args.seeds)
         ]
         node = js_search(args.node, bundle, requests)
-    bot = registry.make_bot("expert")
+    if args.other == "js":
+        bot = registry.make_bot("expert")  # the level as it ships
+    else:
+        from belief import expert_in  # this folder is on the path
+
+        bot = expert_in("float32")
     py_picks, py_values = python_searches(bot, positions, args.seeds, args.seed)
     py_seconds = time.perf_counter() - start
     if args.other == "js":
         picks, values, other_prior = js_answers(node, shape)
         seconds = f"{time.perf_counter() - start:.0f} s JavaScript (at the same time)"
     else:
-        from belief import int8_expert  # this folder is on the path
-
         begun = time.perf_counter()
-        picks, values = python_searches(int8_expert(bot), positions, args.seeds, args.seed + 1)
-        other_prior = None  # int8_expert keeps the float32 prior
+        picks, values = python_searches(expert_in("int8"), positions, args.seeds, args.seed + 1)
+        other_prior = None  # the same float32 prior
         seconds = f"{time.perf_counter() - begun:.0f} s int8"
 
     legal = np.stack([p["_mask"] for p in positions])

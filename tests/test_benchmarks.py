@@ -437,3 +437,30 @@ def test_search_agreement_pairs_the_int8_search_with_float32():
     assert "the policy's move, the same in both" not in found
     kept = found["the policy's move kept, Python / int8"]
     assert re.fullmatch(r"[01]\.\d{3} / [01]\.\d{3}", kept)
+
+
+@pytest.mark.slow
+def test_arithmetic_pairing_pairs_int8_with_the_saved_float32_points(tmp_path):
+    run = tmp_path / "expert.npz"  # as js_levels.py --levels expert --baseline hard --save
+    float32, hard = np.array([1.75, 1.25]), np.array([1.5, 1.0])
+    np.savez(run, seed=5, chunk=1, max_hands=1, expert_py=float32, expert_base=hard)
+    saved = tmp_path / "int8.npz"
+    done = run_script("arithmetic_pairing.py", [str(run), "--jobs", "2", "--save", str(saved)])
+    *_, (row,) = tables(done.stdout)
+    with np.load(saved) as points:
+        int8 = points["points"]
+    assert int8.shape == (2,) and row["boards"] == "2"
+    # Points per hand are quarters: each board is one hand in each of the four seats.
+    assert np.all((int8 * 4) % 1 == 0) and np.all((0 <= int8) & (int8 <= 3))
+    assert row["saved float32"].startswith("1.500 ") and row["hard"].startswith("1.250 ")
+    assert float(row["int8"].split()[0]) == pytest.approx(int8.mean(), abs=5e-4)
+    assert float(row["int8 - saved"].split()[0]) == pytest.approx((int8 - float32).mean(), abs=5e-4)
+    pooled = run_script("arithmetic_pairing.py", [str(run), "--pool", str(saved)])
+    ((again,),) = tables(pooled.stdout)
+    assert again == row
+    np.savez(run, seed=5, chunk=1, max_hands=1, expert_py=float32)
+    missing = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "arithmetic_pairing.py"), str(run), "--pool",
+         str(saved)], capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert missing.returncode == 1 and "holds no expert_base" in missing.stderr

@@ -103,6 +103,34 @@ def test_a_level_may_name_other_models_and_candidates_for_its_search(monkeypatch
     assert bot.belief_candidates == 128 and bot.uses_history
 
 
+def test_a_levels_arithmetic_picks_the_model_its_belief_and_rollouts_score_with():
+    """``arithmetic: int8`` scores the others' moves and plays the rollouts with the policy
+    quantised to int8 (scores near float32's, not equal), quantised once per process; the
+    search's own move stays the float32 policy's. Anything else is refused."""
+    import numpy as np
+
+    from murlan_env.bots.search_vectors import play_positions
+
+    bots = {
+        a: registry.level_bot(a, {**LEVELS["expert"], "arithmetic": a}) for a in ("float32", "int8")
+    }
+    float32, int8 = bots["float32"], bots["int8"]
+    assert int8.belief.name.endswith("-int8") and float32.belief is float32.prior
+    assert int8.prior.name == float32.prior.name and int8.prior is not int8.belief
+    assert [alt.name for _, alt in int8.alternatives] == ["rule"]
+    again = registry.level_bot("again", {**LEVELS["expert"], "arithmetic": "int8"})
+    assert again.belief is int8.belief  # quantised once
+    rng = np.random.default_rng(3)
+    positions = play_positions(float32.prior, rng, 8, 4)
+    obs = np.concatenate([p["_obs"] for p in positions])
+    mask = np.stack([p["_mask"] for p in positions])
+    exact, quantised = float32.prior.scores(obs, mask), int8.belief.scores(obs, mask)
+    gap = np.abs(exact - quantised)[mask]
+    assert 0 < gap.max() < 1.0, gap.max()
+    with pytest.raises(ValueError, match="float32 or int8, not 'int4'"):
+        registry.level_bot("x", {**LEVELS["expert"], "arithmetic": "int4"})
+
+
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_each_level_plays_exactly_the_variants_levels_json_lists(level):
     """levels.json's supported_rules (from benchmarks/variant_strength.py) is what the level

@@ -88,8 +88,10 @@ def levels() -> dict[str, dict]:
     ``models`` (other bots the seats may play like), ``candidates`` (uniform worlds weighed),
     ``alternative_candidates`` (of those, the ones the other models score), ``min_ess``
     (effective worlds the tempered weights keep), ``min_worlds`` (worlds per candidate move at
-    least), ``margin`` (points by which the search must prefer a move to the policy's) and
-    ``playout_temperature`` (of the policy's moves in the rollouts)."""
+    least), ``margin`` (points by which the search must prefer a move to the policy's),
+    ``playout_temperature`` (of the policy's moves in the rollouts) and ``arithmetic``
+    (``int8``: the belief and the rollouts score with the policy quantised by
+    ``murlan_env.bots.quantize.to_int8``, the search's own move staying float32)."""
     path = policies_dir() / LEVELS_FILE
     if not path.is_file():
         return {}
@@ -171,7 +173,7 @@ def make_bot(spec: str) -> Bot:
         return ProcessBot(arg)
     level = levels().get(kind) if not sep else None
     if level is not None:
-        return _level_bot(kind, level)
+        return level_bot(kind, level)
     if not sep and kind in shipped_policies():
         from murlan_env.bots.bundle import BundleBot
 
@@ -181,7 +183,9 @@ def make_bot(spec: str) -> Bot:
     raise _unknown(text)
 
 
-def _level_bot(name: str, level: dict) -> Bot:
+def level_bot(name: str, level: dict) -> Bot:
+    """The bot of a level's fields (``levels()``: ``make_bot(name)`` plays ``levels()[name]``;
+    a benchmark passes a variant of a level, e.g. another ``arithmetic``), named ``name``."""
     from murlan_env.bots.bundle import BundleBot
 
     mix = (make_bot(level["mix"][0]), float(level["mix"][1])) if level.get("mix") else None
@@ -204,16 +208,32 @@ def search_options(policy: Bot, level: dict) -> dict:
     same fields from a bundle's ``levels`` (docs/bundle.md), so the level is stated once."""
     models = [make_bot(spec) for spec in level.get("models") or ()]
     guide = guided_by(
-        policy,
+        _guide_policy(policy, level.get("arithmetic", "float32")),
         belief=bool(level.get("belief")),
         models=models,
         margin=float(level.get("margin", SEARCH_MARGIN)),
         temperature=float(level.get("playout_temperature", PLAYOUT_TEMPERATURE)),
     )
+    guide["prior"] = policy  # the search's own move: the policy in float32
     for field, (option, kind) in _SEARCH_FIELDS.items():
         if level.get(field) is not None:
             guide[option] = kind(level[field])
     return {"rollouts": int(level["search"]), **guide}
+
+
+def _guide_policy(policy: Bot, arithmetic: str) -> Bot:
+    """The policy a search's belief and rollouts score with, in a level's ``arithmetic``."""
+    if arithmetic == "float32":
+        return policy
+    if arithmetic != "int8":
+        raise ValueError(f"a level's arithmetic is float32 or int8, not {arithmetic!r}")
+    from murlan_env.bots.bundle import BundleBot
+    from murlan_env.bots.quantize import int8_bot
+
+    if not isinstance(policy, BundleBot):
+        raise ValueError(f"int8 arithmetic quantises a bundle's model, not {policy.name!r}'s")
+    model = (policy.bundle_dir / policy.manifest.model("float32").file).resolve()
+    return int8_bot(model, f"{policy.bundle_dir.name}-int8")
 
 
 def opponent_model(bot: Bot, temperature: float = PLAYOUT_TEMPERATURE) -> tuple[ScoringBot, Bot]:
@@ -332,6 +352,7 @@ __all__ = [
     "PLUGIN_GROUP",
     "check_spec",
     "guided_by",
+    "level_bot",
     "levels",
     "make_bot",
     "opponent_model",

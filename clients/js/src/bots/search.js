@@ -66,7 +66,8 @@ const FIELDS = Object.freeze({
 
 /**
  * A level's search settings, every one stated by the level (an older bundle's expert level,
- * without them, is refused: `murlan golden BUNDLE --upgrade` writes them).
+ * without them, is refused: `murlan golden BUNDLE --upgrade` writes them). The level's
+ * `arithmetic` is Python's speed setting: this search scores in float32 whatever it says.
  * @param {object} level a bot.json level with `search`
  * @returns {SearchSettings}
  */
