@@ -55,7 +55,7 @@ def board_points(
     bot, boards: int, seed: int, max_hands: int, draws: int | None = None
 ) -> np.ndarray:
     """(boards,) the bot's points per hand on each board against three rule bots: the boards
-    of ``seed``, the bots' generator of ``draws`` (default: ``seed``'s too)."""
+    of ``seed``, the bots' generator seeded by ``draws`` (default: ``seed`` too)."""
     result = play_duplicate(
         [bot, registry.make_bot("rule")],
         boards,

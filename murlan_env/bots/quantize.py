@@ -1,4 +1,5 @@
-"""A smaller download of a bundle's model: float16 weights, float32 arithmetic.
+"""A bundle's model in other numbers: float16 weights for a smaller download (float32
+arithmetic), int8 arithmetic for a faster search.
 
 ``to_float16`` rewrites ``model.onnx`` as ``model.fp16.onnx``: every float32 weight tensor is
 stored as float16 (half the bytes) and cast back to float32 by a ``Cast`` node when the model
