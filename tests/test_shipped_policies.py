@@ -118,8 +118,12 @@ def test_a_levels_arithmetic_picks_the_model_its_belief_and_rollouts_score_with(
     assert int8.belief.name.endswith("-int8") and float32.belief is float32.prior
     assert int8.prior.name == float32.prior.name and int8.prior is not int8.belief
     assert [alt.name for _, alt in int8.alternatives] == ["rule"]
+    assert int8.playout.name.startswith(int8.belief.name)  # the rollouts sample it too
     again = registry.level_bot("again", {**LEVELS["expert"], "arithmetic": "int8"})
     assert again.belief is int8.belief  # quantised once
+    # The shipped level plays what levels.json says.
+    shipped = registry.make_bot("expert")
+    assert (shipped.belief is int8.belief) == (LEVELS["expert"].get("arithmetic") == "int8")
     rng = np.random.default_rng(3)
     positions = play_positions(float32.prior, rng, 8, 4)
     obs = np.concatenate([p["_obs"] for p in positions])
