@@ -21,7 +21,10 @@ It prints the points per hand of the side played here, of the saved float32 run 
 `hard`, and the differences paired board by board with 95% confidence intervals, after each
 chunk, and the CPU seconds a board of the side played here (its own process; the three rule
 bots' share is small beside a search's). ``--save`` keeps its points per board; ``--pool``
-prints the table of such a file without playing.
+plays nothing and pairs several such files at once: each side against the saved run, against
+`hard`, and, with float32 played again, against the mean of the float32 runs:
+
+    python benchmarks/arithmetic_pairing.py expert-300.npz --pool int8-300.npz float32-300.npz
 """
 
 from __future__ import annotations
@@ -84,6 +87,37 @@ def print_table(have: dict[str, np.ndarray], label: str) -> None:
     print(f"| {len(have['played'])} | {' | '.join(text)} |", flush=True)
 
 
+def pool(paths: list[str], runs: list[dict]) -> None:
+    """Every saved side's points per hand, each paired with the saved float32 run and `hard`,
+    and int8 with each float32 run played here and with the mean of all float32 runs."""
+    boards = sum(len(r["expert_py"]) for r in runs)
+    sides = {"saved float32": np.concatenate([r["expert_py"] for r in runs])}
+    hard = np.concatenate([r["expert_base"] for r in runs])
+    for path in paths:
+        with np.load(path) as saved:
+            points, label = saved["points"], str(saved["label"])
+        if len(points) != boards:
+            raise SystemExit(f"{path} holds {len(points)} boards, the FILEs {boards}")
+        sides[label] = points
+    float32 = [v for k, v in sides.items() if "float32" in k]
+    print(f"| side, {boards} boards | points a hand |\n|---|---|")
+    for label, points in [*sides.items(), ("hard", hard)]:
+        m, lo, hi = mean_ci(points)
+        print(f"| {label} | {m:.3f} [{lo:.3f}, {hi:.3f}] |")
+    rows = []
+    for label, points in list(sides.items())[1:]:
+        rows += [(f"{label} - saved float32", points - sides["saved float32"])]
+        if len(float32) > 1 and "float32" not in label:
+            others = [k for k in list(sides)[1:] if "float32" in k]
+            rows += [(f"{label} - {k}", points - sides[k]) for k in others]
+            rows += [(f"{label} - the float32 runs' mean", points - np.mean(float32, axis=0))]
+        rows += [(f"{label} - hard", points - hard)]
+    print("\n| paired, board by board | 95% CI |\n|---|---|")
+    for label, diff in rows:
+        m, lo, hi = mean_ci(diff)
+        print(f"| {label} | {m:+.3f} [{lo:+.3f}, {hi:+.3f}] |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -106,21 +140,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", default=None, help="write the points per board here (.npz)")
     parser.add_argument(
         "--pool",
+        nargs="+",
         metavar="SAVED",
-        help="play nothing: pair the points saved with --save (over the FILEs, in the same "
-        "order) with the runs' points",
+        help="play nothing: pair the points of files saved with --save (each over the FILEs, "
+        "in the same order) with the runs' points and with each other",
     )
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.draws < 0:
         parser.error("--jobs must be at least 1 and --draws at least 0")
     runs = [load_run(path) for path in args.runs]
     if args.pool:
-        with np.load(args.pool) as saved:
-            played, label = saved["points"], str(saved["label"])
-        boards = sum(len(r["expert_py"]) for r in runs)
-        if len(played) != boards:
-            raise SystemExit(f"{args.pool} holds {len(played)} boards, the FILEs {boards}")
-        print_table(paired(played, runs), label)
+        pool(args.pool, runs)
         return 0
     label = args.arithmetic + (f" (draws {args.draws})" if args.draws else "")
     chunks = []  # (run index, boards, seed)

@@ -455,9 +455,18 @@ def test_arithmetic_pairing_pairs_int8_with_the_saved_float32_points(tmp_path):
     assert row["saved float32"].startswith("1.500 ") and row["hard"].startswith("1.250 ")
     assert float(row["int8"].split()[0]) == pytest.approx(int8.mean(), abs=5e-4)
     assert float(row["int8 - saved"].split()[0]) == pytest.approx((int8 - float32).mean(), abs=5e-4)
-    pooled = run_script("arithmetic_pairing.py", [str(run), "--pool", str(saved)])
-    ((again,),) = tables(pooled.stdout)
-    assert again == row
+    again = tmp_path / "float32.npz"  # as --arithmetic float32 --draws 1 would save it
+    np.savez(again, points=np.array([2.0, 1.0]), label="float32 (draws 1)")
+    pooled = run_script("arithmetic_pairing.py", [str(run), "--pool", str(saved), str(again)])
+    sides, pairs = tables(pooled.stdout)
+    points = {r["side, 2 boards"]: r["points a hand"] for r in sides}
+    assert points["int8"] == row["int8"] and points["hard"] == row["hard"]
+    assert points["float32 (draws 1)"].startswith("1.500 ")
+    ci = {r["paired, board by board"]: float(r["95% CI"].split()[0]) for r in pairs}
+    assert f"{ci['int8 - saved float32']:+.3f}" == row["int8 - saved"].split()[0]
+    mean = (float32 + np.array([2.0, 1.0])) / 2
+    assert ci["int8 - the float32 runs' mean"] == pytest.approx((int8 - mean).mean(), abs=5e-4)
+    assert ci["float32 (draws 1) - saved float32"] == pytest.approx(0.0, abs=5e-4)
     np.savez(run, seed=5, chunk=1, max_hands=1, expert_py=float32)
     missing = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "arithmetic_pairing.py"), str(run), "--pool",
