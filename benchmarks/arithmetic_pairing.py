@@ -98,7 +98,7 @@ def pool(paths: list[str], runs: list[dict]) -> None:
             points, label = saved["points"], str(saved["label"])
         if len(points) != boards:
             raise SystemExit(f"{path} holds {len(points)} boards, the FILEs {boards}")
-        sides[label] = points
+        sides[label if label not in sides else f"{label}, {path}"] = points
     float32 = [v for k, v in sides.items() if "float32" in k]
     print(f"| side, {boards} boards | points a hand |\n|---|---|")
     for label, points in [*sides.items(), ("hard", hard)]:
