@@ -99,7 +99,9 @@ def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
     assert head, lines[0]
     decisions, total, rate = (float(x.replace(",", "")) for x in head.groups())
     assert decisions >= 40000  # the budget
-    assert rate == pytest.approx(decisions / total, rel=0.01, abs=1)
+    # The total prints to 0.1 s and the rate to 1 decision/s: the rate lies in the range
+    # those roundings leave (on a short run the total's rounding alone moves it by 2%).
+    assert decisions / (total + 0.05) - 0.5 <= rate <= decisions / (total - 0.05) + 0.5
     assert lines[1].split() == ["part", "seconds", "share"]
     split = {}
     for line in lines[2:8]:
