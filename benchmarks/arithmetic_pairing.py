@@ -36,7 +36,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
-from belief import expert_in  # this folder is on the path
+from belief import ci_text, expert_in  # this folder is on the path
 from js_levels import board_points
 
 from murlan_env.eval.duplicate import mean_ci
@@ -78,10 +78,8 @@ def paired(played: np.ndarray, runs: list[dict]) -> dict[str, np.ndarray]:
 
 def print_table(have: dict[str, np.ndarray], label: str) -> None:
     """The three sides' points per hand and the played side's paired differences."""
-    cells = [mean_ci(have[k]) for k in ("played", "float32", "hard")]
-    cells += [mean_ci(have["played"] - have[k]) for k in ("float32", "hard")]
-    text = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in cells[:3]]
-    text += [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" for m, lo, hi in cells[3:]]
+    text = [ci_text(mean_ci(have[k])) for k in ("played", "float32", "hard")]
+    text += [ci_text(mean_ci(have["played"] - have[k]), "+") for k in ("float32", "hard")]
     print(f"| boards | {label} | saved float32 | hard | {label} - saved | {label} - hard |")
     print("|---|---|---|---|---|---|")
     print(f"| {len(have['played'])} | {' | '.join(text)} |", flush=True)
@@ -102,8 +100,7 @@ def pool(paths: list[str], runs: list[dict]) -> None:
     float32 = [v for k, v in sides.items() if "float32" in k]
     print(f"| side, {boards} boards | points a hand |\n|---|---|")
     for label, points in [*sides.items(), ("hard", hard)]:
-        m, lo, hi = mean_ci(points)
-        print(f"| {label} | {m:.3f} [{lo:.3f}, {hi:.3f}] |")
+        print(f"| {label} | {ci_text(mean_ci(points))} |")
     rows = []
     for label, points in list(sides.items())[1:]:
         rows += [(f"{label} - saved float32", points - sides["saved float32"])]
@@ -114,8 +111,7 @@ def pool(paths: list[str], runs: list[dict]) -> None:
         rows += [(f"{label} - hard", points - hard)]
     print("\n| paired, board by board | 95% CI |\n|---|---|")
     for label, diff in rows:
-        m, lo, hi = mean_ci(diff)
-        print(f"| {label} | {m:+.3f} [{lo:+.3f}, {hi:+.3f}] |", flush=True)
+        print(f"| {label} | {ci_text(mean_ci(diff), '+')} |", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -163,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         f"expert, belief and rollouts in {label}, against the saved float32 points of "
         f"{', '.join(args.runs)}: {sum(c[1] for c in chunks)} boards, {args.jobs} chunk(s) at once"
     )
-    got: list[list[np.ndarray]] = [[] for _ in runs]
+    got: list[np.ndarray] = []  # each chunk's points, in the runs' order of boards
     cpu, start = 0.0, time.perf_counter()
     spawn = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(args.jobs, mp_context=spawn) as procs:
@@ -173,11 +169,11 @@ def main(argv: list[str] | None = None) -> int:
             )
             for i, n, seed in chunks
         ]
-        for (i, _, _), future in zip(chunks, futures, strict=True):
+        for future in futures:
             points, seconds = future.result()
-            got[i].append(points)
+            got.append(points)
             cpu += seconds
-            played = np.concatenate([np.concatenate(g) for g in got if g])
+            played = np.concatenate(got)
             if args.save:
                 np.savez(args.save, points=played, label=label)
             took = time.perf_counter() - start

@@ -176,7 +176,7 @@ def quality(args) -> None:
     for label, sel in (("hand 1", hand == 0), ("hand 2", hand == 1), ("all", hand >= 0)):
         for w in ("uniform", "tempered", "plain"):
             bits, wrong = mean_ci(base[w][sel, 0]), mean_ci(base[w][sel, 1])
-            print(f"| {label} | {w} | {_ci(bits)} | {_ci(wrong)} |")
+            print(f"| {label} | {w} | {ci_text(bits)} | {ci_text(wrong)} |")
     least, barred = exchange_facts(pos["obs"][rows], [pos["logs"][i] for i in rows])
     with_facts = np.flatnonzero(least.any((1, 2)) | barred.any((1, 2)))
     if not with_facts.size:
@@ -189,12 +189,15 @@ def quality(args) -> None:
     for w in ("uniform", "tempered", "plain"):
         a, b = base[w][with_facts], facts[w]
         print(
-            f"| {w} | {_ci(mean_ci(a[:, 0]))} | {_ci(mean_ci(b[:, 0]))} "
-            f"| {_ci(mean_ci(b[:, 0] - a[:, 0]), '+')} | {_ci(mean_ci(b[:, 1] - a[:, 1]), '+')} |"
+            f"| {w} | {ci_text(mean_ci(a[:, 0]))} | {ci_text(mean_ci(b[:, 0]))} "
+            f"| {ci_text(mean_ci(b[:, 0] - a[:, 0]), '+')} "
+            f"| {ci_text(mean_ci(b[:, 1] - a[:, 1]), '+')} |"
         )
 
 
-def _ci(m, sign: str = "") -> str:
+def ci_text(m, sign: str = "") -> str:
+    """``mean_ci``'s (mean, low, high) as "mean [low, high]" to 3 decimals; ``sign`` "+" signs
+    them (a difference)."""
     mean, lo, hi = m
     return f"{mean:{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]"
 
@@ -362,10 +365,11 @@ def headroom(args) -> None:
             points.append(result.board_points()[:, 0])
             misplaced += deal.misplaced
         points = np.concatenate(points)
-        gain = "" if saved is None else _ci(mean_ci(points - saved[: points.size]), "+")
+        gain = "" if saved is None else ci_text(mean_ci(points - saved[: points.size]), "+")
         took = (time.perf_counter() - start) / points.size
         print(
-            f"| {k} | {np.mean(misplaced):.2f} | {_ci(mean_ci(points))} | {gain} | {took:.0f} |",
+            f"| {k} | {np.mean(misplaced):.2f} | {ci_text(mean_ci(points))} | {gain} "
+            f"| {took:.0f} |",
             flush=True,
         )
 

@@ -60,7 +60,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.boards < 2 or args.chunk < 1:
         parser.error("--boards must be at least 2 and --chunk at least 1")
-    bot = registry.make_bot(args.bot)
     if args.candidates is not None or args.arithmetic:
         level = dict(registry.levels().get(args.bot) or {})
         if not level.get("belief"):
@@ -79,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             level["arithmetic"] = args.arithmetic
             name += f"-{args.arithmetic}"
         bot = registry.level_bot(name, level)  # the variant, built as the level itself is
+    else:
+        bot = registry.make_bot(args.bot)
     bots = [bot, registry.make_bot(args.base), registry.make_bot("rule")]
     lineups = np.array(
         [[b if s == k else 2 for s in range(4)] for b in (0, 1) for k in range(4)], np.int64

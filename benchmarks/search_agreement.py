@@ -116,7 +116,6 @@ def main() -> None:
             for s in range(7919 * i, 7919 * i + args.seeds)
         ]
         node = js_search(args.node, bundle, requests)
-    if args.other == "js":
         bot = registry.make_bot("expert")  # the level as it ships
     else:
         from belief import expert_in  # this folder is on the path
