@@ -6,7 +6,7 @@ python train.py --config ppo --seed 3    # another preset, or a YAML path; key=v
 
 import sys
 
-from murlan_cli.train import main
+from murlan_cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["train", *sys.argv[1:]]))

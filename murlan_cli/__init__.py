@@ -1,126 +1,42 @@
-"""The ``murlan`` command line: one subcommand per task, registered in ``COMMANDS``.
+"""The ``murlan`` command line: one subcommand per module, named in one table.
 
-Subcommands (``murlan --help`` lists them, ``murlan CMD --help`` shows options, defaults and an
-example):
+``murlan_cli.commands.COMMANDS`` lists every subcommand: its name, its module, the group and
+one-line help ``murlan --help`` shows, an example and more help for ``murlan NAME --help``.
+Each module has two functions, ``add_arguments(parser)`` and ``run(args) -> exit status``, and
+is imported only when its command is parsed, run or asked for ``--help``: ``murlan --help``
+imports none of them, so it stays fast and loads neither the engine nor torch. Adding a
+subcommand is a module with those two functions and a row in the table; nothing registers
+itself on import.
 
-- ``replay FILE``   check a ``murlan-record/1`` game record and summarise it (replay.py)
-- ``actions``       the action catalogue, ``--json`` for machines (actions.py)
-- ``selfplay``      play a seeded match between random bots and write its record (selfplay.py)
-- ``export``        a checkpoint's bundle for apps (bots.py, export.py; torch loads when it runs)
-- ``arena``         a duplicate tournament between bots (bots.py, arena.py)
-- ``play``          a match against three bots in the terminal (bots.py, play.py)
-- ``serve``         play, replay and compare bots in the browser (serve.py; ``murlan_web``)
-- ``train``         train a bot from a preset or resume a run (train.py; ``agents.presets``)
+Imports point one way: this package's ``__init__`` reads the table (``commands``) and the
+terminal helpers (``terminal``) and loads command modules by name; a command module imports
+``murlan_cli.terminal`` and ``murlan_cli.options``, never ``murlan_cli`` itself
+(``tests/test_command_layer.py`` holds every module to that).
 
 This package sits above both ``murlan_env`` and ``agents``: it is the only place that wires the
 two together for the command line, so ``murlan_env`` never imports ``agents``.
 
 Exit status: 0 success, 1 the work found a fault (an invalid record, a bundle that fails its
 golden check), 2 bad input: an argument, file, rule flag or bot spec that cannot be used, with
-ONE line on stderr naming the problem and the fix, never a traceback.
-
-Adding a subcommand takes a few lines: write a function that takes the parsed arguments and
-returns the exit status, and register it with its options and an example::
-
-    def echo_options(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--n", type=int, default=1, help="the number to print")
-
-    @command("echo", help="print a number", example="murlan echo --n 3", options=echo_options)
-    def echo_command(args: argparse.Namespace) -> int:
-        from agents.something import run  # import heavy or torch code inside the function
-        return run(args)
-
-A subcommand whose options and work live in a module of their own (``add_arguments`` and
-``run_command``) registers in one call: ``module_command("arena", "murlan_cli.arena", ...)``.
-
-Raise ``UsageError`` for bad input (exit 2, its message on stderr); scripts outside ``murlan``
-report theirs with ``report_usage_error``. Options that several commands share
-(``--rules``) live in ``murlan_cli.options``.
+ONE line on stderr naming the problem and the fix, never a traceback. A command raises
+``UsageError`` for bad input (``murlan_cli.terminal``; scripts outside ``murlan`` report theirs
+with ``report_usage_error``). Options that several commands share (``--rules``) live in
+``murlan_cli.options``.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import os
+import shutil
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+import textwrap
+from collections.abc import Sequence
+from types import ModuleType
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
-
-class UsageError(Exception):
-    """Bad input on the command line: its one-line message goes to stderr, exit status 2."""
-
-
-def report_usage_error(prog: str, message: object) -> int:
-    """Say what is wrong with the input as ONE line on stderr, ``PROG: error: MESSAGE``, and
-    return exit status 2: the bad-input policy of every command line (``murlan`` and its
-    subcommands, ``train.py``), written once."""
-    print(f"{prog}: error: {message}", file=sys.stderr)
-    return 2
-
-
-@dataclasses.dataclass(frozen=True)
-class Command:
-    """A registered subcommand."""
-
-    name: str
-    help: str  # one line for ``murlan --help``
-    example: str  # shown as the epilog of ``murlan NAME --help``
-    options: Callable[[argparse.ArgumentParser], None]  # adds the subcommand's arguments
-    run: Callable[[argparse.Namespace], int]  # does the work, returns the exit status
-    details: str = ""  # more of ``murlan NAME --help``'s description, e.g. its exit statuses
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(
-    name: str,
-    *,
-    help: str,  # mirrors argparse's own keyword
-    example: str,
-    options: Callable[[argparse.ArgumentParser], None] | None = None,
-    details: str = "",
-) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
-    """Decorator registering ``run(args) -> exit status`` as subcommand ``name``."""
-
-    def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-        if name in COMMANDS:
-            raise ValueError(f"subcommand {name!r} is registered twice")
-        add_options = options or (lambda parser: None)
-        COMMANDS[name] = Command(name, help, example, add_options, run, details)
-        return run
-
-    return register
-
-
-def module_command(
-    name: str,
-    module: str,
-    *,
-    help: str,  # mirrors argparse's own keyword
-    example: str,
-    details: str = "",
-) -> None:
-    """Register subcommand ``name`` whose options and work live in ``module``: its
-    ``add_arguments(parser)`` and ``run_command(args) -> exit status``.
-
-    The module is imported only when the parser is built or the command runs, so importing
-    ``murlan_cli`` loads none of them.
-    """
-
-    def options(parser: argparse.ArgumentParser) -> None:
-        importlib.import_module(module).add_arguments(parser)
-
-    def run(args: argparse.Namespace) -> int:
-        return importlib.import_module(module).run_command(args)
-
-    command(name, help=help, example=example, options=options, details=details)(run)
+from murlan_cli.commands import COMMANDS, RENAMED, Command
+from murlan_cli.terminal import UsageError, console, report_usage_error
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -175,28 +91,89 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
+class CommandParser(ArgumentParser):
+    """The parser of one subcommand. Its options are its module's ``add_arguments``, added the
+    first time it parses or prints its help: building the ``murlan`` parser imports no command
+    module, and running one command imports only that command's. A ``notice`` (a renamed
+    command's new name) goes to stderr once, before the arguments are read."""
+
+    def __init__(self, *args, command: Command, notice: str = "", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.command = command
+        self.notice = notice
+        self._module: ModuleType | None = None
+
+    def module(self) -> ModuleType:
+        """The command's module, its options added to this parser on the first call."""
+        if self._module is None:
+            self._module = importlib.import_module(self.command.module)
+            self._module.add_arguments(self)
+        return self._module
+
+    def parse_known_args(self, args=None, namespace=None):  # argparse's method
+        if self.notice:
+            print(self.notice, file=sys.stderr)
+            self.notice = ""
+        self.module()
+        return super().parse_known_args(args, namespace)
+
+    def format_help(self) -> str:  # argparse's method
+        self.module()
+        return super().format_help()
+
+
+def command_list(width: int) -> str:
+    """The commands under their group headings, one line each and wrapped to ``width``, as
+    ``murlan --help`` lists them (argparse lists a subcommand's choices under one heading)."""
+    column = 4 + max(len(name) for name in COMMANDS) + 2
+    lines: list[str] = []
+    for group in dict.fromkeys(cmd.group for cmd in COMMANDS.values()):
+        lines += ["", f"{group}:"]
+        for cmd in COMMANDS.values():
+            if cmd.group == group:
+                text = textwrap.wrap(cmd.help, max(width - column, 20))
+                lines.append(f"    {cmd.name:<{column - 6}}  {text[0]}")
+                lines += [" " * column + more for more in text[1:]]
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The ``murlan`` parser with one subparser per registered command."""
+    """The ``murlan`` parser: one subparser per command of the table, and one per old name of
+    a renamed command (not listed). No command module is imported until its subparser parses
+    or prints its help."""
+    width = shutil.get_terminal_size().columns - 2  # as argparse's own formatter
     parser = ArgumentParser(
         prog="murlan",
-        description="Murlan, the Albanian climbing card game: tools for records, bots and play.",
+        usage="%(prog)s [-h] COMMAND ...",
+        description="Murlan, the Albanian climbing card game: tools for records, bots and play.\n"
+        + command_list(width),
         epilog=(
             "Run 'murlan COMMAND --help' for a command's options and an example.\n"
-            "Exit status: 0 success, 1 a fault found (e.g. an invalid record), 2 bad input."
+            "Exit status: 0 success, 1 a fault found (e.g. an invalid record), 2 bad input.\n"
+            "New to murlan? 'murlan play' deals you a match in the terminal."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for cmd in COMMANDS.values():
-        p = sub.add_parser(
-            cmd.name,
-            help=cmd.help,
-            description=f"{cmd.help}.\n\n{cmd.details}" if cmd.details else f"{cmd.help}.",
+    sub = parser.add_subparsers(
+        dest="command",
+        prog="murlan",  # each subcommand's usage line: murlan NAME ...
+        metavar="COMMAND",
+        required=True,
+        help=argparse.SUPPRESS,  # the description lists the commands, grouped
+        parser_class=CommandParser,
+    )
+    renamed = {old: COMMANDS[new] for old, new in RENAMED.items()}
+    for name, cmd in [*COMMANDS.items(), *renamed.items()]:
+        description = f"{cmd.help}.\n\n{cmd.details}" if cmd.details else f"{cmd.help}."
+        notice = f"murlan {name} is now murlan {cmd.name}" if name in renamed else ""
+        sub.add_parser(
+            name,
+            command=cmd,
+            notice=notice,
+            description=f"{notice}.\n\n{description}" if notice else description,
             epilog=f"example:\n  {cmd.example}",
             formatter_class=HelpFormatter,
         )
-        cmd.options(p)
-        p.set_defaults(run_command=cmd.run)
     return parser
 
 
@@ -207,8 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a usage error (2): argparse has printed why
         return exc.code if isinstance(exc.code, int) else 0
+    cmd = COMMANDS[RENAMED.get(args.command, args.command)]
     try:
-        return args.run_command(args)
+        return importlib.import_module(cmd.module).run(args)
     except UsageError as exc:
         return report_usage_error(f"murlan {args.command}", exc)
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly, as Unix tools do
@@ -216,28 +194,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
-def console() -> Console:
-    """A rich Console on the ``sys.stdout`` of the moment (made per call: tests capture it)."""
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=True)
-
-
-# The subcommands register themselves on import (after COMMANDS and command exist). Their
-# modules import the engine, torch or the web framework only when a command runs, so
-# importing murlan_cli stays light.
-from murlan_cli import actions, bots, replay, selfplay, serve, train, vectors  # noqa: E402, F401
-
 __all__ = [
     "COMMANDS",
+    "RENAMED",
     "ArgumentParser",
     "Command",
+    "CommandParser",
     "HelpFormatter",
     "UsageError",
     "build_parser",
-    "command",
+    "command_list",
     "console",
     "main",
-    "module_command",
     "report_usage_error",
 ]

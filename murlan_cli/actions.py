@@ -5,20 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 
-from murlan_cli import command, console
+from murlan_cli.terminal import console
 
 
-def actions_options(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan actions`` options."""
     parser.add_argument("--json", action="store_true", help="print the table as a JSON list")
 
 
-@command(
-    "actions",
-    help="print the action catalogue: id, kind and ranks of every action",
-    example="murlan actions --json > actions.json",
-    options=actions_options,
-)
-def actions_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Print the action catalogue, as a table or as JSON."""
     from rich.table import Table
 
     from murlan_env.game.combos import action_catalogue

@@ -3,7 +3,6 @@
 The tournament, its report, table and chart are ``murlan_env.eval.arena`` (no argparse, no
 printing); this module reads the options, turns bad input into a usage error (exit 2, one line
 on stderr), shows a progress bar on a terminal and prints or writes the report.
-``murlan_cli.bots`` registers the subcommand.
 
 ``murlan arena random greedy rule search:200 ckpt:runs/x --boards 40 --seed 0``
 """
@@ -16,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murlan_cli import UsageError
 from murlan_cli.options import add_rules_argument, output_file, seed
+from murlan_cli.terminal import UsageError
 
 REPLACED = (
     "{option} is gone: use --boards N (N seeded boards, each played by every lineup as a "
@@ -64,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(gone, default=None, help=argparse.SUPPRESS)
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``murlan arena`` from parsed arguments; UsageError for bad input."""
     from murlan_env.bots import registry
     from murlan_env.eval.arena import run_arena, save_chart

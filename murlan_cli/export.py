@@ -3,7 +3,6 @@
 The export is ``agents.export.export_checkpoint`` (torch, imported when the command runs).
 This module holds the options, runs the export, prints what was written and the golden
 check, and turns an unreadable checkpoint into a usage error (exit 2, one line on stderr).
-``murlan_cli.bots`` registers the subcommand.
 
 Exit status 0 when the bundle loads strictly, its golden positions replay exactly and ONNX
 Runtime is within 1e-5 of PyTorch on them; 1 when not, or when the golden set does not cover
@@ -15,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from murlan_cli import UsageError
 from murlan_cli.options import add_supports_argument, count, seed, supported_rules
+from murlan_cli.terminal import UsageError
 
 TORCH_TOLERANCE = 1e-5  # the largest score difference between ONNX Runtime and PyTorch
 
@@ -32,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-coreml", action="store_true", help="skip the Core ML conversion")
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``murlan export`` from parsed arguments; UsageError for an unreadable checkpoint."""
     from agents.export import export_checkpoint, torch_parity  # torch loads only here
     from agents.networks import CheckpointError, load_policy

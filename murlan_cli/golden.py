@@ -2,7 +2,7 @@
 
 Apps and the JavaScript client test their encoders and move choosers against these vectors
 (``murlan_env.bots.golden``); a fresh set with another seed tests them on positions never
-shipped. ``murlan_cli.bots`` registers the subcommand.
+shipped.
 
 Exit status 0 when the set is written and checks against this engine; 1 when it does not
 cover the game (some observation entry never varies) or does not replay; 2 for bad input.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from murlan_cli import UsageError
 from murlan_cli.options import add_supports_argument, output_file, seed, supported_rules
+from murlan_cli.terminal import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``murlan golden`` from parsed arguments; UsageError for bad input."""
     from rich.console import Console
     from rich.progress import Progress

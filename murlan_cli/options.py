@@ -34,7 +34,7 @@ def add_supports_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 def supported_rules(texts: list[str] | None) -> dict[str, list]:
     """``--supports`` options as flag -> values; UsageError naming a bad flag or value."""
-    from murlan_cli import UsageError
+    from murlan_cli.terminal import UsageError
     from murlan_env.game.rules import Rules, RulesError
 
     out: dict[str, list] = {}

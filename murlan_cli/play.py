@@ -21,8 +21,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_cli import UsageError
 from murlan_cli.options import add_rules_argument, count, output_file, seed
+from murlan_cli.terminal import UsageError
 from murlan_env.bots import registry
 from murlan_env.bots.basic import Bot
 from murlan_env.envs.person_match import BotError, PersonMatch
@@ -340,7 +340,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seat", type=int, default=0, choices=range(4), help="your seat (0-3)")
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``murlan play`` from parsed arguments; UsageError for bad input."""
     bots, rules = _bots_and_rules(args.bots, args.rules)
     seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
@@ -405,4 +405,4 @@ def _read_line(prompt: str) -> str:
     return line.strip()
 
 
-__all__ = ["IllegalInput", "TerminalGame", "add_arguments", "run_command"]
+__all__ = ["IllegalInput", "TerminalGame", "add_arguments", "run"]

@@ -12,28 +12,20 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from murlan_cli import UsageError, command, console
+from murlan_cli.terminal import UsageError, console
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 
-def replay_options(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan replay`` options."""
     parser.add_argument("file", help="record file (JSON), or - for standard input")
     parser.add_argument("--plays", action="store_true", help="also list every play of every hand")
 
 
-@command(
-    "replay",
-    help="check a murlan-record/1 game record against the rules and summarise it",
-    example="murlan replay game.json --plays",
-    details=(
-        "exit status: 0 a valid record; 1 an invalid one (stdout names the first fault);\n"
-        "2 no record at all: unreadable, not JSON, or not a JSON object (stderr says why)"
-    ),
-    options=replay_options,
-)
-def replay_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Check the record and print its summary; UsageError for a file that is no record."""
     from murlan_env import records
 
     name = args.file

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from murlan_cli import UsageError, command
 from murlan_cli.options import add_rules_argument, seed
+from murlan_cli.terminal import UsageError
 
 
-def selfplay_options(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan selfplay`` options."""
     parser.add_argument("--seed", type=seed, default=0, help="seed of the deals and the bots")
     parser.add_argument("--out", help="record file to write (default: print the record)")
     add_rules_argument(parser, "--rule")
@@ -21,13 +22,8 @@ def selfplay_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@command(
-    "selfplay",
-    help="play a seeded match between random bots and write its game record",
-    example="murlan selfplay --seed 7 --rules joker_pair=true --out game.json",
-    options=selfplay_options,
-)
-def selfplay_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Play the match and write or print its record."""
     import numpy as np
 
     from murlan_env import records

@@ -23,7 +23,7 @@ import threading
 import webbrowser
 from pathlib import Path
 
-from murlan_cli import UsageError, module_command
+from murlan_cli.terminal import UsageError
 
 # murlan is not on PyPI yet: the extra is installed from a checkout or a wheel (docs/install.md),
 # and naming the two packages works wherever murlan came from.
@@ -109,7 +109,7 @@ def open_warning(host: str, port: int) -> str:
     )
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Start the server from parsed arguments; returns the exit status."""
     try:
         import uvicorn
@@ -148,17 +148,3 @@ def run_command(args: argparse.Namespace) -> int:
         threading.Timer(1.0, webbrowser.open, (url,)).start()
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0
-
-
-module_command(
-    "serve",
-    "murlan_cli.serve",
-    help="play, replay and compare bots in the browser: a local web app",
-    example="murlan serve --open --bots ckpt:runs/quick",
-    details=(
-        "Listens on 127.0.0.1 only unless --host says otherwise. Needs FastAPI and uvicorn,\n"
-        "the serve extra: python -m pip install '.[serve]' in a checkout of murlan, or\n"
-        "python -m pip install fastapi uvicorn (docs/install.md).\n"
-        "exit status: 0 after Ctrl+C; 2 bad options or bots"
-    ),
-)

@@ -23,21 +23,8 @@ import os
 import sys
 from typing import Any
 
-from murlan_cli import UsageError, module_command
 from murlan_cli.options import add_rules_argument
-
-module_command(
-    "train",
-    "murlan_cli.train",
-    help="train a bot by self-play (PPO, DMC) or expert iteration (distill) from a preset",
-    example="murlan train --config quick --seed 1 name=quick",
-    details=(
-        "Presets: murlan train --config NAME with NAME one of agents/configs/*.yaml, or a YAML\n"
-        "path; then key=value overrides of any config key (docs/train.md). The run is\n"
-        "runs/<name>: config.json, train.log, TensorBoard logs and checkpoint.pt.\n"
-        "exit status: 0 trained; 2 bad options, config, checkpoint or device"
-    ),
-)
+from murlan_cli.terminal import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +69,7 @@ def command_line_config(args: argparse.Namespace) -> dict[str, Any]:
     return command_line
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Check every run's config, then train them one after another."""
     from pathlib import Path
 
@@ -194,10 +181,3 @@ def report(algorithm: str, out: dict) -> None:
             f"The trained bot {verdict} the greedy bot: {greedy.points_per_hand:.3f} "
             f"± {greedy.ci95:.3f} points per hand (95% CI; par 1.5)."
         )
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``murlan train ARGV`` (what ``python train.py ARGV`` runs)."""
-    from murlan_cli import main as murlan
-
-    return murlan(["train", *(sys.argv[1:] if argv is None else argv)])

@@ -249,6 +249,11 @@ ROWS = [
      ["murlan serve: error:", "time limits must be above 0"]),
     ("unknown bot, serve", murlan("serve", "--bots", "wizard"),
      ["murlan serve: error:", "unknown bot 'wizard'"]),
+    ("no matches, conformance", murlan("conformance", "lockstep", "--matches", "0"),
+     ["murlan conformance: error:", "--matches must be at least 1, got 0"]),
+    ("unknown kind, conformance", murlan("conformance", "moves"),
+     ["murlan conformance: error: argument kind:", "invalid choice: 'moves'",
+      "see 'murlan conformance --help'"]),
 ]  # fmt: skip
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -28,12 +29,17 @@ def game_file(tmp_path_factory):
     return path
 
 
-def test_help_lists_the_subcommands(capsys):
+def test_help_lists_each_command_once_under_its_group(capsys):
     assert cli.main(["--help"]) == 0
     out = capsys.readouterr().out
-    for name in ("replay", "actions", "selfplay"):
-        assert name in out
-    assert set(cli.COMMANDS) >= {"replay", "actions", "selfplay"}
+    assert set(cli.COMMANDS) >= {"replay", "actions", "selfplay", "conformance"}
+    listed = re.findall(r"^    (\w+)  ", out, re.M)
+    assert listed == list(cli.COMMANDS)  # once each, in the table's order
+    headings = [line for line in out.splitlines() if line.endswith(":") and line[0] != " "]
+    groups = list(dict.fromkeys(cmd.group for cmd in cli.COMMANDS.values()))
+    assert [h[:-1] for h in headings if h[:-1] in groups] == groups
+    for old in cli.RENAMED:
+        assert old not in listed  # an old name runs, but is not listed
 
 
 @pytest.mark.parametrize("name", sorted(cli.COMMANDS))
@@ -183,21 +189,50 @@ def test_selfplay_bad_rules_are_usage_errors(rule, named, capsys):
     assert err.count("\n") == 1
 
 
-def test_registering_a_subcommand(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "COMMANDS", dict(cli.COMMANDS))
-
-    def options(parser):
-        parser.add_argument("--n", type=int, default=1)
-
-    @cli.command("echo", help="print a number", example="murlan echo --n 3", options=options)
-    def echo(args):
-        print(f"n={args.n}")
-        return 0 if args.n > 0 else 1
-
+def test_adding_a_command_is_a_module_and_a_row(tmp_path, monkeypatch, capsys):
+    """A module with add_arguments and run, and a row in the table: nothing registers itself,
+    and the module is imported only when its command is asked for."""
+    (tmp_path / "echo_command.py").write_text(
+        "def add_arguments(parser):\n"
+        "    parser.add_argument('--n', type=int, default=1, help='the number to print')\n"
+        "def run(args):\n"
+        "    print(f'n={args.n}')\n"
+        "    return 0 if args.n > 0 else 1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    echo = cli.Command("echo", "echo_command", "tests", "print a number", "murlan echo --n 3")
+    monkeypatch.setattr(cli, "COMMANDS", {**cli.COMMANDS, "echo": echo})
+    assert cli.main(["--help"]) == 0
+    assert "tests:\n    echo" in capsys.readouterr().out
+    assert "echo_command" not in sys.modules
     assert cli.main(["echo", "--n", "3"]) == 0 and "n=3" in capsys.readouterr().out
     assert cli.main(["echo", "--n", "0"]) == 1
-    with pytest.raises(ValueError, match="registered twice"):
-        cli.command("echo", help="again", example="murlan echo")(echo)
+    assert cli.main(["echo", "--help"]) == 0
+    assert "--n N       the number to print (default: 1)" in capsys.readouterr().out
+    monkeypatch.delitem(sys.modules, "echo_command")
+
+
+def test_an_old_name_says_its_new_one_and_works_the_same(tmp_path, capsys):
+    """``murlan vectors`` is ``murlan conformance``: same arguments, same output, same exit
+    statuses, after one line on stderr giving the new name."""
+    assert cli.RENAMED == {"vectors": "conformance"}
+    argv = ["lockstep", "--seed", "1", "--matches", "1"]
+    assert cli.main(["conformance", *argv]) == 0
+    new = capsys.readouterr()
+    assert cli.main(["vectors", *argv]) == 0
+    old = capsys.readouterr()
+    assert old.out == new.out and new.err == ""
+    assert old.err == "murlan vectors is now murlan conformance\n"
+    assert cli.main(["vectors", "lockstep", "--matches", "0"]) == 2
+    assert capsys.readouterr().err == (
+        "murlan vectors is now murlan conformance\n"
+        "murlan vectors: error: --matches must be at least 1, got 0\n"
+    )
+    assert cli.main(["vectors", "--help"]) == 0
+    shown = capsys.readouterr()
+    assert shown.out.startswith("usage: murlan vectors [-h] [--seed SEED]")
+    assert "murlan vectors is now murlan conformance." in shown.out
+    assert shown.err == "murlan vectors is now murlan conformance\n"
 
 
 def test_the_console_script_is_murlan_cli_main():
@@ -246,3 +281,19 @@ print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_help_imports_no_command_module():
+    """``murlan --help`` reads the table only: no command module, no engine, no numpy."""
+    code = """
+import contextlib, io, sys
+import murlan_cli
+with contextlib.redirect_stdout(io.StringIO()):
+    assert murlan_cli.main(["--help"]) == 0
+modules = {c.module for c in murlan_cli.COMMANDS.values()} | {"numpy", "murlan_env", "rich"}
+print(sorted(modules & set(sys.modules)))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "[]"

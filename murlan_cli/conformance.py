@@ -1,4 +1,4 @@
-"""``murlan vectors``: files that hold another implementation of the rules to this engine.
+"""``murlan conformance``: files that hold another implementation of the rules to this engine.
 
 ``transitions`` writes single transitions from every phase and variant (a JSON object),
 ``lockstep`` whole seeded random matches with the state after every decision (JSON lines,
@@ -15,12 +15,13 @@ import argparse
 import json
 import sys
 
-from murlan_cli import UsageError, command
+from murlan_cli.terminal import UsageError
 
 KINDS = ("transitions", "lockstep", "records", "search", "rule")
 
 
-def vectors_options(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``murlan conformance`` options."""
     parser.add_argument("kind", choices=KINDS, help="which vectors to write")
     parser.add_argument("--seed", type=int, default=0, help="seed of the matches and moves")
     parser.add_argument(
@@ -33,13 +34,8 @@ def vectors_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="file to write (default: print)")
 
 
-@command(
-    "vectors",
-    help="write transition, lock-step, record or rule-bot vectors for another engine's tests",
-    example="murlan vectors transitions --seed 3 --out transitions.json",
-    options=vectors_options,
-)
-def vectors_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    """Write the vectors of one kind to ``--out`` or stdout."""
     import numpy as np
 
     from murlan_env.game import vectors
