@@ -1,5 +1,5 @@
 // The JavaScript engine against the Python engine, only through vectors the Python side
-// writes (tests/make-vectors.sh: `murlan vectors transitions` and `murlan vectors lockstep`
+// writes (tests/make-vectors.sh: `murlan conformance transitions` and `murlan conformance lockstep`
 // with a fresh seed): the action catalogue, single transitions from every phase and variant, and
 // a short lock-step run of whole matches.
 import assert from 'node:assert/strict';

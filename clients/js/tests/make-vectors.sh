@@ -7,12 +7,12 @@
 # murlan-bot/1 requests a bot is sent, the greedy bot's actions and the actions a level's
 # sampling draws for given uniform draws (protocol.json); the golden set and every request's
 # state and record are checked against murlan_env/schemas first. For the engine, transitions
-# from every phase and variant and lock-step matches (`murlan vectors transitions|lockstep`);
-# for the records, valid and corrupted records with the Python validator's verdict (`murlan
-# vectors records`); for the search, the expert level's belief and rollouts for fixed worlds and
-# uniforms (`murlan vectors search`); for the rule bot, positions from real play under every
-# variant with its move and its moves' log-probabilities as a scoring model (`murlan vectors
-# rule`). Run from anywhere: npm run vectors (SEED, POSITIONS, MATCHES (lock-step matches,
+# from every phase and variant and lock-step matches (`murlan conformance
+# transitions|lockstep`); for the records, valid and corrupted records with the Python
+# validator's verdict (`murlan conformance records`); for the search, the expert level's belief
+# and rollouts for fixed worlds and uniforms (`murlan conformance search`); for the rule bot,
+# positions from real play under every variant with its move and its moves' log-probabilities as
+# a scoring model (`murlan conformance rule`). Run from anywhere: npm run vectors (SEED, POSITIONS, MATCHES (lock-step matches,
 # default 8) to change them, MURLAN_VECTORS to write elsewhere; the tests read the same
 # variable).
 set -euo pipefail
@@ -48,8 +48,8 @@ for request in out["requests"]:
     validator("record").validate(request["record"])
 json.dump(out, open(sys.argv[2], "w"))' "$out/$name/fresh.json" "$out/$name/protocol.json"
 done
-python -m murlan_cli vectors transitions --seed "$seed" --out "$out/transitions.json"
-python -m murlan_cli vectors lockstep --seed "$seed" --matches "${MATCHES:-8}" --out "$out/lockstep.jsonl"
-python -m murlan_cli vectors records --seed "$seed" --out "$out/records.json"
-python -m murlan_cli vectors search --seed "$seed" --out "$out/search.json"
-python -m murlan_cli vectors rule --seed "$seed" --out "$out/rule.json"
+python -m murlan_cli conformance transitions --seed "$seed" --out "$out/transitions.json"
+python -m murlan_cli conformance lockstep --seed "$seed" --matches "${MATCHES:-8}" --out "$out/lockstep.jsonl"
+python -m murlan_cli conformance records --seed "$seed" --out "$out/records.json"
+python -m murlan_cli conformance search --seed "$seed" --out "$out/search.json"
+python -m murlan_cli conformance rule --seed "$seed" --out "$out/rule.json"

@@ -115,7 +115,7 @@ for (const name of BUNDLES) {
 }
 
 test('murlan-bot --rule plays the Python rule bot\'s cards at every rule-vector position, requests pipelined', async () => {
-  // `murlan vectors rule`: positions from real play under every variant, each with the
+  // `murlan conformance rule`: positions from real play under every variant, each with the
   // position as murlan-bot/1 sends it and the cards of Python's RuleBot.
   const { positions } = readJsonFile(join(VECTORS, 'rule.json'));
   assert.ok(positions.length >= 300);

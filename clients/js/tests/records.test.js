@@ -1,5 +1,5 @@
 // Records in JavaScript against the Python validator, through vectors the Python side writes
-// (`murlan vectors records`: valid records, fuzzed and rule-level corrupted copies, each with
+// (`murlan conformance records`: valid records, fuzzed and rule-level corrupted copies, each with
 // Python's verdict): the same verdict, fault location and reason; the records the JavaScript
 // `Game` writes validate; the golden sets' matches replay to the positions golden.json holds.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// murlan-replay on records the Python side wrote with its verdicts (`murlan vectors records`):
+// murlan-replay on records the Python side wrote with its verdicts (`murlan conformance records`):
 // exit 0 for a valid record, 1 with the Python validator's fault and reason, 2 for no record.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

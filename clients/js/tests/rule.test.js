@@ -1,5 +1,5 @@
 // The rule bot (src/bots/rule.js) against Python's RuleBot and MoveScores, only through the
-// vectors the Python side writes (tests/make-vectors.sh: `murlan vectors rule` with a fresh
+// vectors the Python side writes (tests/make-vectors.sh: `murlan conformance rule` with a fresh
 // seed): positions from real play under every variant, exchanges included, each with the
 // Python bot's move, its cards and the log-probability of every legal action, and the moves of
 // RuleBot with other knobs.

@@ -1,5 +1,5 @@
 // The expert search held to Python's where it is deterministic, by the search vectors Python
-// writes (`murlan vectors search`, tests/make-vectors.sh): at positions from real play, the
+// writes (`murlan conformance search`, tests/make-vectors.sh): at positions from real play, the
 // hand so far read from the record, each model's log-likelihoods, the slots' models and the
 // tempered weights for fixed candidate worlds; the moves and points of rollouts for fixed
 // worlds, first moves, models and uniforms.

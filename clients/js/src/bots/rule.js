@@ -2,7 +2,7 @@
  * The rule bot (Python's `RuleBot`: murlan_env/bots/basic.py, its moves in
  * murlan_env/bots/strategy.py `rule_moves`) and its moves as a scoring model (Python's
  * `MoveScores`: the bot's move likely, every other legal move unlikely), held to Python's by
- * the rule vectors Python writes (`murlan vectors rule`, tests/rule.test.js).
+ * the rule vectors Python writes (`murlan conformance rule`, tests/rule.test.js).
  *
  * The bot plans its hand: bombs kept whole, a choice of straights, every other rank as one
  * single, pair or triple; a plan's value counts the combinations the unseen cards could beat
