@@ -43,7 +43,7 @@ export { validate, replay, decisions } from './records/validator.js';
 export { RecordWriter, playText, finishOrder } from './records/writer.js';
 export { RECORD_FORMAT, RecordError, loads, dumps } from './records/files.js';
 export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE, weightsName } from './bots/bot.js';
-export { ACTIONS, ACTION_ROWS, N_ACTIONS, JOKER_PAIR, actionCatalogue, actionOfCounts, beats, legalMask, startCard, PASS } from './game/actions.js';
+export { ACTIONS, ACTION_ROWS, N_ACTIONS, JOKER_PAIR, actionCatalogue, actionOfCounts, beats, legalMask, startCard, PASS } from './game/combos.js';
 export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, formatCards, rankCounts } from './game/cards.js';
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
 export { denseModel, denseScores, halfToFloat } from './bots/dense.js';

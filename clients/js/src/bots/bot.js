@@ -11,7 +11,7 @@
  * @module
  */
 
-import { actionCatalogue, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/actions.js';
+import { actionCatalogue, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/combos.js';
 import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from '../game/cards.js';
 import { denseModel, denseScores } from './dense.js';
 import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
@@ -25,7 +25,7 @@ export const ENV_VERSION = 'murlan_v1';
 
 /**
  * @typedef {object} Contract what the encoder and move chooser read from bot.json
- * @property {import('../game/actions.js').ActionCatalogue} catalogue the action catalogue
+ * @property {import('../game/combos.js').ActionCatalogue} catalogue the action catalogue
  * @property {Array<{name: string, offset: number, size: number}>} pieces the observation layout
  * @property {number[]} giveBack the ranks the exchange may give back
  * @property {Array<[string, boolean | string]>} features the rules piece's entries
@@ -345,7 +345,7 @@ export function argmaxLegal(scores, mask) {
  * | `rules`        | the game's variant flags (default: the bundle's)                     |
  *
  * Other keys (`seat`, `unseen`) are ignored: unseen cards follow from the others.
- * @param {import('../game/actions.js').ActionCatalogue} catalogue
+ * @param {import('../game/combos.js').ActionCatalogue} catalogue
  * @param {object} p
  * @param {object} defaultRules
  * @returns {import('../game/observation.js').Position}

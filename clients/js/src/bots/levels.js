@@ -14,7 +14,7 @@
  * @module
  */
 
-import { actionOfCounts, KINDS, PASS } from '../game/actions.js';
+import { actionOfCounts, KINDS, PASS } from '../game/combos.js';
 import { N_RANKS, rankCounts } from '../game/cards.js';
 import { argmaxLegal } from './bot.js';
 import { Search, handHistory, searchSettings } from './search.js';
@@ -78,7 +78,7 @@ export function randomAction(mask, rng) {
  * the lowest bomb; the first legal action when the opening duty forbids it); following, the
  * lowest legal play that uses no rank held four times and is no quad, else pass; in the
  * exchange, the first legal give-back.
- * @param {import('../game/actions.js').ActionCatalogue} t
+ * @param {import('../game/combos.js').ActionCatalogue} t
  * @param {number[]} hand my card ids
  * @param {Uint8Array} mask
  * @param {boolean} exchange

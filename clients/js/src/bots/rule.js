@@ -25,7 +25,7 @@
  * @module
  */
 
-import { ACTIONS, KINDS, N_ACTIONS, PASS, legalMask, startCard } from '../game/actions.js';
+import { ACTIONS, KINDS, N_ACTIONS, PASS, legalMask, startCard } from '../game/combos.js';
 import { ACTION_WORDS, popcount } from '../game/bitsets.js';
 import { CARD_NAMES, N_RANKS, N_SEATS, RANK_SIZE, cardRank } from '../game/cards.js';
 import { AFFORD, EXCHANGE, GIVE_BACK_RANKS, compileRules, legalActions, makeRules } from '../game/engine.js';

@@ -27,7 +27,7 @@
  * @module
  */
 
-import { ACTIONS, KINDS, PASS, actionOfCounts } from '../game/actions.js';
+import { ACTIONS, KINDS, PASS, actionOfCounts } from '../game/combos.js';
 import { ACTION_WORDS } from '../game/bitsets.js';
 import { N_RANKS, N_SEATS, cardRank, parseCards } from '../game/cards.js';
 import { PLAY, State, legalActions, step } from '../game/engine.js';

@@ -9,7 +9,7 @@
  */
 
 import { argmaxLegal } from './bot.js';
-import { startCard } from '../game/actions.js';
+import { startCard } from '../game/combos.js';
 import { formatCards, parseCards } from '../game/cards.js';
 import { cardsOfAction } from '../game/moves.js';
 
