@@ -37,7 +37,7 @@ export {
 } from './game/engine.js';
 export { readMove, readPlay, readGiveBack, describe, IllegalMove, cardsOfAction } from './game/moves.js';
 export { stateJson, stateFromJson } from './game/vectors.js';
-export { seededRandom } from './game/random.js';
+export { seededRandom } from './util/random.js';
 export { actionIds, cardIds, cardsToWords } from './game/bitsets.js';
 export { validate, replay, decisions } from './records/validator.js';
 export { RecordWriter, playText, finishOrder } from './records/writer.js';

@@ -36,7 +36,7 @@ import {
   step,
 } from './engine.js';
 import { readMove } from './moves.js';
-import { seededRandom } from './random.js';
+import { seededRandom } from '../util/random.js';
 import { ranksText } from './vectors.js';
 import { RecordWriter, playText } from '../records/writer.js';
 
