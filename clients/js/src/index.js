@@ -46,7 +46,7 @@ export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal,
 export { ACTIONS, ACTION_ROWS, N_ACTIONS, JOKER_PAIR, actionCatalogue, actionOfCounts, beats, legalMask, startCard, PASS } from './game/combos.js';
 export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, formatCards, rankCounts } from './game/cards.js';
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
-export { denseModel, denseScores, halfToFloat } from './bots/dense.js';
+export { denseModel, denseScores, halfToFloat } from './bundle/plain_weights.js';
 export { canonicalJson, sha256 } from './files.js';
 export { levelPlayer, searchPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
 export { Search, searchSettings, handHistory, chooseFromValues, rollout, policyModel, TIE_BREAK } from './bots/search.js';

@@ -13,7 +13,7 @@
 
 import { actionCatalogue, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/combos.js';
 import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from '../game/cards.js';
-import { denseModel, denseScores } from './dense.js';
+import { denseModel, denseScores } from '../bundle/plain_weights.js';
 import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
 import { cardsOfAction } from '../game/moves.js';
 import { checkLayout, encode, N_SEATS, ruleFeatures } from '../game/observation.js';
@@ -186,7 +186,7 @@ export class MurlanBot {
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
     this.rules = readRules(manifest.rules);
-    /** @type {import('./dense.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
+    /** @type {import('../bundle/plain_weights.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
     this.dense = null;
   }
 
