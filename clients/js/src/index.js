@@ -65,4 +65,4 @@ export {
   MOVE_SLACK,
   CONTROL_CREDIT,
 } from './bots/rule.js';
-export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bots/verify.js';
+export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bundle/golden.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 import { loadBot } from '../src/bots/bot.js';
-import { allMatch, reportLines, verifyGolden } from '../src/bots/verify.js';
+import { allMatch, reportLines, verifyGolden } from '../src/bundle/golden.js';
 import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 
 async function checkSet(name, goldenPath, minPositions, precision = 'float32') {
