@@ -11,8 +11,8 @@
 import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadBot } from '../src/bots/bot.js';
-import { sha256 } from '../src/files.js';
+import { loadBot } from '../src/bundle/bundle.js';
+import { sha256 } from '../src/bundle/files.js';
 import { allMatch, reportLines, verifyGolden } from '../src/bundle/golden.js';
 
 const usage =

@@ -1,7 +1,7 @@
 // Runs in the browser: each bundle named in the query, each of its model files checked with
 // onnxruntime-web and the runtime-free path against its golden set; the reports land in window.murlanResult.
 import * as ort from 'onnxruntime-web';
-import { loadBot } from '/src/bots/bot.js';
+import { loadBot } from '/src/bundle/bundle.js';
 import { allMatch, reportLines, verifyGolden } from '/src/bundle/golden.js';
 
 ort.env.wasm.wasmPaths = new URL('/node_modules/onnxruntime-web/dist/', location.href).href;

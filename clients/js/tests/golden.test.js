@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 import { allMatch, reportLines, verifyGolden } from '../src/bundle/golden.js';
 import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 

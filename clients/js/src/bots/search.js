@@ -277,7 +277,7 @@ const clock = () => (typeof performance !== 'undefined' ? performance.now() : Da
  */
 export class Search {
   /**
-   * @param {import('./bot.js').MurlanBot} bot a bundle's bot on the plain runtime (`loadBot`
+   * @param {import('../bundle/bundle.js').MurlanBot} bot a bundle's bot on the plain runtime (`loadBot`
    *   without `ort`): the search runs its weights itself
    * @param {SearchSettings} settings
    * @param {Object<string, import('./worlds.js').SeatModel>} [models] the seat models this

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { argmaxLegal } from '../bots/bot.js';
+import { argmaxLegal } from './bundle.js';
 import { startCard } from '../game/combos.js';
 import { formatCards, parseCards } from '../game/cards.js';
 import { cardsOfAction } from '../game/moves.js';
@@ -28,7 +28,7 @@ export const GOLDEN_FORMAT = 'murlan-golden/2';
 /**
  * Check golden positions with one or more bots of the same bundle (e.g. the runtime-free one
  * and an onnxruntime one); the encoder, mask and cards are checked with the first.
- * @param {import('../bots/bot.js').MurlanBot[]} bots
+ * @param {import('./bundle.js').MurlanBot[]} bots
  * @param {object} golden golden.json
  * @param {{maxFailures?: number}} [opts]
  * @returns {Promise<Report>}

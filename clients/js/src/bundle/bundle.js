@@ -1,5 +1,6 @@
 /**
- * A bundle's bot: load `bot.json` and the model, then turn positions into moves.
+ * A bundle's bot: load `bot.json` and the model, then turn positions into moves (Python's
+ * `BundleBot`, murlan_env/bots/bundle.py, with manifest.py's checks of bot.json).
  *
  * ```js
  * import { loadBot } from 'murlan-client';
@@ -13,8 +14,8 @@
 
 import { actionCatalogue, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/combos.js';
 import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from '../game/cards.js';
-import { denseModel, denseScores } from '../bundle/plain_weights.js';
-import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
+import { denseModel, denseScores } from './plain_weights.js';
+import { canonicalJson, readBytes, readJson, sha256 } from './files.js';
 import { cardsOfAction } from '../game/moves.js';
 import { checkLayout, encode, N_SEATS, ruleFeatures } from '../game/observation.js';
 import { ruleValue } from '../game/rules.js';
@@ -186,7 +187,7 @@ export class MurlanBot {
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
     this.rules = readRules(manifest.rules);
-    /** @type {import('../bundle/plain_weights.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
+    /** @type {import('./plain_weights.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
     this.dense = null;
   }
 
