@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { cpus } from 'node:os';
 import { Game } from '../src/game/game.js';
 import { HAND_OVER, MATCH_OVER, legalActions, newMatch, nextHand, pickLegal, randomDeal, step } from '../src/game/engine.js';
-import { seededRandom } from '../src/game/random.js';
+import { seededRandom } from '../src/util/random.js';
 import { ruleAction } from '../src/bots/rule.js';
 
 const { values } = parseArgs({

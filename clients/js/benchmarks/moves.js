@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as ort from 'onnxruntime-node';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -9,7 +9,7 @@
 // and runs this on one core.
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 import { levelPlayer } from '../src/bots/levels.js';
 import { SEAT_MODELS } from '../src/bots/models.js';
 

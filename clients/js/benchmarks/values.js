@@ -8,7 +8,7 @@
 // benchmarks/search_agreement.py (at the repository's root) writes the requests and reads
 // the answers.
 import { readFileSync } from 'node:fs';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 import { mulberry32 } from '../src/bots/levels.js';
 import { SEAT_MODELS } from '../src/bots/models.js';
 import { Search, handHistory, searchSettings } from '../src/bots/search.js';

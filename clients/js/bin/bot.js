@@ -22,7 +22,7 @@
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 import { levelPlayer } from '../src/bots/levels.js';
 import { SEAT_MODELS } from '../src/bots/models.js';
 import { ruleMoveOfPosition } from '../src/bots/rule.js';

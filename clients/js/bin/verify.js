@@ -11,9 +11,9 @@
 import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadBot } from '../src/bots/bot.js';
-import { sha256 } from '../src/files.js';
-import { allMatch, reportLines, verifyGolden } from '../src/bots/verify.js';
+import { loadBot } from '../src/bundle/bundle.js';
+import { sha256 } from '../src/bundle/files.js';
+import { allMatch, reportLines, verifyGolden } from '../src/bundle/golden.js';
 
 const usage =
   'usage: murlan-verify BUNDLE_DIR [--golden FILE] [--runtime plain|onnx|all] [--precision float32|float16] [--weights DIR]';

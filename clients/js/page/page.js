@@ -1,8 +1,8 @@
 // Runs in the browser: each bundle named in the query, each of its model files checked with
 // onnxruntime-web and the runtime-free path against its golden set; the reports land in window.murlanResult.
 import * as ort from 'onnxruntime-web';
-import { loadBot } from '/src/bots/bot.js';
-import { allMatch, reportLines, verifyGolden } from '/src/bots/verify.js';
+import { loadBot } from '/src/bundle/bundle.js';
+import { allMatch, reportLines, verifyGolden } from '/src/bundle/golden.js';
 
 ort.env.wasm.wasmPaths = new URL('/node_modules/onnxruntime-web/dist/', location.href).href;
 ort.env.wasm.numThreads = 1; // no cross-origin isolation needed

@@ -37,17 +37,17 @@ export {
 } from './game/engine.js';
 export { readMove, readPlay, readGiveBack, describe, IllegalMove, cardsOfAction } from './game/moves.js';
 export { stateJson, stateFromJson } from './game/vectors.js';
-export { seededRandom } from './game/random.js';
+export { seededRandom } from './util/random.js';
 export { actionIds, cardIds, cardsToWords } from './game/bitsets.js';
 export { validate, replay, decisions } from './records/validator.js';
 export { RecordWriter, playText, finishOrder } from './records/writer.js';
 export { RECORD_FORMAT, RecordError, loads, dumps } from './records/files.js';
-export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE, weightsName } from './bots/bot.js';
-export { ACTIONS, ACTION_ROWS, N_ACTIONS, JOKER_PAIR, actionCatalogue, actionOfCounts, beats, legalMask, startCard, PASS } from './game/actions.js';
+export { loadBot, readContract, readPosition, readRules, MurlanBot, argmaxLegal, BUNDLE_FORMAT, PLAIN_TOLERANCE, weightsName } from './bundle/bundle.js';
+export { ACTIONS, ACTION_ROWS, N_ACTIONS, JOKER_PAIR, actionCatalogue, actionOfCounts, beats, legalMask, startCard, PASS } from './game/combos.js';
 export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, formatCards, rankCounts } from './game/cards.js';
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
-export { denseModel, denseScores, halfToFloat } from './bots/dense.js';
-export { canonicalJson, sha256 } from './files.js';
+export { denseModel, denseScores, halfToFloat } from './bundle/plain_weights.js';
+export { canonicalJson, sha256 } from './bundle/files.js';
 export { levelPlayer, searchPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
 export { Search, searchSettings, handHistory, chooseFromValues, rollout, policyModel, TIE_BREAK } from './bots/search.js';
 export { SEAT_MODELS, ruleModel } from './bots/models.js';
@@ -65,4 +65,4 @@ export {
   MOVE_SLACK,
   CONTROL_CREDIT,
 } from './bots/rule.js';
-export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bots/verify.js';
+export { verifyGolden, allMatch, reportLines, GOLDEN_FORMAT } from './bundle/golden.js';

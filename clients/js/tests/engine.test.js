@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ACTION_ROWS } from '../src/game/actions.js';
+import { ACTION_ROWS } from '../src/game/combos.js';
 import { actionIds, cardIds, cardsToWords } from '../src/game/bitsets.js';
 import { formatCards, parseCards } from '../src/game/cards.js';
 import { chooseCards, dealFrom, legalActions, nextHand, parseDeal, step } from '../src/game/engine.js';

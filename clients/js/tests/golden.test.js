@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
-import { loadBot } from '../src/bots/bot.js';
-import { allMatch, reportLines, verifyGolden } from '../src/bots/verify.js';
+import { loadBot } from '../src/bundle/bundle.js';
+import { allMatch, reportLines, verifyGolden } from '../src/bundle/golden.js';
 import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 
 async function checkSet(name, goldenPath, minPositions, precision = 'float32') {

@@ -5,7 +5,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 
 for (const name of BUNDLES) {

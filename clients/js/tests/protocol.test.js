@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 import { greedyAction, levelPlayer, mulberry32, sampleFromScores } from '../src/bots/levels.js';
 import { BUNDLES, CLIENT, POLICIES, readJsonFile, vectorsOf, VECTORS } from './helpers.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadBot } from '../src/bots/bot.js';
+import { loadBot } from '../src/bundle/bundle.js';
 import { mulberry32 } from '../src/bots/levels.js';
 import { step } from '../src/game/engine.js';
 import { Search, budgetMargin, handHistory, policyModel, rollout, searchSettings } from '../src/bots/search.js';

@@ -14,9 +14,9 @@
  * @module
  */
 
-import { actionOfCounts, KINDS, PASS } from '../game/actions.js';
+import { actionOfCounts, KINDS, PASS } from '../game/combos.js';
 import { N_RANKS, rankCounts } from '../game/cards.js';
-import { argmaxLegal } from './bot.js';
+import { argmaxLegal } from '../bundle/bundle.js';
 import { Search, handHistory, searchSettings } from './search.js';
 
 /**
@@ -78,7 +78,7 @@ export function randomAction(mask, rng) {
  * the lowest bomb; the first legal action when the opening duty forbids it); following, the
  * lowest legal play that uses no rank held four times and is no quad, else pass; in the
  * exchange, the first legal give-back.
- * @param {import('../game/actions.js').ActionCatalogue} t
+ * @param {import('../game/combos.js').ActionCatalogue} t
  * @param {number[]} hand my card ids
  * @param {Uint8Array} mask
  * @param {boolean} exchange
@@ -142,7 +142,7 @@ export const MIXABLE = Object.freeze(['random', 'greedy']);
  * @property {string} name
  * @property {object} level the level as bot.json states it
  * @property {string[]} missingModels the level's seat models this client lacks
- * @property {(position: object, seed: number, context?: MoveContext) => Promise<import('./bot.js').Move>} choose
+ * @property {(position: object, seed: number, context?: MoveContext) => Promise<import('../bundle/bundle.js').Move>} choose
  *   the level's move in a position (a golden set's or murlan-bot/1's `state`), every draw from
  *   `mulberry32(seed)`; a search level reads `context` for the hand so far (without it, it
  *   deals its worlds uniformly)
@@ -152,7 +152,7 @@ export const MIXABLE = Object.freeze(['random', 'greedy']);
  * A level of a loaded bundle as a player: `choose(position, seed, context)` gives the level's
  * move. Runs in Node and in a browser (a Web Worker for a search level, which takes about a
  * second a move): nothing here reads files or the clock but the search's budget.
- * @param {import('./bot.js').MurlanBot} bot
+ * @param {import('../bundle/bundle.js').MurlanBot} bot
  * @param {string} name a key of bot.json's `levels`
  * @param {PlayerOptions} [opts]
  * @returns {LevelPlayer}
@@ -189,7 +189,7 @@ export function levelPlayer(bot, name, opts = {}) {
  * A search level (`expert`) as a player (see `levelPlayer`): the give-back and forced moves
  * are the policy's; a play with a choice is the search's (search.js `Search`). The move
  * carries the search's `values` (mean hand points per action, -Infinity where illegal).
- * @param {import('./bot.js').MurlanBot} bot on the plain runtime
+ * @param {import('../bundle/bundle.js').MurlanBot} bot on the plain runtime
  * @param {string} name
  * @param {object} level
  * @param {PlayerOptions} [opts]

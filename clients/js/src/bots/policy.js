@@ -1,6 +1,6 @@
 /**
- * The policy as the search uses it: the bundle's dense layers (bots/dense.js) laid out for
- * many forward passes, sparse inputs and only the legal actions' scores.
+ * The policy as the search uses it: the bundle's dense layers (bundle/plain_weights.js) laid
+ * out for many forward passes, sparse inputs and only the legal actions' scores.
  *
  * A search runs the policy tens of thousands of times a move: in its rollouts (every seat's
  * move, sampled from softmax(scores / temperature)) and in its belief (every other seat's past
@@ -30,8 +30,8 @@ import { THERMO } from '../game/observation.js';
  */
 
 /**
- * Lay out a dense model (bots/dense.js `denseModel`) for the search.
- * @param {import('./dense.js').DenseModel} dense
+ * Lay out a dense model (bundle/plain_weights.js `denseModel`) for the search.
+ * @param {import('../bundle/plain_weights.js').DenseModel} dense
  * @returns {PolicyNet}
  */
 export function policyNet(dense) {

@@ -21,16 +21,16 @@
  *     const logP = ruleLogProb(view, action);          // MoveScores' log-probability
  *
  * `ruleMoveOfPosition(position)` does the same for a position in the app's terms (a golden
- * set's or murlan-bot/1's `state`, see bots/bot.js `readPosition`).
+ * set's or murlan-bot/1's `state`, see bundle/bundle.js `readPosition`).
  * @module
  */
 
-import { ACTIONS, KINDS, N_ACTIONS, PASS, legalMask, startCard } from '../game/actions.js';
+import { ACTIONS, KINDS, N_ACTIONS, PASS, legalMask, startCard } from '../game/combos.js';
 import { ACTION_WORDS, popcount } from '../game/bitsets.js';
 import { CARD_NAMES, N_RANKS, N_SEATS, RANK_SIZE, cardRank } from '../game/cards.js';
 import { AFFORD, EXCHANGE, GIVE_BACK_RANKS, compileRules, legalActions, makeRules } from '../game/engine.js';
 import { cardsOfAction } from '../game/moves.js';
-import { readPosition } from './bot.js';
+import { readPosition } from '../bundle/bundle.js';
 
 /** Credit for each control in a plan (Python's `CONTROL_CREDIT`). */
 export const CONTROL_CREDIT = 1.5;
@@ -179,7 +179,7 @@ export function viewOfState(g, view) {
 
 /**
  * Fill `view` from a position in the app's terms (a golden set's or murlan-bot/1's `state`:
- * bots/bot.js `readPosition`); allocates (it reads the position).
+ * bundle/bundle.js `readPosition`); allocates (it reads the position).
  * @param {object} position
  * @param {RuleView} [view]
  * @returns {RuleView}

@@ -27,7 +27,7 @@
  * @module
  */
 
-import { ACTIONS, KINDS, PASS, actionOfCounts } from '../game/actions.js';
+import { ACTIONS, KINDS, PASS, actionOfCounts } from '../game/combos.js';
 import { ACTION_WORDS } from '../game/bitsets.js';
 import { N_RANKS, N_SEATS, cardRank, parseCards } from '../game/cards.js';
 import { PLAY, State, legalActions, step } from '../game/engine.js';
@@ -277,7 +277,7 @@ const clock = () => (typeof performance !== 'undefined' ? performance.now() : Da
  */
 export class Search {
   /**
-   * @param {import('./bot.js').MurlanBot} bot a bundle's bot on the plain runtime (`loadBot`
+   * @param {import('../bundle/bundle.js').MurlanBot} bot a bundle's bot on the plain runtime (`loadBot`
    *   without `ort`): the search runs its weights itself
    * @param {SearchSettings} settings
    * @param {Object<string, import('./worlds.js').SeatModel>} [models] the seat models this

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { strRepr } from './pytext.js';
+import { strRepr } from '../util/pytext.js';
 
 /** Rank names, low to high. */
 export const RANKS = Object.freeze(['3', '4', '5', '6', '7', '8', '9', 'T', 'J', 'Q', 'K', 'A', '2', 'BJ', 'RJ']);

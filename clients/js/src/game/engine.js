@@ -17,7 +17,7 @@
  * @module
  */
 
-import { ACTIONS, JOKER_PAIR, N_ACTIONS, PASS, beats } from './actions.js';
+import { ACTIONS, JOKER_PAIR, N_ACTIONS, PASS, beats } from './combos.js';
 import { N_RANKS, N_SEATS, cardRank } from './cards.js';
 import { checkDeal, dealerOf, parseDeal, randomDeal } from './dealing.js';
 import { makeRules } from './rules.js';

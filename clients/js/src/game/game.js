@@ -16,7 +16,7 @@
  * @module
  */
 
-import { ACTIONS, KINDS, PASS } from './actions.js';
+import { ACTIONS, KINDS, PASS } from './combos.js';
 import { actionIds, cardIds, cardsToWords, rankCount } from './bitsets.js';
 import { CARD_NAMES, N_RANKS, RANK_SIZE, formatCards, parseCards } from './cards.js';
 import {
@@ -36,7 +36,7 @@ import {
   step,
 } from './engine.js';
 import { readMove } from './moves.js';
-import { seededRandom } from './random.js';
+import { seededRandom } from '../util/random.js';
 import { ranksText } from './vectors.js';
 import { RecordWriter, playText } from '../records/writer.js';
 

@@ -13,13 +13,13 @@
  */
 
 import { CARD_NAMES, N_CARDS, N_RANKS, RANKS, cardRank, formatCards, rankCounts } from './cards.js';
-import { ACTIONS, ACTION_ROWS, KINDS, PASS, actionOfCounts } from './actions.js';
+import { ACTIONS, ACTION_ROWS, KINDS, PASS, actionOfCounts } from './combos.js';
 import { ACTION_WORDS, hasCard } from './bitsets.js';
 import { EXCHANGE, HAND_OVER, MATCH_OVER, PLAY, legalActions } from './engine.js';
 
 /**
  * Card ids (ascending) that `action` plays from `hand`.
- * @param {import('./actions.js').ActionCatalogue} t
+ * @param {import('./combos.js').ActionCatalogue} t
  * @param {number} action
  * @param {number[]} hand my card ids
  * @param {object} [opts]

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { pyRepr } from './pytext.js';
+import { pyRepr } from '../util/pytext.js';
 
 /** The variant flags of RULES.md 7 with their values, the default first. */
 export const RULE_CHOICES = Object.freeze({

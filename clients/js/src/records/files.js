@@ -4,7 +4,7 @@
  * @module
  */
 
-import { isObject, parseJson, pyJson, pyType } from '../game/pytext.js';
+import { isObject, parseJson, pyJson, pyType } from '../util/pytext.js';
 
 export const RECORD_FORMAT = 'murlan-record/1';
 export const TOP_KEYS = Object.freeze(['format', 'rules', 'hands', 'scores', 'target', 'winners']);

@@ -35,7 +35,7 @@ import {
   step,
 } from '../game/engine.js';
 import { GIVE_BACK, IllegalMove, readGiveBack, readPlay } from '../game/moves.js';
-import { isObject, pyRepr, pyType } from '../game/pytext.js';
+import { isObject, pyRepr, pyType } from '../util/pytext.js';
 import { EXCHANGE_KEYS, HAND_KEYS, RECORD_FORMAT, RecordError, TOP_KEYS, loads } from './files.js';
 import { cardIdsOf, intList, isInt, oneCard, requireKeys, seat, show, topValue } from './values.js';
 import { finishOrder } from './writer.js';

@@ -8,7 +8,7 @@
  */
 
 import { parseCards } from '../game/cards.js';
-import { JsonFloat, pyJson, strRepr } from '../game/pytext.js';
+import { JsonFloat, pyJson, strRepr } from '../util/pytext.js';
 import { RecordError } from './files.js';
 
 /**

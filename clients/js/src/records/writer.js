@@ -5,7 +5,7 @@
  * @module
  */
 
-import { ACTIONS, KINDS, LADDER } from '../game/actions.js';
+import { ACTIONS, KINDS, LADDER } from '../game/combos.js';
 import { cardIds } from '../game/bitsets.js';
 import { CARD_NAMES, cardRank, formatCards } from '../game/cards.js';
 import { HAND_OVER, N_SEATS, RULE_CHOICES } from '../game/engine.js';

@@ -1,5 +1,6 @@
 /**
- * A bundle's bot: load `bot.json` and the model, then turn positions into moves.
+ * A bundle's bot: load `bot.json` and the model, then turn positions into moves (Python's
+ * `BundleBot`, murlan_env/bots/bundle.py, with manifest.py's checks of bot.json).
  *
  * ```js
  * import { loadBot } from 'murlan-client';
@@ -11,10 +12,10 @@
  * @module
  */
 
-import { actionCatalogue, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/actions.js';
+import { actionCatalogue, actionOfCounts, KINDS, legalMask, PASS, startCard } from '../game/combos.js';
 import { CARD_NAMES, N_RANKS, RANKS, cardRank, parseCards, rankCounts } from '../game/cards.js';
-import { denseModel, denseScores } from './dense.js';
-import { canonicalJson, readBytes, readJson, sha256 } from '../files.js';
+import { denseModel, denseScores } from './plain_weights.js';
+import { canonicalJson, readBytes, readJson, sha256 } from './files.js';
 import { cardsOfAction } from '../game/moves.js';
 import { checkLayout, encode, N_SEATS, ruleFeatures } from '../game/observation.js';
 import { ruleValue } from '../game/rules.js';
@@ -25,7 +26,7 @@ export const ENV_VERSION = 'murlan_v1';
 
 /**
  * @typedef {object} Contract what the encoder and move chooser read from bot.json
- * @property {import('../game/actions.js').ActionCatalogue} catalogue the action catalogue
+ * @property {import('../game/combos.js').ActionCatalogue} catalogue the action catalogue
  * @property {Array<{name: string, offset: number, size: number}>} pieces the observation layout
  * @property {number[]} giveBack the ranks the exchange may give back
  * @property {Array<[string, boolean | string]>} features the rules piece's entries
@@ -186,7 +187,7 @@ export class MurlanBot {
     this.runtime = runtime;
     /** The variant flags the policy was trained for. */
     this.rules = readRules(manifest.rules);
-    /** @type {import('./dense.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
+    /** @type {import('./plain_weights.js').DenseModel | null} the dense layers on the plain runtime (what a search runs) */
     this.dense = null;
   }
 
@@ -345,7 +346,7 @@ export function argmaxLegal(scores, mask) {
  * | `rules`        | the game's variant flags (default: the bundle's)                     |
  *
  * Other keys (`seat`, `unseen`) are ignored: unseen cards follow from the others.
- * @param {import('../game/actions.js').ActionCatalogue} catalogue
+ * @param {import('../game/combos.js').ActionCatalogue} catalogue
  * @param {object} p
  * @param {object} defaultRules
  * @returns {import('../game/observation.js').Position}

@@ -3,13 +3,13 @@
  * the encoder piece by piece (from each position's decoded `state`), the legal mask, the
  * concrete cards of the recorded action, and for each runtime its scores (on the recorded
  * observation and legal set, within the runtime's tolerance), its argmax and the whole move
- * (`choose` from the state alone). Used by the `murlan-verify` command, the tests and the
- * browser test page.
+ * (`choose` from the state alone): the checking side of murlan_env/bots/golden.py, which makes
+ * them. Used by the `murlan-verify` command, the tests and the browser test page.
  * @module
  */
 
-import { argmaxLegal } from './bot.js';
-import { startCard } from '../game/actions.js';
+import { argmaxLegal } from './bundle.js';
+import { startCard } from '../game/combos.js';
 import { formatCards, parseCards } from '../game/cards.js';
 import { cardsOfAction } from '../game/moves.js';
 
@@ -28,7 +28,7 @@ export const GOLDEN_FORMAT = 'murlan-golden/2';
 /**
  * Check golden positions with one or more bots of the same bundle (e.g. the runtime-free one
  * and an onnxruntime one); the encoder, mask and cards are checked with the first.
- * @param {import('./bot.js').MurlanBot[]} bots
+ * @param {import('./bundle.js').MurlanBot[]} bots
  * @param {object} golden golden.json
  * @param {{maxFailures?: number}} [opts]
  * @returns {Promise<Report>}

@@ -1,6 +1,6 @@
 /**
  * The action catalogue (rank-level plays of RULES.md section 2) and the legal-action mask of
- * RULES.md sections 3 and 5 (the exchange give-back).
+ * RULES.md sections 3 and 5 (the exchange give-back), as murlan_env/game/combos.py.
  *
  * Rows are `{id, kind, ranks}` ("pair", "7 7"), straights in ladder order ("A 2 3 4 5"):
  * `ACTION_ROWS` are the game's own (what `murlan actions --json` prints; the engine plays

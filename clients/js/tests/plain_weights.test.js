@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
-import { argmaxLegal, loadBot, PLAIN_TOLERANCE } from '../src/bots/bot.js';
+import { argmaxLegal, loadBot, PLAIN_TOLERANCE } from '../src/bundle/bundle.js';
 import { BUNDLES, POLICIES, readJsonFile, vectorsOf } from './helpers.js';
 
 /** A small seeded generator (mulberry32), so a failure can be replayed. */
