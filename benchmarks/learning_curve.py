@@ -104,7 +104,8 @@ def plot(curves: dict, path: str | Path, title: str, starts: list[int] = ()) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes seconds: it reads the run's logs.",
         epilog="example: python benchmarks/learning_curve.py runs/strong --out curve.png",
     )
     parser.add_argument(
@@ -132,4 +133,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
