@@ -1,9 +1,9 @@
 """How good `expert`'s belief is, what its moves cost, and what a sharper one could buy.
 
-    python benchmarks/belief.py quality --deals 100 --seed 7
-    python benchmarks/belief.py profile --positions 24 --seed 7
-    python benchmarks/belief.py speed --positions 24 --seed 7
-    python benchmarks/belief.py headroom --swaps 0 4 --boards 8 --seeds 100 101 102 \
+    python -m benchmarks.belief quality --deals 100 --seed 7
+    python -m benchmarks.belief profile --positions 24 --seed 7
+    python -m benchmarks.belief speed --positions 24 --seed 7
+    python -m benchmarks.belief headroom --swaps 0 4 --boards 8 --seeds 100 101 102 \
         --paired paired.npz
 
 ``quality``: fixed positions from real play: ``hard`` in one seat against three rule bots

@@ -8,8 +8,8 @@ then whole duplicate boards of ``hard`` in one seat against three rule bots (han
 second, the policy's forward passes included). CPU seconds of this one process, medians of
 ``--runs`` runs in turn, so a shared machine's load counts as little as it can.
 
-    python benchmarks/bot_speed.py
-    python benchmarks/bot_speed.py --positions 8000 --boards 32 --runs 5
+    python -m benchmarks.bot_speed
+    python -m benchmarks.bot_speed --positions 8000 --boards 32 --runs 5
 """
 
 from __future__ import annotations

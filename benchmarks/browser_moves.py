@@ -15,9 +15,9 @@ those with a choice (more than one legal move: the others are forced, a search h
 weigh), the CPU and the Chromium version. Figures go to benchmarks/README.md with the machine.
 
 ```
-python benchmarks/browser_moves.py --level hard --matches 2       # about 20 s
-nice -n 10 python benchmarks/browser_moves.py --level expert --matches 8
-nice -n 10 python benchmarks/browser_moves.py --level expert --matches 8 --budget-ms 300
+python -m benchmarks.browser_moves --level hard --matches 2       # about 20 s
+nice -n 10 python -m benchmarks.browser_moves --level expert --matches 8
+nice -n 10 python -m benchmarks.browser_moves --level expert --matches 8 --budget-ms 300
 ```
 
 Needs Debian's Chromium and its driver and the selenium package (as the browser tests).

@@ -11,8 +11,8 @@ held-out positions and its points per hand against three rule bots on the run's 
 boards, paired board by board with the start policy; the row ``0`` is the start itself.
 Fits use the run's config (targets, epochs, learning rate, KL weight) unless overridden.
 
-    python benchmarks/distill_curve.py runs/curve --sizes 1000 3000 8000
-    python benchmarks/distill_curve.py runs/curve targets=soft kl_coef=0.3 --sizes 6000
+    python -m benchmarks.distill_curve runs/curve --sizes 1000 3000 8000
+    python -m benchmarks.distill_curve runs/curve targets=soft kl_coef=0.3 --sizes 6000
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ The ratios compare the batched engine at the largest B with OpenSpiel's decision
 the BLAS/OpenMP pools at one thread, so the figures are per core; a busy machine lowers them,
 and the medians over several runs are what to compare.
 
-Usage: ``python benchmarks/engine.py [--quick] [--json [PATH]] [--seconds S] [--repeats N]
+Usage: ``python -m benchmarks.engine [--quick] [--json [PATH]] [--seconds S] [--repeats N]
 [--rows NAME ...]``.
 ``pip install -e '.[bench]'`` installs OpenSpiel and RLCard; rows whose library is missing are
 skipped with a message.

@@ -15,7 +15,7 @@ bundle with ``agents.export.export_bundle`` and reports
 Everything runs on one pinned core (``--core``) with onnxruntime, torch and the BLAS/OpenMP
 pools at one thread. On a shared machine, other load shows up in p99 first.
 
-Usage: ``python benchmarks/export.py [--checkpoint PATH] [--calls N] [--json [PATH]]``.
+Usage: ``python -m benchmarks.export [--checkpoint PATH] [--calls N] [--json [PATH]]``.
 """
 
 from __future__ import annotations

@@ -9,16 +9,16 @@ The JavaScript level draws from its own generator (seeded per request from the a
 so a sampling level's moves differ from Python's; the two should be equally strong: the
 difference's interval should hold 0. ``hard`` (the argmax) plays the same moves in both.
 
-    nice -n 10 python benchmarks/js_levels.py --levels easy,medium,hard --boards 150
+    nice -n 10 python -m benchmarks.js_levels --levels easy,medium,hard --boards 150
 
 ``expert`` is a search in both (clients/js/src/bots/search.js, murlan_env/bots/search.py) at the
 settings levels.json states; its draws differ, so the pairing compares the two searches'
 strength. ``--js-args`` passes murlan-bot options (e.g. ``--budget-ms 300``, a time budget per
 move) to measure what a budget costs against Python's full search:
 
-    python benchmarks/js_levels.py --levels expert --boards 160 --chunk 10 --jobs 2 \
+    python -m benchmarks.js_levels --levels expert --boards 160 --chunk 10 --jobs 2 \
         --seed 300 --baseline hard --save expert.npz
-    python benchmarks/js_levels.py --levels expert --boards 160 --chunk 10 --jobs 2 \
+    python -m benchmarks.js_levels --levels expert --boards 160 --chunk 10 --jobs 2 \
         --seed 300 --reuse expert.npz --js-args "--budget-ms 300"
 
 Boards are played in chunks (``--chunk``: seeds ``seed``, ``seed + 1``, ...), ``--jobs`` of

@@ -7,7 +7,7 @@ far). ``clients/js/benchmarks/search.js`` answers them as ``murlan-bot --level e
 once at the level's settings and once per time budget, pinned to one core (``taskset -c 0``
 where there is one), and prints median and p95 wall and CPU milliseconds per move.
 
-    nice -n 10 python benchmarks/js_search_speed.py --positions 40 --budgets 100,300,1000
+    nice -n 10 python -m benchmarks.js_search_speed --positions 40 --budgets 100,300,1000
 
 Needs Node.js 20+ (``node`` on the PATH, or ``--node``).
 """

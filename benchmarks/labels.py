@@ -20,9 +20,9 @@ with the same move): the share of them it finds, and the share of its own overri
 them (about one position in 25 carries one, so this needs thousands). Seconds for the
 defaults; about 0.1-0.3 CPU s a position at the preset's budgets.
 
-    python benchmarks/labels.py speed                     # 48 positions, batch 8, both precisions
-    python benchmarks/labels.py speed --rollouts 500 --candidates 256 --runs 5   # the preset's
-    python benchmarks/labels.py speed --precision float32 --batch 1 8 32 --positions 96
+    python -m benchmarks.labels speed                     # 48 positions, batch 8, both precisions
+    python -m benchmarks.labels speed --rollouts 500 --candidates 256 --runs 5   # the preset's
+    python -m benchmarks.labels speed --precision float32 --batch 1 8 32 --positions 96
 
 ``noise``: a run's labelled round (``RUN/round-K`` of ``train.py --config distill``) labelled
 again at every position the first search overrode, by a second search with another seed: how
@@ -32,7 +32,7 @@ second labels beside the first (``relabels-seed{S}.npz``: rows, action, values),
 ``quality`` and ``distill_curve.py --consensus`` read. As long as the round's overrides take
 to label (about 0.1 CPU s each).
 
-    python benchmarks/labels.py noise runs/curve --seed 7 --workers 2
+    python -m benchmarks.labels noise runs/curve --seed 7 --workers 2
 
 ``quality``: what cheaper labels cost. The round labelled twice (``noise``) sorts its positions
 into *reproducible overrides* (both searches played the same move, not the policy's), *one-off
@@ -43,7 +43,7 @@ overrides each budget finds, how often it overrides in the other groups and, ove
 round's positions, how many overrides it makes and what share of them are reproducible.
 Minutes to an hour, by the budgets.
 
-    python benchmarks/labels.py quality runs/r1000 --budgets 200 200:256 50:256 --keeps 600
+    python -m benchmarks.labels quality runs/r1000 --budgets 200 200:256 50:256 --keeps 600
 """
 
 from __future__ import annotations
@@ -302,7 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="labels.py",
         description=__doc__.split("\n\n")[0] + " Each subcommand's --help says how long it takes.",
-        epilog="example: python benchmarks/labels.py speed --rollouts 500 --candidates 256",
+        epilog="example: python -m benchmarks.labels speed --rollouts 500 --candidates 256",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

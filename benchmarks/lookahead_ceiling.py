@@ -1,7 +1,7 @@
 """What seeing the cards and knowing the opponents are worth against three rule bots.
 
-    python benchmarks/lookahead_ceiling.py --policy hard --deals 100 --worlds 16 --seed 3
-    python benchmarks/lookahead_ceiling.py --deals 200 --known 0 0.5 --posterior 16 --rows rule
+    python -m benchmarks.lookahead_ceiling --policy hard --deals 100 --worlds 16 --seed 3
+    python -m benchmarks.lookahead_ceiling --deals 200 --known 0 0.5 --posterior 16 --rows rule
 
 A policy plays one seat against three rule bots: hand 1 of each deal, every seat, the same
 deals in every row. A one-move lookahead then helps it: at each of its decisions with a
@@ -167,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0].replace("\n", " ")
         + " Takes 15-60 minutes a row at 100-200 deals on one core.",
-        epilog="example: python benchmarks/lookahead_ceiling.py --deals 100 --worlds 16",
+        epilog="example: python -m benchmarks.lookahead_ceiling --deals 100 --worlds 16",
     )
     parser.add_argument("--policy", default="hard", help="bot spec of the policy (default hard)")
     parser.add_argument("--deals", type=int, default=100, help="deals, each played from 4 seats")

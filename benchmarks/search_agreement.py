@@ -16,8 +16,8 @@ itself, Python with the other: the last should match the first two), the mean ga
 two searches' values of a legal move, and each side's picks judged by Python searches run with
 other seeds (a held-out judge): the other's picks should be worth what Python's are.
 
-    python benchmarks/search_agreement.py --other js --positions 80 --seeds 6 --games 60
-    python benchmarks/search_agreement.py --other int8 --positions 80 --seeds 6 --games 60
+    python -m benchmarks.search_agreement --other js --positions 80 --seeds 6 --games 60
+    python -m benchmarks.search_agreement --other int8 --positions 80 --seeds 6 --games 60
 
 ``js`` needs Node.js 20+ (``node`` on the PATH, or ``--node``); ``int8`` needs onnxruntime.
 """

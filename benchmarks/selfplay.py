@@ -1,10 +1,10 @@
 """Training throughput: the real training loop of a preset, and where its time goes.
 
-    python benchmarks/selfplay.py                          # the quick preset, end to end
-    python benchmarks/selfplay.py --preset ppo --steps 2e6 num_workers=2 device=cpu
-    python benchmarks/selfplay.py --components             # per-part rates of each preset
-    python benchmarks/selfplay.py --precision              # one update in fp32 and in bf16
-    python benchmarks/selfplay.py --beside-openspiel 10    # the quick preset, OpenSpiel around it
+    python -m benchmarks.selfplay                          # the quick preset, end to end
+    python -m benchmarks.selfplay --preset ppo --steps 2e6 num_workers=2 device=cpu
+    python -m benchmarks.selfplay --components             # per-part rates of each preset
+    python -m benchmarks.selfplay --precision              # one update in fp32 and in bf16
+    python -m benchmarks.selfplay --beside-openspiel 10    # the quick preset, OpenSpiel around it
 
 The default mode runs ``agents.training.train_loop`` exactly as ``python train.py`` does
 (rollout workers, learner updates, periodic and final evaluation, checkpoints), for
@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__.split("\n\n")[0].replace("\n", " ")
         + " Takes about 100 s for the quick preset end to end; --precision and --components "
         "a few minutes.",
-        epilog="example: python benchmarks/selfplay.py --preset quick --steps 3e6",
+        epilog="example: python -m benchmarks.selfplay --preset quick --steps 3e6",
     )
     parser.add_argument("--preset", default="quick", help="preset to run end to end")
     parser.add_argument(

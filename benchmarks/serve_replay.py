@@ -16,8 +16,8 @@ frame at open has nothing more to send). Each row is the median of ``--repeats``
 - ``all hands CPU s``: CPU time to open and fetch every hand.
 
 ```
-python benchmarks/serve_replay.py
-python benchmarks/serve_replay.py --repeats 3 --seed 4
+python -m benchmarks.serve_replay
+python -m benchmarks.serve_replay --repeats 3 --seed 4
 ```
 """
 

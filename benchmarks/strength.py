@@ -10,12 +10,12 @@ search and a greedy bot in every rotation; held-out opponents (three search bots
 of a frozen earlier policy with ``--frozen``); three greedy bots. Match wins too (par 25%).
 About 4,000 hands a table at the default 100 boards; a few minutes a table for a policy.
 
-    python benchmarks/strength.py tables hard --boards 100 --frozen ckpt:early.pt
+    python -m benchmarks.strength tables hard --boards 100 --frozen ckpt:early.pt
 
 ``rule-bots``: the rule-based bots against each other (A in one seat against three B), with
 each bot's decisions per second; about a minute at 1,000 deals.
 
-    python benchmarks/strength.py rule-bots --deals 1000 --seed 0
+    python -m benchmarks.strength rule-bots --deals 1000 --seed 0
 
 ``search``: search on top of a policy (``search:N:POLICY``) at each rollout budget, against
 three copies of the bare policy and three rule bots, with its thinking time a decision;
@@ -23,7 +23,7 @@ three copies of the bare policy and three rule bots, with its thinking time a de
 model of the others (``--belief --models rule`` is ``expert``'s search). Minutes to hours:
 a belief search costs about a second a decision.
 
-    python benchmarks/strength.py search --policy hard --budgets 25 50 100 200 --boards 100
+    python -m benchmarks.strength search --policy hard --budgets 25 50 100 200 --boards 100
 
 ``paired``: one bot against another (``expert`` against ``hard`` by default), each in one seat
 against three rule bots on the first two hands of the same boards, by hand number (hand 1 has
@@ -31,12 +31,12 @@ the start-card duty, hand 2 the exchange); played in chunks, the table printed a
 ``--save`` keeps the points per board (``belief.py headroom`` reads them). ``expert`` takes
 30-70 s a board on one core.
 
-    python benchmarks/strength.py paired --boards 24 --chunk 8 --seed 100 --save paired.npz
+    python -m benchmarks.strength paired --boards 24 --chunk 8 --seed 100 --save paired.npz
 
 ``levels``: the shipped levels easy, medium and hard against three greedy bots, per seed: the
 source of the margins in ``tests/test_shipped_policies.py``; seconds a seed.
 
-    python benchmarks/strength.py levels --seeds 11 0 1 2 3
+    python -m benchmarks.strength levels --seeds 11 0 1 2 3
 
 ``variants``: each level against three rule bots under the standard rules and each rule
 variant flag alone (RULES.md 7); ``--supported`` prints levels.json's ``supported_rules``. A
@@ -44,23 +44,23 @@ level plays a variant when the variant's whole interval is at par or better (``h
 ``expert``), or, for a level made weaker on purpose, when its mean is within its standard
 interval or above. Tens of seconds a cell for a policy, half an hour for ``expert``.
 
-    nice -n 10 python benchmarks/strength.py variants --levels hard,medium,easy --boards 1000 \
+    nice -n 10 python -m benchmarks.strength variants --levels hard,medium,easy --boards 1000 \
         --supported
 
 ``fp16``: each shipped policy's ``model.fp16.onnx`` against its ``model.onnx``, paired; a few
 minutes at 512 boards.
 
-    nice -n 10 python benchmarks/strength.py fp16 --boards 512
+    nice -n 10 python -m benchmarks.strength fp16 --boards 512
 
 ``arithmetic``: Python's ``expert`` with its belief and rollouts in int8 (or float32 again)
 on the boards of runs saved by ``js_levels.py --levels expert --baseline hard --save``, paired
 with the saved float32 ``expert`` and ``hard``; ``--draws K`` takes another bot generator on
 the same deals, ``--pool`` pairs saved sides without playing. About a minute of CPU a board.
 
-    python benchmarks/strength.py arithmetic expert-300.npz --jobs 2 --save int8-300.npz
-    python benchmarks/strength.py arithmetic expert-300.npz --arithmetic float32 --draws 1 \
+    python -m benchmarks.strength arithmetic expert-300.npz --jobs 2 --save int8-300.npz
+    python -m benchmarks.strength arithmetic expert-300.npz --arithmetic float32 --draws 1 \
         --jobs 2 --save float32-300.npz
-    python benchmarks/strength.py arithmetic expert-300.npz --pool int8-300.npz float32-300.npz
+    python -m benchmarks.strength arithmetic expert-300.npz --pool int8-300.npz float32-300.npz
 """
 
 from __future__ import annotations
@@ -495,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=__doc__.split("\n\n")[0] + " Subcommands: what is measured against what; "
         "each one's --help says how long it takes.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="example: python benchmarks/strength.py tables hard --boards 100",
+        epilog="example: python -m benchmarks.strength tables hard --boards 100",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
