@@ -6,7 +6,7 @@ decision it made with a choice outside the exchange: the observation, the legal 
 hand so far (what a search with a belief reads, ``murlan_env.bots.history``) and its move.
 ``label_positions`` asks a search (``SearchBot.search``) for its move and its mean hand points
 per move at those positions, many positions per call: their worlds are weighed and played
-out together, which costs less per position than one call each (``benchmarks/labeller.py``).
+out together, which costs less per position than one call each (``benchmarks/labels.py speed``).
 
 Nothing here needs torch: the policy is any Bot with scores.
 """

@@ -1,9 +1,9 @@
 """How good `expert`'s belief is, what its moves cost, and what a sharper one could buy.
 
-    python benchmarks/belief.py quality --deals 100 --seed 7
-    python benchmarks/belief.py profile --positions 24 --seed 7
-    python benchmarks/belief.py speed --positions 24 --seed 7
-    python benchmarks/belief.py headroom --swaps 0 4 --boards 8 --seeds 100 101 102 \
+    python -m benchmarks.belief quality --deals 100 --seed 7
+    python -m benchmarks.belief profile --positions 24 --seed 7
+    python -m benchmarks.belief speed --positions 24 --seed 7
+    python -m benchmarks.belief headroom --swaps 0 4 --boards 8 --seeds 100 101 102 \
         --paired paired.npz
 
 ``quality``: fixed positions from real play: ``hard`` in one seat against three rule bots
@@ -31,7 +31,7 @@ labeller runs it), position by position in turn.
 random swaps of a card between two other seats in each world (``SearchBot``'s ``deal``; the
 belief still picks each seat's model, on 256 candidates as ``expert``'s does), in one seat
 against three rule bots on the first hand of the same duplicate boards as
-``benchmarks/expert_vs_hard.py``, paired board by board against ``expert``'s hand-1 points
+``benchmarks/strength.py paired``, paired board by board against ``expert``'s hand-1 points
 that that script saved (``--paired``; the boards are ``--boards`` per seed of ``--seeds``,
 as its chunks were; ``--skip`` the saved boards before them). The true deal is found by
 matching the seat's cards at the deal against the boards' deals.
@@ -42,12 +42,11 @@ from __future__ import annotations
 import argparse
 import cProfile
 import pstats
-import sys
 import time
 
 import numpy as np
-from lookahead_ceiling import true_hidden_hands  # this folder is on the path
 
+from benchmarks.common import ci_text, expert_in, true_hidden_hands
 from murlan_env.bots import registry
 from murlan_env.bots.history import HandLogs, act_with_history
 from murlan_env.bots.worlds import (
@@ -195,13 +194,6 @@ def quality(args) -> None:
         )
 
 
-def ci_text(m, sign: str = "") -> str:
-    """``mean_ci``'s (mean, low, high) as "mean [low, high]" to 3 decimals; ``sign`` "+" signs
-    them (a difference)."""
-    mean, lo, hi = m
-    return f"{mean:{sign}.3f} [{lo:{sign}.3f}, {hi:{sign}.3f}]"
-
-
 PARTS = {
     "dealing worlds": ("worlds.py", "sample_hidden_hands"),
     "belief likelihoods": ("worlds.py", "log_likelihoods"),
@@ -265,13 +257,6 @@ def speed(args) -> None:
     base = np.median(took["float32"])
     for name, t in took.items():
         print(f"| {name} | {np.median(t):.3f} | {np.median(t) / base:.2f} | {same}/{rows.size} |")
-
-
-def expert_in(arithmetic: str):
-    """The ``expert`` level with its belief and rollouts in ``arithmetic`` (``float32`` or
-    ``int8``: the level's ``arithmetic`` field), every other setting as levels.json states."""
-    level = {**registry.levels()["expert"], "arithmetic": arithmetic}
-    return registry.level_bot(f"expert-{arithmetic}", level)
 
 
 def _state_of(obs):
@@ -375,7 +360,11 @@ def headroom(args) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes: quality about 0.4 s a position, profile and speed seconds a position, "
+        "headroom 5-40 s a board (one core)."
+    )
     sub = parser.add_subparsers(dest="what", required=True)
     q = sub.add_parser("quality", help="the belief on fixed positions")
     q.add_argument("--deals", type=int, default=100, help="deals, each played from 4 seats")
@@ -391,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     h.add_argument("--swaps", type=int, nargs="+", default=[0, 2, 4, 8])
     h.add_argument("--boards", type=int, default=8, help="boards per seed")
     h.add_argument("--seeds", type=int, nargs="+", default=[100, 101, 102])
-    h.add_argument("--paired", default=None, help="expert_vs_hard.py --save file to pair with")
+    h.add_argument("--paired", default=None, help="strength.py paired --save file to pair with")
     h.add_argument(
         "--skip", type=int, default=0, help="boards of --paired before the first of --seeds"
     )
@@ -406,4 +395,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

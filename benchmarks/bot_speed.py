@@ -8,8 +8,8 @@ then whole duplicate boards of ``hard`` in one seat against three rule bots (han
 second, the policy's forward passes included). CPU seconds of this one process, medians of
 ``--runs`` runs in turn, so a shared machine's load counts as little as it can.
 
-    python benchmarks/bot_speed.py
-    python benchmarks/bot_speed.py --positions 8000 --boards 32 --runs 5
+    python -m benchmarks.bot_speed
+    python -m benchmarks.bot_speed --positions 8000 --boards 32 --runs 5
 """
 
 from __future__ import annotations
@@ -58,14 +58,17 @@ def cpu_seconds(fn, *args) -> float:
     return time.process_time() - t0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes about a minute at the defaults."
+    )
     parser.add_argument("--positions", type=int, default=4096, help="positions per bot row")
     parser.add_argument("--batch", type=int, default=256, help="positions per act call")
     parser.add_argument("--boards", type=int, default=16, help="duplicate boards (2 hands each)")
     parser.add_argument("--runs", type=int, default=3, help="runs (the median is reported)")
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     names = ("random", "greedy", "rule")
     rng = np.random.default_rng(args.seed)
@@ -98,7 +101,8 @@ def main() -> None:
         f"| `hard` vs three `rule`, {args.boards} boards x 4 lineups x 2 hands "
         f"| {hands / median:,.1f} hands/s | {runs} |"
     )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

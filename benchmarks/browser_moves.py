@@ -15,9 +15,9 @@ those with a choice (more than one legal move: the others are forced, a search h
 weigh), the CPU and the Chromium version. Figures go to benchmarks/README.md with the machine.
 
 ```
-python benchmarks/browser_moves.py --level hard --matches 2       # about 20 s
-nice -n 10 python benchmarks/browser_moves.py --level expert --matches 8
-nice -n 10 python benchmarks/browser_moves.py --level expert --matches 8 --budget-ms 300
+python -m benchmarks.browser_moves --level hard --matches 2       # about 20 s
+nice -n 10 python -m benchmarks.browser_moves --level expert --matches 8
+nice -n 10 python -m benchmarks.browser_moves --level expert --matches 8 --budget-ms 300
 ```
 
 Needs Debian's Chromium and its driver and the selenium package (as the browser tests).
@@ -29,13 +29,14 @@ import argparse
 import functools
 import http.server
 import os
-import platform
 import shutil
 import statistics
 import sys
 import threading
 import time
 from pathlib import Path
+
+from benchmarks.common import cpu_name, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "clients/js/play/index.html"
@@ -98,30 +99,17 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def cpu_name() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown CPU"
-
-
 def fail(why: str) -> None:
     """One line on stderr, exit status 2."""
     print(f"browser_moves.py: {why}", file=sys.stderr)
     sys.exit(2)
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The q-quantile (0..1) by linear interpolation, as numpy's default."""
-    ordered = sorted(values)
-    at = q * (len(ordered) - 1)
-    low = int(at)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes a few minutes for expert at 2 matches (needs Chromium and chromedriver)."
+    )
     parser.add_argument("--level", default="expert", help="the level timed, at seat 1")
     parser.add_argument("--others", default="hard", help="the level at the other seats")
     parser.add_argument("--matches", type=int, default=8, help="seeded matches played")
@@ -130,7 +118,7 @@ def main() -> None:
     parser.add_argument(
         "--budget-ms", type=float, help="a search level's time a move (the page's ?budget=)"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -184,7 +172,8 @@ def main() -> None:
                 f"{percentile(ms, 0.95):.1f} | {max(ms):.1f} |"
             )
     print(f"CPU: {cpu_name()}, {len(os.sched_getaffinity(0))} cores visible; Chromium {version}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -11,8 +11,8 @@ held-out positions and its points per hand against three rule bots on the run's 
 boards, paired board by board with the start policy; the row ``0`` is the start itself.
 Fits use the run's config (targets, epochs, learning rate, KL weight) unless overridden.
 
-    python benchmarks/distill_curve.py runs/curve --sizes 1000 3000 8000
-    python benchmarks/distill_curve.py runs/curve targets=soft kl_coef=0.3 --sizes 6000
+    python -m benchmarks.distill_curve runs/curve --sizes 1000 3000 8000
+    python -m benchmarks.distill_curve runs/curve targets=soft kl_coef=0.3 --sizes 6000
 """
 
 from __future__ import annotations
@@ -45,9 +45,10 @@ from murlan_env.eval.duplicate import mean_ci
 OVERRIDE = re.compile(r"^[A-Za-z_]\w*=")
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes about 20-30 s a row (one fit and the run's evaluation boards).",
         epilog="key=value pairs anywhere after RUN override the run's fit settings (targets, "
         "epochs, learning_rate, kl_coef, ...).",
     )
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--consensus",
         type=Path,
-        help="a second search's labels (label_noise.py's relabels-seed*.npz): fit the search's "
+        help="a second search's labels (labels.py noise's relabels-seed*.npz): fit the search's "
         "override of the policy's move only where the second search makes it too (hard targets)",
     )
     # key=value pairs may follow the options too, even --sizes' list, which would take them.
@@ -133,7 +134,8 @@ def main(argv: list[str] | None = None) -> None:
             f"{time.perf_counter() - t0:.0f}",
         )
         print("| " + " | ".join(cells) + " |", flush=True)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -15,7 +15,7 @@ bundle with ``agents.export.export_bundle`` and reports
 Everything runs on one pinned core (``--core``) with onnxruntime, torch and the BLAS/OpenMP
 pools at one thread. On a shared machine, other load shows up in p99 first.
 
-Usage: ``python benchmarks/export.py [--checkpoint PATH] [--calls N] [--json [PATH]]``.
+Usage: ``python -m benchmarks.export [--checkpoint PATH] [--calls N] [--json [PATH]]``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 import argparse  # noqa: E402
 import gzip  # noqa: E402
 import json  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -106,7 +105,10 @@ def latency(bundle: Path, policy: torch.nn.Module, calls: int, warmup: int) -> d
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes a minute or two at the defaults."
+    )
     parser.add_argument("--checkpoint", help="checkpoint or run directory (default: quick shapes)")
     parser.add_argument("--calls", type=int, default=5000, help="timed calls per row")
     parser.add_argument("--warmup", type=int, default=500, help="untimed calls first")
@@ -158,4 +160,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

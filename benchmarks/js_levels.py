@@ -9,16 +9,16 @@ The JavaScript level draws from its own generator (seeded per request from the a
 so a sampling level's moves differ from Python's; the two should be equally strong: the
 difference's interval should hold 0. ``hard`` (the argmax) plays the same moves in both.
 
-    nice -n 10 python benchmarks/js_levels.py --levels easy,medium,hard --boards 150
+    nice -n 10 python -m benchmarks.js_levels --levels easy,medium,hard --boards 150
 
 ``expert`` is a search in both (clients/js/src/bots/search.js, murlan_env/bots/search.py) at the
 settings levels.json states; its draws differ, so the pairing compares the two searches'
 strength. ``--js-args`` passes murlan-bot options (e.g. ``--budget-ms 300``, a time budget per
 move) to measure what a budget costs against Python's full search:
 
-    python benchmarks/js_levels.py --levels expert --boards 160 --chunk 10 --jobs 2 \
+    python -m benchmarks.js_levels --levels expert --boards 160 --chunk 10 --jobs 2 \
         --seed 300 --baseline hard --save expert.npz
-    python benchmarks/js_levels.py --levels expert --boards 160 --chunk 10 --jobs 2 \
+    python -m benchmarks.js_levels --levels expert --boards 160 --chunk 10 --jobs 2 \
         --seed 300 --reuse expert.npz --js-args "--budget-ms 300"
 
 Boards are played in chunks (``--chunk``: seeds ``seed``, ``seed + 1``, ...), ``--jobs`` of
@@ -43,28 +43,12 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import board_points, ci_text, markdown_table, mean_ci
 from murlan_env.bots import registry
 from murlan_env.bots.process import ProcessBot
-from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate, seeded_deals
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "clients" / "js" / "bin" / "bot.js"
-
-
-def board_points(
-    bot, boards: int, seed: int, max_hands: int, draws: int | None = None
-) -> np.ndarray:
-    """(boards,) the bot's points per hand on each board against three rule bots: the boards
-    of ``seed``, the bots' generator seeded by ``draws`` (default: ``seed`` too)."""
-    result = play_duplicate(
-        [bot, registry.make_bot("rule")],
-        boards,
-        lineups=one_against_three(),
-        seed=seed if draws is None else draws,
-        deals=seeded_deals(seed),
-        max_hands=max_hands,
-    )
-    return result.board_points()[:, 0]
 
 
 def js_points(command: str, timeout: float, boards: int, seed: int, max_hands: int):
@@ -102,10 +86,8 @@ def print_table(name: str, have: dict[str, np.ndarray], baseline: str | None) ->
     cells = [have["js"], have["py"], *([have["base"]] if base else [])]
     paired = [have["js"] - have["py"]]
     paired += [have["js"] - have["base"], have["py"] - have["base"]] if base else []
-    text = [f"{m:.3f} [{lo:.3f}, {hi:.3f}]" for m, lo, hi in map(mean_ci, cells)]
-    text += [f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}]" for m, lo, hi in map(mean_ci, paired)]
-    print(f"| {' | '.join(header)} |\n|{'---|' * len(header)}")
-    print(f"| {name} | {len(have['js'])} | {' | '.join(text)} |", flush=True)
+    text = [ci_text(mean_ci(c)) for c in cells] + [ci_text(mean_ci(d), "+") for d in paired]
+    print(markdown_table(header, [[name, len(have["js"]), *text]]), flush=True)
 
 
 def pool(paths: list[str], levels: list[str], baseline: str | None) -> None:
@@ -122,8 +104,12 @@ def pool(paths: list[str], levels: list[str], baseline: str | None) -> None:
         print_table(name, have, baseline)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes seconds a board for easy, medium and hard, about a minute of CPU a board a "
+        "side for expert (needs Node.js 20+)."
+    )
     parser.add_argument("--levels", default="easy,medium,hard")
     parser.add_argument("--boards", type=int, default=150)
     parser.add_argument(
@@ -176,11 +162,11 @@ def main() -> None:
     parser.add_argument(
         "--js-args", default="", help="more murlan-bot options, e.g. '--budget-ms 300'"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     levels = [x.strip() for x in args.levels.split(",") if x.strip()]
     if args.pool:
         pool(args.pool, levels, args.baseline)
-        return
+        return 0
     chunk = args.chunk or args.boards
     if args.boards < 2 or chunk < 1 or args.jobs < 1:
         parser.error("--boards must be at least 2, --chunk and --jobs at least 1")
@@ -243,7 +229,8 @@ def main() -> None:
                 took = time.perf_counter() - start
                 print(f"\n{done + n} boards, {faults} faults, {took:.0f} s")
                 print_table(name, have, args.baseline)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

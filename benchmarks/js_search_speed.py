@@ -7,7 +7,7 @@ far). ``clients/js/benchmarks/search.js`` answers them as ``murlan-bot --level e
 once at the level's settings and once per time budget, pinned to one core (``taskset -c 0``
 where there is one), and prints median and p95 wall and CPU milliseconds per move.
 
-    nice -n 10 python benchmarks/js_search_speed.py --positions 40 --budgets 100,300,1000
+    nice -n 10 python -m benchmarks.js_search_speed --positions 40 --budgets 100,300,1000
 
 Needs Node.js 20+ (``node`` on the PATH, or ``--node``).
 """
@@ -31,15 +31,18 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "clients" / "js" / "benchmarks" / "search.js"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes a few minutes at the defaults on a free core (needs Node.js 20+)."
+    )
     parser.add_argument("--positions", type=int, default=40, help="positions to time (default 40)")
     parser.add_argument(
         "--budgets", default="100,300,1000", help="budgets in ms (default 100,300,1000)"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the positions' choice")
     parser.add_argument("--node", default="node", help="Node.js executable")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     bundle = registry.policies_dir() / registry.levels()["expert"]["policy"]
     golden = json.loads((bundle / "golden.json").read_text())
     requests = [
@@ -55,7 +58,8 @@ def main() -> None:
         command = [*pin, args.node, str(SCRIPT), str(bundle), str(path), *budgets]
         print(f"machine: {platform.processor() or platform.machine()}; pinned: {bool(pin)}")
         subprocess.run(command, check=True, cwd=SCRIPT.parents[1])
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

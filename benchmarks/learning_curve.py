@@ -1,8 +1,8 @@
 """A run's learning curve from its TensorBoard logs: points per hand against each evaluation
 bot over training decisions, with the 95% confidence intervals the trainer logged.
 
-    python benchmarks/learning_curve.py runs/strong --out docs/learning_curve.png
-    python benchmarks/learning_curve.py runs/hard-strong runs/hard   # a staged preset
+    python -m benchmarks.learning_curve runs/strong --out docs/learning_curve.png
+    python -m benchmarks.learning_curve runs/hard-strong runs/hard   # a staged preset
 
 (after ``python train.py --config strong --seed 1 name=strong`` and ``python train.py --config
 hard --seed 1 name=hard``: without ``name=`` a run is ``runs/<preset>-s<seed>-<date>-<time>``)
@@ -104,8 +104,9 @@ def plot(curves: dict, path: str | Path, title: str, starts: list[int] = ()) -> 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="example: python benchmarks/learning_curve.py runs/strong --out curve.png",
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes seconds: it reads the run's logs.",
+        epilog="example: python -m benchmarks.learning_curve runs/strong --out curve.png",
     )
     parser.add_argument(
         "run",
@@ -132,4 +133,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

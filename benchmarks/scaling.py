@@ -4,8 +4,8 @@ bot. More workers mean bigger batches per iteration; with a fixed minibatch size
 strength holds. The control run fixes the number of minibatches instead (what the trainer
 did before): its gradient steps per decision shrink with the batch, and so does its strength.
 
-    python benchmarks/scaling.py                       # 4M decisions per run
-    python benchmarks/scaling.py --steps 1e6 --deals 64
+    python -m benchmarks.scaling                       # 4M decisions per run
+    python -m benchmarks.scaling --steps 1e6 --deals 64
 
 Each run trains the quick preset's network and opponents with local workers (the same
 learning problem, only the number of games per iteration changes), then evaluates against
@@ -15,11 +15,9 @@ greedy and rule bots on the same duplicate deals (95% CI over deals).
 from __future__ import annotations
 
 import argparse
-import sys
-
-from selfplay import run_loop  # this folder is on the path
 
 from agents import presets
+from benchmarks.selfplay import run_loop
 
 
 def train_with(workers: int, steps: int, deals: int, seed: int, minibatch: int | None) -> dict:
@@ -51,8 +49,9 @@ def train_with(workers: int, steps: int, deals: int, seed: int, minibatch: int |
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="example: python benchmarks/scaling.py --steps 4e6",
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes about 7 minutes at the default 4M decisions a run.",
+        epilog="example: python -m benchmarks.scaling --steps 4e6",
     )
     parser.add_argument("--steps", type=float, default=4e6, help="decisions per run")
     parser.add_argument("--deals", type=int, default=256, help="evaluation deals per bot")
@@ -80,4 +79,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -16,8 +16,8 @@ itself, Python with the other: the last should match the first two), the mean ga
 two searches' values of a legal move, and each side's picks judged by Python searches run with
 other seeds (a held-out judge): the other's picks should be worth what Python's are.
 
-    python benchmarks/search_agreement.py --other js --positions 80 --seeds 6 --games 60
-    python benchmarks/search_agreement.py --other int8 --positions 80 --seeds 6 --games 60
+    python -m benchmarks.search_agreement --other js --positions 80 --seeds 6 --games 60
+    python -m benchmarks.search_agreement --other int8 --positions 80 --seeds 6 --games 60
 
 ``js`` needs Node.js 20+ (``node`` on the PATH, or ``--node``); ``int8`` needs onnxruntime.
 """
@@ -90,15 +90,18 @@ def agreement(picks: np.ndarray, other: np.ndarray | None = None) -> float:
     return float(np.mean([(picks[:, a] == picks[:, b]).mean() for a, b in pairs]))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes about ten minutes at the defaults (an expert search is about a second of CPU)."
+    )
     parser.add_argument("--other", choices=sorted(LABELS), default="js", help="default js")
     parser.add_argument("--positions", type=int, default=60, help="positions (default 60)")
     parser.add_argument("--seeds", type=int, default=6, help="searches a position per side")
     parser.add_argument("--games", type=int, default=40, help="matches the positions come from")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--node", default="node", help="the Node.js program")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.seeds < 4 or args.seeds % 2:
         parser.error("--seeds must be even and at least 4 (half choose, half judge)")
     label = LABELS[args.other]
@@ -118,7 +121,7 @@ def main() -> None:
         node = js_search(args.node, bundle, requests)
         bot = registry.make_bot("expert")  # the level as it ships
     else:
-        from belief import expert_in  # this folder is on the path
+        from benchmarks.common import expert_in
 
         bot = expert_in("float32")
     py_picks, py_values = python_searches(bot, positions, args.seeds, args.seed)
@@ -163,7 +166,8 @@ def main() -> None:
         f"| a pick's worth to a held-out Python search, {label} - Python, 95% CI | "
         f"{wm:+.4f} [{wl:+.4f}, {wh:+.4f}] |"
     )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

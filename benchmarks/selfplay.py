@@ -1,10 +1,10 @@
 """Training throughput: the real training loop of a preset, and where its time goes.
 
-    python benchmarks/selfplay.py                          # the quick preset, end to end
-    python benchmarks/selfplay.py --preset ppo --steps 2e6 num_workers=2 device=cpu
-    python benchmarks/selfplay.py --components             # per-part rates of each preset
-    python benchmarks/selfplay.py --precision              # one update in fp32 and in bf16
-    python benchmarks/selfplay.py --beside-openspiel 10    # the quick preset, OpenSpiel around it
+    python -m benchmarks.selfplay                          # the quick preset, end to end
+    python -m benchmarks.selfplay --preset ppo --steps 2e6 num_workers=2 device=cpu
+    python -m benchmarks.selfplay --components             # per-part rates of each preset
+    python -m benchmarks.selfplay --precision              # one update in fp32 and in bf16
+    python -m benchmarks.selfplay --beside-openspiel 10    # the quick preset, OpenSpiel around it
 
 The default mode runs ``agents.training.train_loop`` exactly as ``python train.py`` does
 (rollout workers, learner updates, periodic and final evaluation, checkpoints), for
@@ -36,10 +36,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import torch
@@ -47,6 +45,7 @@ import torch
 from agents import presets
 from agents.rollout import SelfPlay
 from agents.training import resolve_device
+from benchmarks.common import cpu_name
 from murlan_env.game import engine
 
 
@@ -98,7 +97,7 @@ def print_loop(r: dict) -> None:
 
 def openspiel_rate(seconds: float) -> float:
     """OpenSpiel dou_dizhu's random-play decisions per wall second (``engine.py``'s row)."""
-    from engine import measure, openspiel_decisions_runner  # this folder is on the path
+    from benchmarks.engine import measure, openspiel_decisions_runner
 
     return measure(openspiel_decisions_runner(0), seconds)[0]
 
@@ -156,19 +155,6 @@ def components(preset: str, rollouts: int) -> dict:
     }
 
 
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else what the platform module says."""
-    import platform
-
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def precision_row(preset: str, repeats: int) -> dict:
     """Median seconds of one learner update of ``preset`` in fp32 and in bf16 on the same
     rollout batch (each from the same fresh learner; the two precisions take turns, so a
@@ -210,8 +196,10 @@ def precision_row(preset: str, repeats: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0],
-        epilog="example: python benchmarks/selfplay.py --preset quick --steps 3e6",
+        description=__doc__.split("\n\n")[0].replace("\n", " ")
+        + " Takes about 100 s for the quick preset end to end; --precision and --components "
+        "a few minutes.",
+        epilog="example: python -m benchmarks.selfplay --preset quick --steps 3e6",
     )
     parser.add_argument("--preset", default="quick", help="preset to run end to end")
     parser.add_argument(
@@ -280,4 +268,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

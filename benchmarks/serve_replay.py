@@ -16,8 +16,8 @@ frame at open has nothing more to send). Each row is the median of ``--repeats``
 - ``all hands CPU s``: CPU time to open and fetch every hand.
 
 ```
-python benchmarks/serve_replay.py
-python benchmarks/serve_replay.py --repeats 3 --seed 4
+python -m benchmarks.serve_replay
+python -m benchmarks.serve_replay --repeats 3 --seed 4
 ```
 """
 
@@ -92,11 +92,13 @@ def measure(client: TestClient, text: str) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0].replace("\n", " ") + " Takes about 20 s."
+    )
     parser.add_argument("--seed", type=int, default=4, help="seed of the recorded match")
     parser.add_argument("--repeats", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     record = greedy_record(args.seed)
     text = records.dumps(record)
     with tempfile.TemporaryDirectory() as tmp:
@@ -114,7 +116,8 @@ def main() -> None:
             f"| {key:<18} | {statistics.median(values):.{digits}f} | {min(values):.{digits}f} "
             f"| {max(values):.{digits}f} |"
         )
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -6,7 +6,9 @@ report does not shift what a test reads."""
 
 from __future__ import annotations
 
+import ast
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -19,16 +21,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_script(name: str, args: list[str]) -> subprocess.CompletedProcess:
-    """Run ``benchmarks/<name>`` with ``args``; fail with its stderr unless it exits 0."""
+def run_script(name: str, args: list[str], status: int = 0) -> subprocess.CompletedProcess:
+    """Run ``python -m benchmarks.<name>`` from the repository root with ``args``; fail with its
+    stderr unless it exits with ``status``."""
     done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / name), *args],
+        [sys.executable, "-m", f"benchmarks.{name}", *args],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == status, done.stderr[-2000:]
     return done
 
 
@@ -54,10 +58,72 @@ def test_tables_are_read_by_their_header():
     assert tables(text) == [[{"a": "1", "b": "x y"}, {"a": "2", "b": ""}], [{"c": "3"}]]
 
 
+SCRIPTS = sorted(
+    p.stem for p in (ROOT / "benchmarks").glob("*.py") if p.stem not in ("__init__", "common")
+)
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_every_script_has_one_main_and_imports_no_script_by_path(name):
+    """``main(argv: list[str] | None = None) -> int`` with argparse, run by ``raise
+    SystemExit(main())``; the shared helpers come from ``benchmarks.common`` by a normal import,
+    never from a sibling file found through the path."""
+    tree = ast.parse((ROOT / "benchmarks" / f"{name}.py").read_text(encoding="utf-8"))
+    (main,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
+    assert (
+        ast.unparse(main.args) == "argv: list[str] | None=None"
+        and ast.unparse(main.returns) == "int"
+    )
+    calls = [ast.unparse(n.func) for n in ast.walk(main) if isinstance(n, ast.Call)]
+    assert any(c.endswith("parse_args") or c.endswith("parse_intermixed_args") for c in calls)
+    last = tree.body[-1]
+    assert isinstance(last, ast.If) and ast.unparse(last.test) == "__name__ == '__main__'"
+    assert [ast.unparse(n) for n in last.body] == ["raise SystemExit(main())"]
+    assert ast.get_docstring(tree), "a docstring: what it measures and how long it takes"
+    siblings = set(SCRIPTS) | {"common"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.module not in siblings, (
+                f"from {node.module} import: use benchmarks.{node.module}"
+            )
+        elif isinstance(node, ast.Import):
+            assert not {a.name for a in node.names} & siblings
+        elif isinstance(node, ast.Attribute):
+            assert ast.unparse(node) != "sys.path", "no sys.path changes"
+
+
+def test_a_script_runs_as_a_module_and_as_a_file():
+    """``python -m benchmarks.NAME`` from the root, and ``python benchmarks/NAME.py`` with the root
+    on PYTHONPATH, parse the same command line."""
+    as_module = run_script("strength", ["--help"]).stdout
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    as_file = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "strength.py"), "--help"],
+        capture_output=True, text=True, env=env, timeout=120, check=True,
+    )  # fmt: skip
+    assert as_file.stdout == as_module and "paired" in as_module and "arithmetic" in as_module
+
+
+def test_strength_paired_reports_each_hand_and_the_gain_board_by_board(tmp_path):
+    saved = tmp_path / "paired.npz"
+    args = ["paired", "--bot", "hard", "--base", "greedy", "--boards", "2", "--chunk", "1"]
+    done = run_script("strength", [*args, "--save", str(saved)])
+    *_, rows = tables(done.stdout)  # the table after the last chunk
+    assert [row["hand"] for row in rows] == ["1 (start duty)", "2 (exchange)", "1 and 2"]
+    with np.load(saved) as points:
+        mine = {h: points[f"bot0_hand{h}"] for h in (1, 2)}
+        base = {h: points[f"bot1_hand{h}"] for h in (1, 2)}
+    assert mine[1].shape == (2,)
+    for row, h in zip(rows, (1, 2), strict=False):
+        assert float(row["hard"].split()[0]) == pytest.approx(mine[h].mean(), abs=5e-4)
+        gain = (mine[h] - base[h]).mean()
+        assert float(row["gain (paired)"].split()[0]) == pytest.approx(gain, abs=5e-4)
+
+
 def test_engine_benchmark_runs_and_reports_its_rows(tmp_path):
     out = tmp_path / "bench.json"
     args = ["--seconds", "0.05", "--repeats", "1", "--batch-sizes", "1", "64", "--json", str(out)]
-    done = run_script("engine.py", args)
+    done = run_script("engine", args)
     result = json.loads(out.read_text())
     rows = {row["name"]: row for row in result["rows"]}
     ours = ["engine B=1", "engine B=64", "single game (driver)", "murlan AEC env"]
@@ -89,7 +155,7 @@ def test_engine_benchmark_runs_and_reports_its_rows(tmp_path):
 def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
     args = ["--steps", "40000", "workers=local", "num_envs=64", "eval_deals=4"]
     args += ["final_eval_deals=4", "eval_bots=[greedy]", "eval_every=0"]
-    done = run_script("selfplay.py", args)
+    done = run_script("selfplay", args)
     lines = done.stdout.splitlines()
     head = re.fullmatch(
         r"quick: ([\d,]+) decisions in ([\d.]+) s = ([\d,]+) decisions/s end to end "
@@ -121,7 +187,7 @@ def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
 
 
 def test_selfplay_benchmark_times_an_update_in_both_precisions():
-    done = run_script("selfplay.py", ["--precision", "--presets", "quick", "--repeats", "1"])
+    done = run_script("selfplay", ["--precision", "--presets", "quick", "--repeats", "1"])
     lines = done.stdout.splitlines()
     assert lines[0].startswith("CPU: ")
     ((row,),) = tables(done.stdout)
@@ -134,7 +200,7 @@ def test_selfplay_benchmark_times_an_update_in_both_precisions():
 
 
 def test_lookahead_ceiling_reports_every_lookahead_against_the_bare_policy():
-    done = run_script("lookahead_ceiling.py", ["--deals", "2", "--worlds", "2"])
+    done = run_script("lookahead_ceiling", ["--deals", "2", "--worlds", "2"])
     (rows,) = tables(done.stdout)
     assert [(r["lookahead on"], r["the others play like"]) for r in rows] == [
         ("(no lookahead)", ""),
@@ -156,7 +222,7 @@ def test_lookahead_ceiling_reports_every_lookahead_against_the_bare_policy():
 
 def test_lookahead_ceiling_rows_between_uniform_worlds_and_the_true_deal():
     args = "--deals 2 --worlds 3 --known 0 1 --posterior 4 --candidates 32 --rows rule".split()
-    done = run_script("lookahead_ceiling.py", args)
+    done = run_script("lookahead_ceiling", args)
     (rows,) = tables(done.stdout)
     assert [row["lookahead on"] for row in rows] == [
         "(no lookahead)",
@@ -184,17 +250,17 @@ def test_learning_curve_joins_the_stages_of_a_staged_run(tmp_path):
                 writer.add_scalar("eval/rule/ci95", 0.05, step)
     png, points = tmp_path / "curve.png", tmp_path / "curve.json"
     args = [str(tmp_path / "one"), str(tmp_path / "two"), "--out", str(png), "--json", str(points)]
-    done = run_script("learning_curve.py", args)
+    done = run_script("learning_curve", args)
     rule = json.loads(points.read_text())["rule"]
     assert rule["step"] == [10, 20, 30, 35, 40]  # the second stage goes on from the first
     assert rule["points"] == pytest.approx([1.2, 1.3, 1.4, 1.6, 1.7])
     assert png.stat().st_size > 0 and "vs rule: 1.700 ± 0.050 at 40" in done.stdout
 
 
-def test_labeller_benchmark_reports_each_precision_and_batch_size():
+def test_labels_speed_reports_each_precision_and_batch_size():
     args = ["--positions", "3", "--boards", "2", "--batch", "1", "3", "--runs", "2"]
     args += ["--rollouts", "8", "--candidates", "16"]
-    done = run_script("labeller.py", args)
+    done = run_script("labels", ["speed", *args])
     assert "3 positions of `hard`" in done.stdout and "8 rollouts over 16" in done.stdout
     (rows,) = tables(done.stdout)
     assert [(row["precision"], row["batch"]) for row in rows] == [
@@ -217,10 +283,10 @@ def test_labeller_benchmark_reports_each_precision_and_batch_size():
     assert rows[0][same] == "100%"  # the first row against itself
 
 
-def test_labeller_benchmark_scores_each_rows_labels_against_the_reproducible_overrides():
+def test_labels_speed_scores_each_rows_labels_against_the_reproducible_overrides():
     args = ["--positions", "6", "--boards", "2", "--batch", "3", "--runs", "3"]
     args += ["--rollouts", "8", "--candidates", "16", "--precision", "float32"]
-    done = run_script("labeller.py", args)
+    done = run_script("labels", ["speed", *args])
     found = re.search(
         r"Reproducible overrides \(float32 batch 3, runs 1 and 2\): (\d+) of 6 positions",
         done.stdout,
@@ -243,33 +309,28 @@ def test_labeller_benchmark_scores_each_rows_labels_against_the_reproducible_ove
         assert finds == "nan%"
 
 
-def test_search_strength_plays_the_belief_search_at_a_budget_and_worlds_against_the_tables_asked():
+def test_strength_search_plays_the_belief_search_at_a_budget_and_worlds_against_the_tables_asked():
     args = ["--budgets", "8", "--belief", "--models", "rule", "--candidates", "16"]
     args += ["--opponents", "rule", "--boards", "1", "--max-hands", "1"]
-    lines = run_script("search_strength.py", args).stdout.splitlines()
+    lines = run_script("strength", ["search", *args]).stdout.splitlines()
     assert lines[0].split() == ["bot", "vs", "3", "x", "rule", "s/decision"]
     names = [line.split()[0] for line in lines[1:]]
     assert names == ["hard", "search:8:hard+belief+rule/16"]
     # The bare policy's row is its duplicate result at that table (seed 0), played again here.
-    from benchmarks.strength import table_results
+    from benchmarks.common import table_results
 
     again = table_results("hard", ["rule"], 1, 0, max_hands=1)
     assert lines[1].split()[1] == f"{again.points_per_hand:.3f}"
 
 
-def test_search_strength_refuses_candidates_without_a_belief():
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "search_strength.py"), "--candidates", "16"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2 and "--candidates needs --belief" in done.stderr
+def test_strength_search_refuses_candidates_without_a_belief():
+    done = run_script("strength", ["search", "--candidates", "16"], status=2)
+    assert "--candidates needs --belief" in done.stderr
 
 
 def test_bot_speed_reports_every_bot_and_the_duplicate_boards():
     args = ["--positions", "64", "--batch", "16", "--boards", "1", "--runs", "1"]
-    done = run_script("bot_speed.py", args)
+    done = run_script("bot_speed", args)
     (rows,) = tables(done.stdout)
     assert [row["what"].split("`")[1] for row in rows] == ["random", "greedy", "rule", "hard"]
     assert rows[-1]["what"] == "`hard` vs three `rule`, 1 boards x 4 lineups x 2 hands"
@@ -278,7 +339,7 @@ def test_bot_speed_reports_every_bot_and_the_duplicate_boards():
     assert all(len(row["runs (CPU s)"].split()) == 1 for row in rows)  # --runs 1
 
 
-def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
+def test_labels_noise_and_quality_and_the_distillation_curve_read_a_run(tmp_path):
     """A tiny distill run, its overrides labelled again by a second search, and the
     curve fitted to nested subsets of its labels, with and without the consensus."""
     import murlan_cli
@@ -295,7 +356,7 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     args = ["--config", "distill", "name=run", f"runs_dir={tmp_path}", "progress=false", *tiny]
     assert murlan_cli.main(["train", *args]) == 0
 
-    done = run_script("label_noise.py", [str(run), "--seed", "7"])
+    done = run_script("labels", ["noise", str(run), "--seed", "7"])
     (rows,) = tables(done.stdout)
     counts = [int(row["positions"]) for row in rows]
     with np.load(run / "round-1" / "labels.npz") as labels:
@@ -305,11 +366,11 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
     assert sum(counts) == overridden  # each override lands in one group
     relabels = run / "round-1" / "relabels-seed7.npz"
     assert relabels.exists()
-    same = run_script("label_noise.py", [str(run), "--seed", "7"])  # read back, not labelled again
+    same = run_script("labels", ["noise", str(run), "--seed", "7"])  # read back, not labelled again
     assert tables(same.stdout) == [rows]
 
     # The overrides and a sample of the keeps labelled again by two smaller searches.
-    done = run_script("label_quality.py", [str(run), "--budgets", "4:8", "4", "--keeps", "3"])
+    done = run_script("labels", ["quality", str(run), "--budgets", "4:8", "4", "--keeps", "3"])
     (rows,) = tables(done.stdout)
     # A budget without candidates takes the run's 16, whatever the budget before it took.
     assert [(row["rollouts"], row["belief candidates"]) for row in rows] == [
@@ -322,7 +383,7 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
 
     # A fit setting after --sizes' list is a setting, not a size.
     for extra in (["epochs=2"], ["--consensus", str(relabels)]):
-        done = run_script("distill_curve.py", [str(run), "--sizes", "4", "12", *extra])
+        done = run_script("distill_curve", [str(run), "--sizes", "4", "12", *extra])
         assert ("epochs=2" in done.stdout) == (extra == ["epochs=2"])
         (rows,) = tables(done.stdout)
         assert [row["fitted"] for row in rows] == ["0", "4", "12"]
@@ -330,17 +391,12 @@ def test_label_noise_and_the_distillation_curve_read_a_run(tmp_path):
         assert rows[0]["agree fitted"] == rows[0]["over start, paired"] == ""
         for row in rows:
             assert 0 <= float(row["agree held-out"].rstrip("%")) <= 100
-    bad = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "label_noise.py"), str(run), "--seed", "1"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert bad.returncode == 2 and "--seed must differ" in bad.stderr
+    bad = run_script("labels", ["noise", str(run), "--seed", "1"], status=2)
+    assert "--seed must differ" in bad.stderr
 
 
 def test_belief_benchmark_reports_the_belief_by_hand_and_weighting():
-    done = run_script("belief.py", ["quality", "--deals", "2", "--positions", "12"])
+    done = run_script("belief", ["quality", "--deals", "2", "--positions", "12"])
     found = tables(done.stdout)
     (tempering,) = [t for t in found if "ESS tempered (median)" in t[0]]
     (quality,) = [t for t in found if "bits per hidden card" in t[0]]
@@ -362,7 +418,7 @@ def test_belief_benchmark_reports_the_belief_by_hand_and_weighting():
     reason="needs Chromium and its driver: apt-get install chromium chromium-driver",
 )
 def test_browser_moves_benchmark_times_a_level_in_the_play_pages_worker():
-    done = run_script("browser_moves.py", ["--level", "hard", "--matches", "1"])
+    done = run_script("browser_moves", ["--level", "hard", "--matches", "1"])
     lines = done.stdout.splitlines()
     assert lines[0].startswith("hard at seat 1 against 3 hard, first 2 hands of 1 matches")
     assert "no budget" in lines[0]
@@ -370,11 +426,8 @@ def test_browser_moves_benchmark_times_a_level_in_the_play_pages_worker():
     assert [row["decisions"] for row in rows] == ["all", "with a choice"]
     assert int(rows[0]["n"]) > int(rows[1]["n"]) > 5  # two hands' decisions of seat 1
     assert lines[-1].startswith("CPU: ") and "Chromium" in lines[-1]
-    unknown = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "browser_moves.py"), "--level", "nope",
-         "--matches", "1"], capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert unknown.returncode == 2 and "plays no level nope" in unknown.stderr
+    unknown = run_script("browser_moves", ["--level", "nope", "--matches", "1"], status=2)
+    assert "plays no level nope" in unknown.stderr
 
 
 NODE_MISSING = "the JavaScript client's benchmarks need Node.js 20+ (https://nodejs.org)"
@@ -384,35 +437,32 @@ NODE_MISSING = "the JavaScript client's benchmarks need Node.js 20+ (https://nod
 def test_js_levels_plays_chunks_at_once_and_reuses_pythons_points(tmp_path):
     saved = tmp_path / "hard.npz"
     common = ["--levels", "hard", "--boards", "3", "--chunk", "1", "--baseline", "medium"]
-    first = run_script("js_levels.py", [*common, "--jobs", "2", "--save", str(saved)])
+    first = run_script("js_levels", [*common, "--jobs", "2", "--save", str(saved)])
     *_, (row,) = tables(first.stdout)
     # hard is the argmax in both languages: the same moves, so the same points board by board.
     assert row["JavaScript"] == row["Python"] and row["JS - Python, 95% CI"].startswith("+0.000")
     assert row["JS - medium"] == row["Python - medium"] and row["boards"] == "3"
     with np.load(saved) as points:
         assert points["hard_js"].shape == points["hard_base"].shape == (3,)
-        one_job = run_script("js_levels.py", [*common, "--boards", "2"])
+        one_job = run_script("js_levels", [*common, "--boards", "2"])
         *_, (again,) = tables(one_job.stdout)
         assert again["boards"] == "2"
         assert float(again["Python"].split()[0]) == pytest.approx(points["hard_py"][:2].mean())
-    reused = run_script("js_levels.py", [*common, "--reuse", str(saved)])
+    reused = run_script("js_levels", [*common, "--reuse", str(saved)])
     *_, (same,) = tables(reused.stdout)
     assert same == row
-    pooled = run_script("js_levels.py", ["--levels", "hard", "--baseline", "medium", "--pool",
+    pooled = run_script("js_levels", ["--levels", "hard", "--baseline", "medium", "--pool",
                                          str(saved), str(saved)])  # fmt: skip
     ((twice,),) = tables(pooled.stdout)
     assert twice["boards"] == "6" and twice["JavaScript"].split()[0] == row["JavaScript"].split()[0]
-    other = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "js_levels.py"), *common, "--chunk", "2",
-         "--reuse", str(saved)], capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert other.returncode == 1 and "was not saved with --chunk 2" in other.stderr
+    other = run_script("js_levels", [*common, "--chunk", "2", "--reuse", str(saved)], status=1)
+    assert "was not saved with --chunk 2" in other.stderr
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("node"), reason=NODE_MISSING)
 def test_search_agreement_pairs_the_two_searches_on_the_same_positions():
-    done = run_script("search_agreement.py", ["--positions", "3", "--seeds", "4"])
+    done = run_script("search_agreement", ["--positions", "3", "--seeds", "4"])
     assert done.stdout.startswith("3 positions from real play (seed 0), 4 searches each")
     (rows,) = tables(done.stdout)
     found = {row["measure"]: row["value"] for row in rows}
@@ -431,7 +481,7 @@ def test_search_agreement_pairs_the_two_searches_on_the_same_positions():
 @pytest.mark.slow
 def test_search_agreement_pairs_the_int8_search_with_float32():
     args = ["--other", "int8", "--positions", "2", "--seeds", "4"]
-    done = run_script("search_agreement.py", args)
+    done = run_script("search_agreement", args)
     (rows,) = tables(done.stdout)
     found = {row["measure"]: row["value"] for row in rows}
     assert "same move, Python with int8" in found and "same move, int8 with int8" in found
@@ -442,12 +492,12 @@ def test_search_agreement_pairs_the_int8_search_with_float32():
 
 
 @pytest.mark.slow
-def test_arithmetic_pairing_pairs_int8_with_the_saved_float32_points(tmp_path):
+def test_strength_arithmetic_pairs_int8_with_the_saved_float32_points(tmp_path):
     run = tmp_path / "expert.npz"  # as js_levels.py --levels expert --baseline hard --save
     float32, hard = np.array([1.75, 1.25]), np.array([1.5, 1.0])
     np.savez(run, seed=5, chunk=1, max_hands=1, expert_py=float32, expert_base=hard)
     saved = tmp_path / "int8.npz"
-    done = run_script("arithmetic_pairing.py", [str(run), "--jobs", "2", "--save", str(saved)])
+    done = run_script("strength", ["arithmetic", str(run), "--jobs", "2", "--save", str(saved)])
     *_, (row,) = tables(done.stdout)
     with np.load(saved) as points:
         int8 = points["points"]
@@ -459,7 +509,7 @@ def test_arithmetic_pairing_pairs_int8_with_the_saved_float32_points(tmp_path):
     assert float(row["int8 - saved"].split()[0]) == pytest.approx((int8 - float32).mean(), abs=5e-4)
     again = tmp_path / "float32.npz"  # as --arithmetic float32 --draws 1 would save it
     np.savez(again, points=np.array([2.0, 1.0]), label="float32 (draws 1)")
-    pooled = run_script("arithmetic_pairing.py", [str(run), "--pool", str(saved), str(again)])
+    pooled = run_script("strength", ["arithmetic", str(run), "--pool", str(saved), str(again)])
     sides, pairs = tables(pooled.stdout)
     points = {r["side, 2 boards"]: r["points a hand"] for r in sides}
     assert points["int8"] == row["int8"] and points["hard"] == row["hard"]
@@ -470,8 +520,5 @@ def test_arithmetic_pairing_pairs_int8_with_the_saved_float32_points(tmp_path):
     assert ci["int8 - the float32 runs' mean"] == pytest.approx((int8 - mean).mean(), abs=5e-4)
     assert ci["float32 (draws 1) - saved float32"] == pytest.approx(0.0, abs=5e-4)
     np.savez(run, seed=5, chunk=1, max_hands=1, expert_py=float32)
-    missing = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "arithmetic_pairing.py"), str(run), "--pool",
-         str(saved)], capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert missing.returncode == 1 and "holds no expert_base" in missing.stderr
+    missing = run_script("strength", ["arithmetic", str(run), "--pool", str(saved)], status=1)
+    assert "holds no expert_base" in missing.stderr

@@ -80,7 +80,7 @@ def test_batched_labeller_agrees_with_the_per_position_one(positions):
     values must differ from the per-position ones no more than two seeds of the per-position
     labeller differ from each other, with no bias, and its moves must agree with them about as
     often. (A small search, so noisy: the expert's own 200 rollouts agree far more often,
-    benchmarks/labeller.py.)"""
+    benchmarks/labels.py speed.)"""
     hard = registry.make_bot("hard")
     search = SearchBot(
         rollouts=48,

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from benchmarks.levels_order import level_board_points
+from benchmarks.strength import level_board_points
 from murlan_env.bots import registry
 from murlan_env.bots.history import uses_history
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
@@ -69,7 +69,7 @@ def test_levels_are_ordered_by_strength_against_greedy_bots():
     """hard beats medium beats easy board by board on the same duplicate boards, and hard is
     above par (1.5 points per hand: 3 + 2 + 1 + 0 shared by four equals).
 
-    ``python benchmarks/levels_order.py --seeds 11 0 1 2 3`` measures the same margins on
+    ``python -m benchmarks.strength levels --seeds 11 0 1 2 3`` measures the same margins on
     these boards (seed 11) and four others.
     """
     points = {level: level_board_points(level, 48, seed=11) for level in ("easy", "medium", "hard")}
@@ -137,7 +137,7 @@ def test_a_levels_arithmetic_picks_the_model_its_belief_and_rollouts_score_with(
 
 @pytest.mark.parametrize("level", sorted(LEVELS))
 def test_each_level_plays_exactly_the_variants_levels_json_lists(level):
-    """levels.json's supported_rules (from benchmarks/variant_strength.py) is what the level
+    """levels.json's supported_rules (from ``benchmarks/strength.py variants``) is what the level
     accepts: every listed value plays, every other one is refused in one line."""
     from murlan_env.game.rules import RULE_CHOICES, Rules
 
