@@ -301,6 +301,14 @@ def test_renamed_config_keys_point_to_their_new_names(capsys):
         assert getattr(cfg, new) == 64
 
 
+def test_each_algorithm_names_its_trainer():
+    """A plain mapping from the algorithm to its config class and train function."""
+    assert presets.ALGORITHMS["ppo"] == (ppo.PPOConfig, ppo.train)
+    assert presets.config_class("dmc") is dmc.DMCConfig and presets.trainer_of("dmc") is dmc.train
+    with pytest.raises(ConfigError, match="unknown algorithm 'a2c'"):
+        presets.config_class("a2c")
+
+
 def test_presets_match_their_config_classes(tmp_path, monkeypatch):
     """Every shipped preset builds, from any folder, and building one reads no file: the
     finetune preset's init_from names a run that does not exist here."""
