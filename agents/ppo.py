@@ -215,10 +215,21 @@ def ppo_loss(
             "policy": pg_loss.item(),
             "value": v_loss.item(),
             "entropy": entropy.item(),
+            # KL(old || new) estimated from the samples, as CleanRL logs it: old_approx_kl is
+            # the plain -log ratio, approx_kl the lower-variance (ratio - 1) - log ratio.
+            "old_approx_kl": float((-log_ratio).mean()),
             "approx_kl": float(((ratio - 1) - log_ratio).mean()),
             "clipfrac": float(((ratio - 1).abs() > clip).float().mean()),
         }
     return loss, parts
+
+
+def explained_variance(value: np.ndarray, returns: np.ndarray) -> float:
+    """``1 - Var(returns - value) / Var(returns)`` (CleanRL's ``losses/explained_variance``):
+    the share of the returns' variance the critic's rollout values account for (1: all of
+    it; 0 or below: no better than a constant); NaN when the returns do not vary."""
+    var = np.var(returns) if len(returns) else 0.0
+    return float("nan") if var == 0 else float(1 - np.var(returns - value) / var)
 
 
 class PPOLearner:
@@ -254,7 +265,15 @@ class PPOLearner:
         )
 
     def update(self, batch: Batch, step: int) -> dict[str, float]:
-        """Train on ``batch``; ``step`` counts the run's decisions with this batch's."""
+        """Train on ``batch``; ``step`` counts the run's decisions with this batch's.
+
+        Returns what the loop logs under ``losses/`` (CleanRL's names): ``policy``,
+        ``value``, ``entropy``, ``approx_kl``, ``old_approx_kl`` and ``clipfrac`` averaged
+        over the minibatches (``ppo_loss``), the ``learning_rate`` it trained at, the
+        ``explained_variance`` of the batch's returns by the rollout's values, and
+        ``gradient_steps``. The statistics are read off tensors the update computes anyway:
+        they draw no random numbers and change nothing the update does.
+        """
         c = self.cfg
         if c.anneal_lr:  # else Adam keeps the rate it was built with (or resumed at)
             for g in self.opt.param_groups:
@@ -286,6 +305,7 @@ class PPOLearner:
         rows = shuffled(self.rng, len(act), c.minibatch_size, c.update_epochs)
         out = gradient_steps(self.opt, rows, loss, c.max_grad_norm)
         out["learning_rate"] = self.opt.param_groups[0]["lr"]
+        out["explained_variance"] = explained_variance(batch.value, batch.returns)
         return out
 
     def state_dict(self) -> dict:

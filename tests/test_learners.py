@@ -104,6 +104,35 @@ def test_ppo_updates_on_a_fixed_batch_lower_the_loss(critic):
         last = learner.update(batch, 64)
     assert last["value"] < first["value"] * 0.5
     assert last["approx_kl"] > 0
+    # CleanRL's diagnostics, finite: the KL estimates and clip fraction of the minibatches,
+    # and the explained variance of the batch's returns by its rollout values.
+    for key in ("approx_kl", "old_approx_kl", "clipfrac", "explained_variance"):
+        assert np.isfinite(last[key]), key
+    assert 0 <= last["clipfrac"] <= 1
+    residual = np.var(batch.returns - batch.value) / np.var(batch.returns)
+    assert last["explained_variance"] == pytest.approx(1 - residual)
+
+
+def test_the_diagnostics_draw_no_random_numbers():
+    """The statistics update() reports are read off the update, not drawn beside it: the
+    learner's generator moves by the minibatch permutations alone, torch's not at all."""
+    b = _tiny_batch(64)
+    batch = Batch(
+        obs=b["obs"], mask=b["mask"], action=b["action"], returns=b["return"],
+        logp=np.full(64, -2.0, np.float32), value=np.zeros(64, np.float32),
+        advantage=b["return"], stats={"decisions": 64},
+    )  # fmt: skip
+    cfg = PPOConfig(hidden=[16], minibatch_size=16, device="cpu", precision="fp32")
+    learner = PPOLearner(cfg)
+    expected = np.random.default_rng()
+    expected.bit_generator.state = learner.rng.bit_generator.state
+    for _ in range(cfg.update_epochs):  # what agents.minibatches.shuffled draws
+        expected.permutation(64)
+    torch_state = torch.get_rng_state()
+    out = learner.update(batch, 64)
+    assert learner.rng.bit_generator.state == expected.bit_generator.state
+    assert torch.equal(torch.get_rng_state(), torch_state)
+    assert {"approx_kl", "old_approx_kl", "clipfrac", "explained_variance"} <= set(out)
 
 
 def test_the_learning_rate_anneals_as_its_docstring_and_the_config_reference_say():

@@ -207,6 +207,13 @@ def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra
     assert ckpt["counters"] == out["counters"]
     assert ckpt["config"]["algorithm"] == ckpt["spec"]["algorithm"]
     assert len(ckpt["snapshots"]) == (2 if extra else 0)
+    if trainer is ppo:  # CleanRL's diagnostics, logged with finite values at each update
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+        events = EventAccumulator(str(run_dir)).Reload()
+        for key in ("approx_kl", "old_approx_kl", "clipfrac", "explained_variance"):
+            logged = events.Scalars(f"losses/{key}")
+            assert len(logged) == 2 and all(np.isfinite(e.value) for e in logged), key
 
 
 @pytest.mark.parametrize(
