@@ -1,10 +1,13 @@
 """The small parts the trainers' configs are composed of, their checks, and run names.
 
 A trainer's config class inherits the parts it reads and nothing else: ``RunConfig`` (name,
-seed, folder), ``RulesConfig``, ``NetworkConfig``, ``EvalConfig``, and for the self-play trainers
-``SelfPlayConfig`` (budget, rollouts, opponents, workers, device, precision, loop). PPO's and
-DMC's configs are ``SelfPlayConfig`` plus their own keys; distill's has no rollouts, workers
-or device, so ``workers=ray`` is refused there.
+seed, folder), ``RulesConfig``, ``NetworkConfig`` (the trunk's widths), ``EvalConfig``, and for
+the self-play trainers ``SelfPlayConfig`` (budget, games per worker, opponents, workers,
+device, precision, loop). PPO's and DMC's configs are ``SelfPlayConfig`` plus their own keys;
+distill's has no rollouts, workers or device, so ``workers=ray`` is refused there. What a
+trainer's own algorithm reads -- its ``learning_rate``, ``rollout_steps`` and the rest of its
+optimiser and loss -- is declared on its own config class, in its own module, so each key is
+written down where the code that reads it is.
 
 Torch-free and free of I/O. A config checks itself when it is built (``__post_init__`` calls
 ``validate``), in Python as from YAML: every field must have its default's type (an integral
@@ -173,17 +176,15 @@ class RulesConfig(ConfigPart):
 
 @dataclasses.dataclass
 class NetworkConfig(ConfigPart):
-    """The policy network's trunk and its optimiser's step size."""
+    """The policy network's trunk (each trainer declares its own optimiser's settings, its
+    ``learning_rate`` among them, beside the code that reads them)."""
 
     hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
     """Widths of the observation trunk's layers."""
-    learning_rate: float = 3e-4
-    """Adam learning rate."""
 
     def check_values(self) -> None:
         super().check_values()
         check_at_least(self, 1, "hidden")
-        check_at_least(self, 0, "learning_rate")
 
 
 @dataclasses.dataclass
@@ -215,9 +216,8 @@ class SelfPlayConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
     total_decisions: int = 1_000_000
     """Training budget in engine decisions (all seats, all games)."""
     num_envs: int = 512
-    """Matches stepped together by each rollout worker."""
-    rollout_steps: int = 32
-    """Engine steps per rollout (each worker returns num_envs * rollout_steps decisions)."""
+    """Matches stepped together by each rollout worker (each trainer's ``rollout_steps`` says
+    how many engine steps a rollout plays)."""
     reward: str = "hand"
     """"hand": points of each hand minus 1.5 (dense, what the quick preset learns from);
     "match": the zero-sum match result (+1 for the winner, -1/3 for the others)."""
@@ -269,7 +269,7 @@ class SelfPlayConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
         check_choice("inference", self.inference, INFERENCE_MODES)
         check_choice("precision", self.precision, PRECISIONS)
         check_device(self.device)
-        check_at_least(self, 1, "total_decisions", "num_envs", "rollout_steps", "num_workers")
+        check_at_least(self, 1, "total_decisions", "num_envs", "num_workers")
         check_at_least(self, 1, "snapshot_every", "snapshot_pool")
         check_at_least(self, 0, "eval_every", "final_eval_deals", "checkpoint_every")
         check_share(self, "snapshot_share", "bot_share")

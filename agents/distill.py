@@ -124,6 +124,8 @@ class DistillConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
     """Passes over the labelled positions per fit."""
     minibatch_size: int = 256
     """Positions per gradient step."""
+    learning_rate: float = 3e-4
+    """Adam's learning rate of each fit (constant; each fit has a fresh optimiser)."""
     holdout: float = 0.2
     """Share of each round's positions kept out of the fit, to measure generalisation."""
     aggregate: bool = True
@@ -140,6 +142,7 @@ class DistillConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
         check_at_least(
             self, 0, "search_rollouts", "belief_candidates", "soft_temperature", "kl_coef"
         )
+        check_at_least(self, 0, "learning_rate")
         check_at_least(self, 1, "epochs", "minibatch_size", "play_hands")
         check_bots("opponent", [self.opponent])
         check_bots("search_models", self.search_models)

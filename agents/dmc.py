@@ -38,8 +38,15 @@ from murlan_env.game.observation import from_codes, to_codes
 
 @dataclasses.dataclass
 class DMCConfig(SelfPlayConfig):
-    """DMC's settings (the shared fields are documented on agents.config's parts)."""
+    """DMC's settings: its own keys here; the keys it shares with PPO (the budget, games per
+    worker, opponents, workers, device, run, rules, trunk, evaluation) come from
+    ``agents.config``'s parts, each documented there."""
 
+    rollout_steps: int = 32
+    """Engine steps per rollout (each worker returns num_envs * rollout_steps decisions, and
+    the learner's decisions of hands that ended go to the replay)."""
+    learning_rate: float = 3e-4
+    """Adam's learning rate (constant)."""
     epsilon: float = 0.01
     """Exploration: share of learner decisions taken uniformly among the legal actions."""
     pair_hidden: int = 128
@@ -55,7 +62,9 @@ class DMCConfig(SelfPlayConfig):
 
     def check_values(self) -> None:
         super().check_values()
-        check_at_least(self, 1, "pair_hidden", "replay_size", "batch_size", "updates_per_rollout")
+        check_at_least(self, 1, "rollout_steps", "pair_hidden", "replay_size", "batch_size")
+        check_at_least(self, 1, "updates_per_rollout")
+        check_at_least(self, 0, "learning_rate")
         check_share(self, "epsilon")
         if self.reward != "hand":
             raise ConfigError(

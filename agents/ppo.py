@@ -43,21 +43,49 @@ from murlan_env.game import observation
 from murlan_env.game.state import N_SEATS
 
 CRITICS = ("shared", "privileged")
+LR_FLOOR = 0.05  # anneal_lr's floor: the learning rate never falls below this share of its start
 
 
 @dataclasses.dataclass
 class PPOConfig(SelfPlayConfig):
-    """PPO's settings (the shared fields are documented on agents.config's parts)."""
+    """PPO's settings: its own keys here, in the order the trainer reads them (the rollout
+    window, the returns, the optimiser, the loss, the critic, the warm start).
 
+    The keys PPO shares with DMC come from ``agents.config``, each documented there:
+    ``SelfPlayConfig`` (the budget ``total_decisions``, ``num_envs``, the opponent pool, the
+    workers, the device and precision, the loop's rhythm), ``RunConfig`` (name, seed,
+    folder), ``RulesConfig``, ``NetworkConfig`` (``hidden``) and ``EvalConfig``. A preset may
+    set any of these keys and no other (docs/config.md lists them all, per trainer).
+    """
+
+    rollout_steps: int = 32
+    """Engine steps per rollout: each worker returns num_envs * rollout_steps decisions (every
+    seat's), and PPO updates once on the learner's decisions among them."""
     gamma: float = 1.0
     """Discount per decision of the same seat (1: the hand's points count in full)."""
     gae_lambda: float = 0.95
     """GAE lambda: bias/variance trade-off of the advantages."""
+    learning_rate: float = 3e-4
+    """Adam's learning rate at the start (Adam's eps is 1e-5); the warm start's too."""
+    anneal_lr: bool = True
+    """Decay the learning rate linearly with the run's decisions, on the line from
+    learning_rate at the start to 0 at total_decisions, but never below 5% of learning_rate
+    (LR_FLOOR: reached at 95% of the budget, then kept); false: learning_rate throughout."""
     update_epochs: int = 3
     """Passes over each rollout batch."""
     minibatch_size: int = 4096
     """Learner decisions per gradient step. Fixed, so the number of gradient steps per
     decision stays the same however many workers (or games per worker) feed the batch."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clipping."""
+    clip_coef: float = 0.2
+    """PPO ratio clipping."""
+    ent_coef: float = 0.01
+    """Entropy bonus weight."""
+    vf_coef: float = 0.5
+    """Value loss weight."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch."""
     critic: str = "shared"
     """"shared": the value head sits on the policy's trunk; "privileged": a critic of its own
     that also sees the other seats' hands (training only; play uses the policy alone)."""
@@ -70,28 +98,25 @@ class PPOConfig(SelfPlayConfig):
     """Demonstrated decisions for the warm start."""
     imitate_epochs: int = 4
     """Passes over the demonstrations."""
-    clip_coef: float = 0.2
-    """PPO ratio clipping."""
-    ent_coef: float = 0.01
-    """Entropy bonus weight."""
-    vf_coef: float = 0.5
-    """Value loss weight."""
-    max_grad_norm: float = 0.5
-    """Gradient norm clipping."""
-    norm_adv: bool = True
-    """Normalise advantages per minibatch."""
-    anneal_lr: bool = True
-    """Decay the learning rate linearly to 0 over total_decisions."""
 
     def check_values(self) -> None:
         super().check_values()
-        check_at_least(self, 1, "update_epochs", "minibatch_size", "critic_hidden")
-        check_at_least(self, 0, "imitate_decisions", "imitate_epochs", "clip_coef", "max_grad_norm")
+        check_at_least(self, 1, "rollout_steps", "update_epochs", "minibatch_size")
+        check_at_least(self, 1, "critic_hidden")
+        check_at_least(self, 0, "learning_rate", "max_grad_norm", "clip_coef")
+        check_at_least(self, 0, "imitate_decisions", "imitate_epochs")
         check_share(self, "gamma", "gae_lambda")
         if self.critic not in CRITICS:
             raise ConfigError(f"critic must be one of {list(CRITICS)}, got {self.critic!r}")
         if self.init_from and self.imitate:
             raise ConfigError("init_from and imitate both choose the starting weights: set one")
+
+
+def annealed_lr(cfg: PPOConfig, step: int) -> float:
+    """The learning rate of the update at ``step`` decisions (this batch's included) under
+    ``anneal_lr``: ``learning_rate * max(1 - step / total_decisions, LR_FLOOR)``, linear
+    towards 0 at ``total_decisions`` but floored at ``LR_FLOOR`` (5%) of its start."""
+    return max(1.0 - step / cfg.total_decisions, LR_FLOOR) * cfg.learning_rate
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,10 +215,21 @@ def ppo_loss(
             "policy": pg_loss.item(),
             "value": v_loss.item(),
             "entropy": entropy.item(),
+            # KL(old || new) estimated from the samples, as CleanRL logs it: old_approx_kl is
+            # the plain -log ratio, approx_kl the lower-variance (ratio - 1) - log ratio.
+            "old_approx_kl": float((-log_ratio).mean()),
             "approx_kl": float(((ratio - 1) - log_ratio).mean()),
             "clipfrac": float(((ratio - 1).abs() > clip).float().mean()),
         }
     return loss, parts
+
+
+def explained_variance(value: np.ndarray, returns: np.ndarray) -> float:
+    """``1 - Var(returns - value) / Var(returns)`` (CleanRL's ``losses/explained_variance``):
+    the share of the returns' variance the critic's rollout values account for (1: all of
+    it; 0 or below: no better than a constant); NaN when the returns do not vary."""
+    var = np.var(returns) if len(returns) else 0.0
+    return float("nan") if var == 0 else float(1 - np.var(returns - value) / var)
 
 
 class PPOLearner:
@@ -229,12 +265,19 @@ class PPOLearner:
         )
 
     def update(self, batch: Batch, step: int) -> dict[str, float]:
-        """Train on ``batch``; ``step`` counts the run's decisions with this batch's."""
+        """Train on ``batch``; ``step`` counts the run's decisions with this batch's.
+
+        Returns what the loop logs under ``losses/`` (CleanRL's names): ``policy``,
+        ``value``, ``entropy``, ``approx_kl``, ``old_approx_kl`` and ``clipfrac`` averaged
+        over the minibatches (``ppo_loss``), the ``learning_rate`` it trained at, the
+        ``explained_variance`` of the batch's returns by the rollout's values, and
+        ``gradient_steps``. The statistics are read off tensors the update computes anyway:
+        they draw no random numbers and change nothing the update does.
+        """
         c = self.cfg
-        if c.anneal_lr:
-            frac = max(1.0 - step / c.total_decisions, 0.05)
+        if c.anneal_lr:  # else Adam keeps the rate it was built with (or resumed at)
             for g in self.opt.param_groups:
-                g["lr"] = frac * c.learning_rate
+                g["lr"] = annealed_lr(c, step)
         dev = self.device
         obs = torch.from_numpy(batch.obs).to(dev)
         mask = torch.from_numpy(batch.mask).to(dev)
@@ -262,6 +305,7 @@ class PPOLearner:
         rows = shuffled(self.rng, len(act), c.minibatch_size, c.update_epochs)
         out = gradient_steps(self.opt, rows, loss, c.max_grad_norm)
         out["learning_rate"] = self.opt.param_groups[0]["lr"]
+        out["explained_variance"] = explained_variance(batch.value, batch.returns)
         return out
 
     def state_dict(self) -> dict:

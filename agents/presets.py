@@ -9,9 +9,11 @@ printing, so that tests, benchmarks and notebooks build the same configs the com
     runs = run_configs(raw, {}, "quick")              # [(stage, algorithm, config)], named
 
 The presets ship inside the package (``importlib.resources``), so an installed murlan trains
-them from any folder. A config names its ``algorithm`` ("ppo", "dmc" or "distill"); every
-other key must be a field of that trainer's config class (``trainer_of``), and a bad one
-raises ``ConfigError`` with one line saying what the key takes.
+them from any folder. A config names its ``algorithm`` ("ppo", "dmc" or "distill");
+``ALGORITHMS`` maps each name to its trainer's config class and ``train`` function
+(``agents.ppo.PPOConfig`` and ``agents.ppo.train`` for "ppo"). Every other key must be a field
+of that config class, and a bad one raises ``ConfigError`` with one line saying what the key
+takes.
 
 A staged preset (``stages:``) trains several runs one after another, each from the weights of
 the one before: the last is ``runs/<name>``, the others ``runs/<name>-<stage>``; overrides
@@ -21,12 +23,14 @@ apply to every stage, and ``stages=[...]`` replaces the list.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from agents import distill, dmc, ppo
 from agents.config import ConfigError, run_name
 
 # Presets that were renamed: old name -> (new name, why).
@@ -37,8 +41,13 @@ RENAMED_PRESETS = {
 # is refused with one line naming the new one; a resumed run's saved config is read with the
 # new names (``upgrade_keys``).
 RENAMED_KEYS: dict[str, str] = {"total_steps": "total_decisions", "num_steps": "rollout_steps"}
-# Each algorithm's trainer module (agents.<name>) and the name of its config class there.
-ALGORITHMS = {"ppo": "PPOConfig", "dmc": "DMCConfig", "distill": "DistillConfig"}
+# Each algorithm's trainer: its config class (every key its presets may set) and its
+# ``train(cfg, resume=None) -> dict``.
+ALGORITHMS = {
+    "ppo": (ppo.PPOConfig, ppo.train),
+    "dmc": (dmc.DMCConfig, dmc.train),
+    "distill": (distill.DistillConfig, distill.train),
+}
 
 
 def preset_dir():
@@ -53,23 +62,21 @@ def preset_names() -> list[str]:
     )
 
 
-def trainer_module(algorithm: str):
-    """The module of an algorithm's trainer: its config class and ``train`` function."""
+def _trainer(algorithm: str) -> tuple[type, Callable[..., dict]]:
+    """(config class, train function) of an algorithm; ConfigError for an unknown one."""
     if algorithm not in ALGORITHMS:
         raise ConfigError(f"unknown algorithm {algorithm!r}: expected one of {list(ALGORITHMS)}")
-    import importlib
-
-    return importlib.import_module(f"agents.{algorithm}")
+    return ALGORITHMS[algorithm]
 
 
 def config_class(algorithm: str) -> type:
     """The config class of an algorithm (``PPOConfig``, ``DMCConfig``, ``DistillConfig``)."""
-    return getattr(trainer_module(algorithm), ALGORITHMS[algorithm])
+    return _trainer(algorithm)[0]
 
 
-def trainer_of(algorithm: str):
+def trainer_of(algorithm: str) -> Callable[..., dict]:
     """The ``train(cfg, resume=None) -> dict`` function of an algorithm."""
-    return trainer_module(algorithm).train
+    return _trainer(algorithm)[1]
 
 
 def load_preset(name_or_path: str) -> dict[str, Any]:
@@ -235,7 +242,6 @@ __all__ = [
     "preset_names",
     "run_configs",
     "stages_of",
-    "trainer_module",
     "trainer_of",
     "upgrade_keys",
     "yaml_problem",

@@ -7,7 +7,9 @@
   train`` is what ``python train.py`` runs), run from this checkout at build time, so the
   reference cannot disagree with the parsers.
 - ``config.md`` is the trainers' configuration reference: every key of every config dataclass
-  that ``agents`` exposes, with its type, default and docstring, read from the classes.
+  that ``agents`` exposes, with its type, default and docstring, read from the classes; each
+  trainer's section also names the keys of the shared parts it takes, so every key a preset
+  of that trainer may set is listed in one section.
 - ``quickstart.md`` is the quickstart notebook, ``notebooks/quickstart.ipynb``.
 - ``benchmarks.md`` is ``benchmarks/README.md``, where every figure lives with its command,
   and ``results.md`` its headline sections (speed, trainers, levels, learning curves).
@@ -204,7 +206,7 @@ def config_markdown(root: Path = ROOT) -> str:
     for cls in classes:
         docs = field_docs(cls)
         own = [f for f in dataclasses.fields(cls) if f.name in _declared(cls)]
-        inherited = [b.__name__ for b in cls.__mro__[1:] if dataclasses.is_dataclass(b)]
+        inherited = [b for b in cls.__mro__[1:] if dataclasses.is_dataclass(b)]
         summary = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0]
         parts += [
             f"## {cls.__name__}",
@@ -212,9 +214,13 @@ def config_markdown(root: Path = ROOT) -> str:
             f"`{cls.__module__}.{cls.__name__}`: {cell(summary)}",
             "",
         ]
-        if inherited:
-            links = ", ".join(f"[{name}](#{name.lower()})" for name in inherited)
-            parts += [f"Also takes every key of {links}.", ""]
+        if inherited:  # every key the class takes is named here, the shared ones linked
+            parts += ["Also takes the keys of the parts it is composed of:", ""]
+            for base in inherited:
+                keys = [f.name for f in dataclasses.fields(base) if f.name in _declared(base)]
+                names = ", ".join(f"`{key}`" for key in keys) or "no keys of its own"
+                parts.append(f"- [{base.__name__}](#{base.__name__.lower()}): {names}")
+            parts.append("")
         if not own:
             parts += ["No keys of its own.", ""]
             continue

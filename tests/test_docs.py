@@ -330,14 +330,16 @@ def preset_keys() -> dict[str, set[str]]:
 
 def test_config_reference_documents_every_key_of_every_trainer():
     """docs/config.md is generated from the config classes agents defines: each class has a
-    section, each key a row with a meaning (its docstring), and every key a shipped preset
-    sets is in the reference, so a key no class documents fails here."""
+    section, each key a row with a meaning (its docstring), each class's section names every
+    key the class takes (a trainer's, every key its presets may set), and every key a shipped
+    preset sets is in the reference, so a key no class documents fails here."""
     import dataclasses
 
     hooks = load_hooks()
     classes = hooks.config_classes()
     page = hooks.config_markdown(ROOT)
     assert {"PPOConfig", "DMCConfig", "DistillConfig"} <= {c.__name__ for c in classes}
+    sections = dict(re.findall(r"^## (\w+)\n(.*?)(?=^## |\Z)", page, re.M | re.S))
     documented = set()
     for cls in classes:
         assert f"## {cls.__name__}\n" in page
@@ -346,6 +348,7 @@ def test_config_reference_documents_every_key_of_every_trainer():
             assert docs.get(field.name), f"{cls.__name__}.{field.name} has no docstring"
             documented.add(field.name)
             assert f"| `{field.name}` |" in page
+            assert f"`{field.name}`" in sections[cls.__name__], (cls.__name__, field.name)
     for preset, keys in preset_keys().items():
         assert keys <= documented, (
             f"agents/configs/{preset}.yaml sets undocumented {keys - documented}"

@@ -104,6 +104,76 @@ def test_ppo_updates_on_a_fixed_batch_lower_the_loss(critic):
         last = learner.update(batch, 64)
     assert last["value"] < first["value"] * 0.5
     assert last["approx_kl"] > 0
+    # CleanRL's diagnostics, finite: the KL estimates and clip fraction of the minibatches,
+    # and the explained variance of the batch's returns by its rollout values.
+    for key in ("approx_kl", "old_approx_kl", "clipfrac", "explained_variance"):
+        assert np.isfinite(last[key]), key
+    assert 0 <= last["clipfrac"] <= 1
+    residual = np.var(batch.returns - batch.value) / np.var(batch.returns)
+    assert last["explained_variance"] == pytest.approx(1 - residual)
+
+
+def test_the_diagnostics_draw_no_random_numbers():
+    """The statistics update() reports are read off the update, not drawn beside it: the
+    learner's generator moves by the minibatch permutations alone, torch's not at all."""
+    b = _tiny_batch(64)
+    batch = Batch(
+        obs=b["obs"], mask=b["mask"], action=b["action"], returns=b["return"],
+        logp=np.full(64, -2.0, np.float32), value=np.zeros(64, np.float32),
+        advantage=b["return"], stats={"decisions": 64},
+    )  # fmt: skip
+    cfg = PPOConfig(hidden=[16], minibatch_size=16, device="cpu", precision="fp32")
+    learner = PPOLearner(cfg)
+    expected = np.random.default_rng()
+    expected.bit_generator.state = learner.rng.bit_generator.state
+    for _ in range(cfg.update_epochs):  # what agents.minibatches.shuffled draws
+        expected.permutation(64)
+    torch_state = torch.get_rng_state()
+    out = learner.update(batch, 64)
+    assert learner.rng.bit_generator.state == expected.bit_generator.state
+    assert torch.equal(torch.get_rng_state(), torch_state)
+    assert {"approx_kl", "old_approx_kl", "clipfrac", "explained_variance"} <= set(out)
+
+
+def test_the_learning_rate_anneals_as_its_docstring_and_the_config_reference_say():
+    """anneal_lr: linear towards 0 at total_decisions, floored at LR_FLOOR (5%) of the start;
+    the key's docstring, which docs/config.md publishes, says so."""
+    import importlib.util
+    from pathlib import Path
+
+    from agents import ppo
+
+    cfg = PPOConfig(learning_rate=1e-3, total_decisions=1000)
+    assert ppo.annealed_lr(cfg, 0) == 1e-3
+    assert ppo.annealed_lr(cfg, 500) == pytest.approx(0.5e-3)
+    assert ppo.annealed_lr(cfg, 950) == pytest.approx(ppo.LR_FLOOR * 1e-3)
+    assert ppo.annealed_lr(cfg, 2000) == pytest.approx(ppo.LR_FLOOR * 1e-3)
+    b = _tiny_batch(16)
+    batch = Batch(
+        obs=b["obs"], mask=b["mask"], action=b["action"], returns=b["return"],
+        logp=np.full(16, -2.0, np.float32), value=np.zeros(16, np.float32),
+        advantage=b["return"], stats={"decisions": 16},
+    )  # fmt: skip
+    cfg = PPOConfig(hidden=[16], learning_rate=1e-3, total_decisions=1000, minibatch_size=16,
+                    update_epochs=1, device="cpu", precision="fp32")  # fmt: skip
+    learner = PPOLearner(cfg)
+    for step in (100, 990):
+        assert learner.update(batch, step)["learning_rate"] == ppo.annealed_lr(cfg, step)
+    cfg.anneal_lr = False
+    assert learner.update(batch, 2000)["learning_rate"] == ppo.annealed_lr(cfg, 990)  # kept
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("docs_hooks", root / "docs" / "hooks.py")
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    floor = f"{ppo.LR_FLOOR:.0%} of learning_rate"
+    assert floor == "5% of learning_rate"
+    assert floor in hooks.field_docs(PPOConfig)["anneal_lr"]
+    row = next(
+        line
+        for line in hooks.config_markdown(root).splitlines()
+        if line.startswith("| `anneal_lr`")
+    )
+    assert floor in row and "to 0" in row  # the published reference: the line and its floor
 
 
 def test_replay_keeps_the_newest_and_samples_only_what_it_holds():
