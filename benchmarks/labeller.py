@@ -9,8 +9,8 @@ position's cost.) The search is the one a round labels with (``agents.distill.ex
 on `hard`'s weights: the ``expert`` level's search at ``--rollouts`` over ``--candidates``
 belief worlds, expert's own 200 and 1,024 by default), its belief and rollouts running the
 policy in each ``--precision`` (``label_precision``: float32, or the int8 model of
-``murlan_env.bots.quantize.to_int8``). Each run labels the same positions once per row, with a fresh
-search (so no run profits from what the one before remembered), in turn, so the machine's
+``murlan_env.bundle.quantize.to_int8``). Each run labels the same positions once per row, with a
+fresh search (so no run profits from what the one before remembered), in turn, so the machine's
 load falls alike on every row. Times are the process's CPU seconds (one core: the search
 runs in one thread), which a shared machine's load inflates far less than wall time; the
 table gives the median over the runs, and how often each row chose the same move as the

@@ -1,7 +1,7 @@
 """The bot subcommands: ``murlan export``, ``murlan golden``, ``murlan arena``, ``murlan play``.
 
 Their options and work live in modules of their own (``murlan_cli.export`` over
-``agents.export``, ``murlan_cli.golden`` over ``murlan_env.bots.golden``, ``murlan_cli.arena``
+``agents.export``, ``murlan_cli.golden`` over ``murlan_env.bundle.golden``, ``murlan_cli.arena``
 over ``murlan_env.eval.arena``, ``murlan_cli.play``); this module registers them.
 Building the parser imports no torch: ``agents`` modules that need it load when a command runs.
 """

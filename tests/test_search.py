@@ -7,10 +7,7 @@ import pytest
 from conftest import held_by_slot
 
 from murlan_env.bots.basic import GreedyBot, MoveScores, RuleBot, legal_log_probs
-from murlan_env.bots.history import HandLogs
-from murlan_env.bots.registry import guided_by, make_bot
-from murlan_env.bots.search import SearchBot, rollout_hand
-from murlan_env.bots.worlds import (
+from murlan_env.bots.belief import (
     believed_worlds,
     best_models,
     exchange_facts,
@@ -19,6 +16,9 @@ from murlan_env.bots.worlds import (
     state_from_observation,
     tempered_weights,
 )
+from murlan_env.bots.history import HandLogs
+from murlan_env.bots.registry import guided_by, make_bot
+from murlan_env.bots.search import SearchBot, rollout_hand
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import RANK_SIZE, parse_hand, rank_counts

@@ -40,7 +40,7 @@ def test_the_package_ships_levels_over_shipped_policies():
 def test_each_shipped_bundle_is_under_2_mb(policy):
     """What an app downloads (a model file and bot.json) is under 2 MB, the float16 model
     under 1 MB; the golden vectors are test data, kept under 1.5 MB."""
-    from murlan_env.bots.manifest import BundleManifest
+    from murlan_env.bundle.manifest import BundleManifest
 
     folder = registry.policies_dir() / policy
     manifest_bytes = (folder / "bot.json").stat().st_size
@@ -109,7 +109,7 @@ def test_a_levels_arithmetic_picks_the_model_its_belief_and_rollouts_score_with(
     search's own move stays the float32 policy's. Anything else is refused."""
     import numpy as np
 
-    from murlan_env.bots.search_vectors import play_positions
+    from murlan_env.conformance.search import play_positions
 
     bots = {
         a: registry.level_bot(a, {**LEVELS["expert"], "arithmetic": a}) for a in ("float32", "int8")

@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from murlan_env.bots.strategy import (
+from murlan_env.bots.rule import (
     CONTROL_CREDIT,
     IS_QUAD,
     beatable_actions,
@@ -207,7 +207,7 @@ class GreedyBot:
 class RuleBot:
     """The strongest rule-based bot here: it plans its hand and counts cards.
 
-    Per game (compiled: ``murlan_env.bots.strategy.rule_moves``, over its hand plans):
+    Per game (compiled: ``murlan_env.bots.rule.rule_moves``, over its hand plans):
 
     - The hand is planned as bombs, straights and rank groups with the fewest combinations;
       its value counts the combinations opponents could beat and credits *controls* (those
@@ -239,7 +239,7 @@ class RuleBot:
             danger: an opponent holding at most this many cards is blocked (2 and 0 were
                 weaker than 1).
             finish: hand value at or below which taking the lead is worth a control.
-            credit: value credit per control (``strategy.hand_value``).
+            credit: value credit per control (``rule.hand_value``).
             save_high: lowest rank (index, A = 11) not shed on a trick while the hand is
                 still long; 99 = off (11 gained against greedy but lost against the default
                 rule bot).

@@ -91,7 +91,7 @@ def levels() -> dict[str, dict]:
     least), ``margin`` (points by which the search must prefer a move to the policy's),
     ``playout_temperature`` (of the policy's moves in the rollouts) and ``arithmetic``
     (``int8``: the belief and the rollouts score with the policy quantised by
-    ``murlan_env.bots.quantize.to_int8``, the search's own move staying float32)."""
+    ``murlan_env.bundle.quantize.to_int8``, the search's own move staying float32)."""
     path = policies_dir() / LEVELS_FILE
     if not path.is_file():
         return {}
@@ -162,7 +162,7 @@ def make_bot(spec: str) -> Bot:
     if kind == "bundle":
         if not arg:
             raise _unknown(text, "bundle: needs a directory, e.g. bundle:bundles/quick")
-        from murlan_env.bots.bundle import BundleBot
+        from murlan_env.bundle.files import BundleBot
 
         return BundleBot(arg)
     if kind == "proc":
@@ -175,7 +175,7 @@ def make_bot(spec: str) -> Bot:
     if level is not None:
         return level_bot(kind, level)
     if not sep and kind in shipped_policies():
-        from murlan_env.bots.bundle import BundleBot
+        from murlan_env.bundle.files import BundleBot
 
         return BundleBot(policies_dir() / kind, name=kind)
     if sep and kind in plugin_kinds():
@@ -186,7 +186,7 @@ def make_bot(spec: str) -> Bot:
 def level_bot(name: str, level: dict) -> Bot:
     """The bot of a level's fields (``levels()``: ``make_bot(name)`` plays ``levels()[name]``;
     a benchmark passes a variant of a level, e.g. another ``arithmetic``), named ``name``."""
-    from murlan_env.bots.bundle import BundleBot
+    from murlan_env.bundle.files import BundleBot
 
     mix = (make_bot(level["mix"][0]), float(level["mix"][1])) if level.get("mix") else None
     bundle = policies_dir() / level["policy"]
@@ -227,8 +227,8 @@ def _guide_policy(policy: Bot, arithmetic: str) -> Bot:
         return policy
     if arithmetic != "int8":
         raise ValueError(f"a level's arithmetic is float32 or int8, not {arithmetic!r}")
-    from murlan_env.bots.bundle import BundleBot
-    from murlan_env.bots.quantize import int8_bot
+    from murlan_env.bundle.files import BundleBot
+    from murlan_env.bundle.quantize import int8_bot
 
     if not isinstance(policy, BundleBot):
         raise ValueError(f"int8 arithmetic quantises a bundle's model, not {policy.name!r}'s")

@@ -137,7 +137,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
 
 /**
  * The description of a model file's plain weights: `model.onnx` -> `weights.json`,
- * `model.fp16.onnx` -> `weights.fp16.json` (murlan_env/bots/plain_weights.py names them so).
+ * `model.fp16.onnx` -> `weights.fp16.json` (murlan_env/bundle/plain_weights.py names them so).
  * @param {string} modelFile
  * @returns {string}
  */

@@ -1,6 +1,6 @@
 /**
  * Difficulty levels of a bundle (bot.json's `levels`), and the random and greedy bots a level
- * mixes in, as the Python side plays them (murlan_env/bots/bundle.py `BundleBot.act`,
+ * mixes in, as the Python side plays them (murlan_env/bundle/files.py `BundleBot.act`,
  * murlan_env/bots/basic.py `RandomBot`, `GreedyBot`).
  *
  * A level is `{temperature, mix: [bot, share] | null, search, supported_rules}`. One decision:

@@ -15,7 +15,7 @@ position carries
   ``plays`` (0-based, passes counted) of hand ``hand`` (0-based), or before the give-back.
 
 Positions are chosen to cover the game (``make_golden``, from the matches of
-``murlan_env.bots.golden_positions``): random play whose moves pick a kind
+``murlan_env.bundle.golden_positions``): random play whose moves pick a kind
 of combination first (so triples, quads, long straights and bombs come up), under the
 bundle's supported rule variants, then a greedy cover of every observation entry and of the
 situations in ``TAGS``, then positions with a real choice. A set in which an entry never
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from murlan_env import records
-from murlan_env.bots.golden_positions import (
+from murlan_env.bundle.golden_positions import (
     TAGS,
     Pool,
     cut_record,
@@ -42,7 +42,7 @@ from murlan_env.bots.golden_positions import (
     position_tags,
     state_facts,
 )
-from murlan_env.bots.manifest import GOLDEN_FORMAT, BundleManifest
+from murlan_env.bundle.manifest import GOLDEN_FORMAT, BundleManifest
 from murlan_env.game import engine, observation, observation_layout
 from murlan_env.game.cards import format_cards
 from murlan_env.game.combos import JOKER_PAIR, N_ACTIONS

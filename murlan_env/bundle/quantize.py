@@ -89,9 +89,9 @@ def to_int8(src: str | Path, dst: str | Path) -> None:
 @functools.cache
 def int8_bot(model_path: Path, name: str):
     """The float32 model at ``model_path`` quantised by ``to_int8``, as a bot with scores
-    (``murlan_env.bots.bundle.ModelBot``). Quantised once per process and shared: the
+    (``murlan_env.bundle.files.ModelBot``). Quantised once per process and shared: the
     session keeps no state between calls."""
-    from murlan_env.bots.bundle import ModelBot
+    from murlan_env.bundle.files import ModelBot
 
     with tempfile.TemporaryDirectory() as tmp:  # the session holds the model once loaded
         path = Path(tmp) / "model.int8.onnx"
@@ -103,7 +103,7 @@ def float16_tolerance(golden: dict, scorer) -> float:
     """The tolerance to state for a float16 model: its largest |score - golden score| on the
     legal actions of ``golden``'s positions, times 2, rounded up to 1 or 2.5 or 5 times a
     power of ten (so a runtime summing in another order stays inside it)."""
-    from murlan_env.bots.golden import dense_obs
+    from murlan_env.bundle.golden import dense_obs
     from murlan_env.game.combos import N_ACTIONS
 
     positions = golden["positions"]
@@ -146,9 +146,9 @@ def add_float16(bundle_dir: str | Path):
     (``weights*.json``/``.bin``); returns the new manifest."""
     import dataclasses
 
-    from murlan_env.bots.bundle import onnx_session, read_golden, session_scorer
-    from murlan_env.bots.manifest import BundleManifest, ModelFile, file_sha256
-    from murlan_env.bots.plain_weights import write_plain_weights
+    from murlan_env.bundle.files import onnx_session, read_golden, session_scorer
+    from murlan_env.bundle.manifest import BundleManifest, ModelFile, file_sha256
+    from murlan_env.bundle.plain_weights import write_plain_weights
 
     bundle_dir = Path(bundle_dir)
     manifest = BundleManifest.load(bundle_dir)

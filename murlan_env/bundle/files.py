@@ -6,9 +6,9 @@ A bundle is a directory:
 |-----------------|--------------------------------------------------------------------------|
 | model.onnx      | ``scores = f(obs (B, 544) float32, mask (B, 109) bool)``, argmax = action |
 | model.fp16.onnx | the same network with float16 weights (half the download), when exported |
-| bot.json        | the manifest (``murlan_env.bots.manifest.BundleManifest``): versions,    |
+| bot.json        | the manifest (``murlan_env.bundle.manifest.BundleManifest``): versions,    |
 |                 | rules, hashes, model files and the contract an app implements            |
-| golden.json     | test vectors (``murlan_env.bots.golden``)                                |
+| golden.json     | test vectors (``murlan_env.bundle.golden``)                                |
 | model.mlpackage | Core ML conversion, when coremltools was available at export time        |
 
 Loading is strict (``BundleManifest.load``). ``verify_golden`` replays the golden matches through
@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 
 from murlan_env.bots import basic as bots
-from murlan_env.bots import golden as goldens
-from murlan_env.bots.manifest import (
+from murlan_env.bundle import golden as goldens
+from murlan_env.bundle.manifest import (
     BUNDLE_FORMAT,
     GOLDEN_FILE,
     GOLDEN_FORMAT,
@@ -77,7 +77,7 @@ def session_scorer(session) -> goldens.Scorer:
 class ModelBot:
     """One model file of the bundle contract (``obs``, ``mask`` -> ``scores``) as a bot with
     scores, playing their argmax: what a search asks of a policy, without a bundle's manifest
-    and rules (e.g. the int8 model a labeller runs, ``murlan_env.bots.quantize.to_int8``)."""
+    and rules (e.g. the int8 model a labeller runs, ``murlan_env.bundle.quantize.to_int8``)."""
 
     def __init__(self, model_path: str | Path, name: str, threads: int = 1) -> None:
         self.name = name
