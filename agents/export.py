@@ -14,7 +14,7 @@
 - ``DIR/model.mlpackage``: a Core ML conversion, when coremltools is installed.
 
 Bundles hold weights and metadata only; resume checkpoints (optimiser, counters) stay with
-the trainers. The bundle runs without torch: see ``murlan_env.bundle.files.BundleBot``.
+the trainers. The bundle runs without torch: see ``murlan_env.bots.policy.BundleBot``.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import torch
 from torch import nn
 
 from murlan_env import __version__
-from murlan_env.bots.registry import policy_levels
 from murlan_env.bundle.files import (
     FLOAT32_TOLERANCE,
     onnx_session,
@@ -53,6 +52,7 @@ from murlan_env.bundle.manifest import (
 )
 from murlan_env.bundle.plain_weights import PlainWeightsError, weights_names, write_plain_weights
 from murlan_env.bundle.quantize import FP16_FILE, float16_tolerance, to_float16
+from murlan_env.bundle.shipped import policy_levels
 from murlan_env.game import observation
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.rules import Rules

@@ -203,10 +203,10 @@ def ci_text(m, sign: str = "") -> str:
 
 
 PARTS = {
-    "dealing worlds": ("worlds.py", "sample_hidden_hands"),
-    "belief likelihoods": ("worlds.py", "log_likelihoods"),
-    "  of which the policy": ("bundle.py", "scores"),
-    "  of which the rule bot": ("basic.py", "scores"),
+    "dealing worlds": ("bots/belief.py", "sample_hidden_hands"),
+    "belief likelihoods": ("bots/belief.py", "log_likelihoods"),
+    "  of which the policy": ("bots/policy.py", "scores"),
+    "  of which the rule bot": ("bots/protocol.py", "scores"),
     "rollouts": ("search.py", "rollout_hand"),
 }
 

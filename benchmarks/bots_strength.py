@@ -18,8 +18,9 @@ import time
 import numpy as np
 
 from murlan_cli.options import add_rules_argument
-from murlan_env.bots.basic import GreedyBot, RandomBot, RuleBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
 from murlan_env.bots.history import uses_history
+from murlan_env.bots.rule import RuleBot
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 from murlan_env.game.rules import Rules, RulesError
 

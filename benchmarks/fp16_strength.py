@@ -17,7 +17,7 @@ import argparse
 import numpy as np
 
 from murlan_env.bots import registry
-from murlan_env.bundle.files import BundleBot
+from murlan_env.bots.policy import BundleBot
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 
 

@@ -35,7 +35,6 @@ import time
 import numpy as np
 
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot, MoveScores
 from murlan_env.bots.belief import (
     believed_worlds,
     draw_worlds,
@@ -43,6 +42,7 @@ from murlan_env.bots.belief import (
     state_from_observation,
 )
 from murlan_env.bots.history import HandLogs
+from murlan_env.bots.protocol import Bot, MoveScores
 from murlan_env.eval.duplicate import mean_ci
 from murlan_env.game import engine
 from murlan_env.game.cards import N_RANKS

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from murlan_env.bots import registry
-from murlan_env.bundle.files import BundleBot
+from murlan_env.bots.policy import BundleBot
 from murlan_env.conformance.search import play_positions
 from murlan_env.eval.duplicate import mean_ci
 from murlan_env.game.combos import N_ACTIONS

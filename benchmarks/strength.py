@@ -24,7 +24,7 @@ import argparse
 import sys
 
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot
+from murlan_env.bots.protocol import Bot
 from murlan_env.eval.duplicate import one_against_three, play_duplicate, rotations
 
 

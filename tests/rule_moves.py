@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from murlan_env.bots.basic import GreedyBot, RuleBot
+from murlan_env.bots.baseline import GreedyBot
+from murlan_env.bots.rule import RuleBot
 from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 

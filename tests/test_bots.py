@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env.bots.basic import Bot, GreedyBot, RandomBot, RuleBot
-from murlan_env.bots.rule import plans
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.protocol import Bot
+from murlan_env.bots.rule import RuleBot, plans
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANK, RANKS, parse_card

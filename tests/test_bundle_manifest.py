@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from murlan_env.bots import registry
-from murlan_env.bundle.files import BundleBot, read_golden, verify_golden
+from murlan_env.bots.policy import BundleBot
+from murlan_env.bundle.files import read_golden, verify_golden
 from murlan_env.bundle.golden import dense_obs, replay_golden
 from murlan_env.bundle.manifest import BundleError, BundleManifest, markdown
 from murlan_env.game import engine, observation

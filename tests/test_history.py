@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import held_by_slot
 
-from murlan_env.bots.basic import RandomBot
+from murlan_env.bots.baseline import RandomBot
 from murlan_env.bots.belief import log_likelihood
 from murlan_env.bots.history import HandLogs, uses_history
 from murlan_env.eval.duplicate import one_against_three, play_duplicate

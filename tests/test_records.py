@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from murlan_env import records
-from murlan_env.bots.basic import GreedyBot, RandomBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
 from murlan_env.conformance.records import DELETED, mutations
 from murlan_env.conformance.records import value_at as _at
 from murlan_env.game import engine

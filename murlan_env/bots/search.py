@@ -26,7 +26,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_env.bots.basic import Bot, ScoringBot
 from murlan_env.bots.belief import (
     believed_worlds,
     draw_worlds,
@@ -34,6 +33,7 @@ from murlan_env.bots.belief import (
     sample_hidden_hands,
     state_from_observation,
 )
+from murlan_env.bots.protocol import Bot, ScoringBot
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import N_CARDS, N_RANKS
 from murlan_env.game.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind

@@ -400,10 +400,10 @@ def bot_actions(golden: dict, bot, seed: int = 0) -> list[int]:
 
 
 def sampled_actions(golden: dict, temperature: float, draws: np.ndarray) -> list[int]:
-    """The actions ``basic.sample_from_scores`` draws at a golden set's positions from their
+    """The actions ``protocol.sample_from_scores`` draws at a golden set's positions from their
     golden scores at ``temperature``, given each position's uniform draw in ``draws``
     (B,) floats in [0, 1): test vectors for another client's sampling of a level's moves."""
-    from murlan_env.bots.basic import sample_from_scores
+    from murlan_env.bots.protocol import sample_from_scores
 
     positions = golden["positions"]
     scores = np.full((len(positions), N_ACTIONS), np.finfo(np.float32).min, np.float32)

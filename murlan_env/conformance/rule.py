@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots.basic import GreedyBot, MoveScores, RandomBot, RuleBot, legal_log_probs
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.protocol import MoveScores, legal_log_probs
+from murlan_env.bots.rule import RuleBot
 from murlan_env.bundle.golden_positions import state_facts
 from murlan_env.conformance.engine import VARIANTS, state_json
 from murlan_env.game import engine

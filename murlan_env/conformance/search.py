@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots.basic import MoveScores, RuleBot, SampledBot
 from murlan_env.bots.belief import (
     log_likelihoods,
     sample_hidden_hands,
@@ -29,8 +28,10 @@ from murlan_env.bots.belief import (
     tempered_weights,
     world_log_likelihoods,
 )
+from murlan_env.bots.policy import BundleBot
+from murlan_env.bots.protocol import MoveScores, SampledBot
+from murlan_env.bots.rule import RuleBot
 from murlan_env.bots.search import rollout_hand
-from murlan_env.bundle.files import BundleBot
 from murlan_env.bundle.golden_positions import cut_record, state_facts
 from murlan_env.game import engine
 from murlan_env.game.state import N_SEATS, Phase

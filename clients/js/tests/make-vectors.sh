@@ -31,7 +31,7 @@ for dir in murlan_env/bots/policies/*/; do
   done
   python -m murlan_cli golden "$dir" --seed "$seed" --positions "$positions" --out "$out/$name/fresh.json"
   python -c 'import json, sys
-from murlan_env.bots.basic import GreedyBot
+from murlan_env.bots.baseline import GreedyBot
 from murlan_env.bundle.golden import bot_actions, sampled_actions
 from murlan_env.bots.process import golden_requests
 from murlan_env.schemas import validator
