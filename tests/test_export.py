@@ -426,11 +426,12 @@ TEST_LEVELS = {
 def shipped(bundle, tmp_path, monkeypatch):
     """The test bundle shipped as policy "tested", with three difficulty levels."""
     from murlan_env.bots import registry
+    from murlan_env.bundle import shipped as shipped_files
 
     root = tmp_path / "policies"
     shutil.copytree(bundle, root / "tested")
     (root / "levels.json").write_text(json.dumps(TEST_LEVELS))
-    monkeypatch.setattr(registry, "policies_dir", lambda: root)
+    monkeypatch.setattr(shipped_files, "policies_dir", lambda: root)
     return registry
 
 

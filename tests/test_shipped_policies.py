@@ -15,6 +15,7 @@ import pytest
 from benchmarks.levels_order import level_board_points
 from murlan_env.bots import registry
 from murlan_env.bots.history import uses_history
+from murlan_env.bundle import shipped as shipped_files
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
 
 LEVELS = registry.levels()
@@ -97,7 +98,7 @@ def test_levels_play_without_torch():
 
 def test_a_level_may_name_other_models_and_candidates_for_its_search(monkeypatch):
     level = {**LEVELS["expert"], "models": ["rule"], "candidates": 128}
-    monkeypatch.setattr(registry, "levels", lambda: {**LEVELS, "expert-with-rule": level})
+    monkeypatch.setattr(shipped_files, "levels", lambda: {**LEVELS, "expert-with-rule": level})
     bot = registry.make_bot("expert-with-rule")
     assert [alt.name for _, alt in bot.alternatives] == ["rule"]
     assert bot.belief_candidates == 128 and bot.uses_history

@@ -40,7 +40,13 @@ from importlib import metadata
 from murlan_env.bots.baseline import GreedyBot, RandomBot
 from murlan_env.bots.protocol import Bot, MoveScores, SampledBot, ScoringBot
 from murlan_env.bots.rule import RuleBot
-from murlan_env.bundle.shipped import levels, policies_dir, policy_levels, shipped_policies
+from murlan_env.bundle import shipped
+from murlan_env.bundle.shipped import (  # offered here too, beside the bots they name
+    levels,
+    policies_dir,
+    policy_levels,
+    shipped_policies,
+)
 from murlan_env.game.rules import Rules
 
 PLUGIN_GROUP = "murlan.bots"
@@ -81,8 +87,8 @@ def spec_forms() -> list[str]:
         "search:N:BOT",
         "bundle:DIR",
         "proc:COMMAND",
-        *levels(),
-        *shipped_policies(),
+        *shipped.levels(),
+        *shipped.shipped_policies(),
         *(f"{kind}:ARG" for kind in sorted(plugin_kinds())),
     ]
 
@@ -117,13 +123,13 @@ def make_bot(spec: str) -> Bot:
         from murlan_env.bots.process import ProcessBot
 
         return ProcessBot(arg)
-    level = levels().get(kind) if not sep else None
+    level = shipped.levels().get(kind) if not sep else None
     if level is not None:
         return level_bot(kind, level)
-    if not sep and kind in shipped_policies():
+    if not sep and kind in shipped.shipped_policies():
         from murlan_env.bots.policy import BundleBot
 
-        return BundleBot(policies_dir() / kind, name=kind)
+        return BundleBot(shipped.policies_dir() / kind, name=kind)
     if sep and kind in plugin_kinds():
         return plugin_kinds()[kind].load()(arg)
     raise _unknown(text)
@@ -135,7 +141,7 @@ def level_bot(name: str, level: dict) -> Bot:
     from murlan_env.bots.policy import BundleBot
 
     mix = (make_bot(level["mix"][0]), float(level["mix"][1])) if level.get("mix") else None
-    bundle = policies_dir() / level["policy"]
+    bundle = shipped.policies_dir() / level["policy"]
     temperature = float(level.get("temperature", 0.0))
     supported = level.get("supported_rules")
     options = {"temperature": temperature, "mix": mix, "supported_rules": supported}
