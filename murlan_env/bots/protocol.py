@@ -4,8 +4,7 @@ without scores as a scoring model.
 
 A bot sees exactly what a seat may see: the egocentric observation vector of
 ``murlan_env.game.observation`` (read it with ``observation.decode``) and the legal-action mask.
-It acts
-for a batch of games at once, so arenas and trainers drive many games in one call.
+It acts for a batch of games at once, so arenas and trainers drive many games in one call.
 
 | name        | what                                                                           |
 |-------------|--------------------------------------------------------------------------------|
