@@ -21,5 +21,5 @@ and Monte-Carlo returns over interleaved seats), ``workers`` and ``transport`` (
 run and how their batches reach the learner), ``inference`` (a batched forward-pass server),
 ``evaluation``, ``imitation`` (warm starts), ``distill`` and ``labelling`` (expert
 iteration), ``export`` and ``policy_bot`` (trained policies as bundles and bots; the models'
-float16 and int8 copies are ``murlan_env.bots.quantize``'s).
+float16 and int8 copies are ``murlan_env.bundle.quantize``'s).
 """

@@ -103,8 +103,8 @@ class DistillConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
     """Other bots the search may model a seat by (the expert level's ["rule"])."""
     label_precision: str = "float32"
     """The policy's arithmetic in the search's belief and rollouts: "float32" (torch), or
-    "int8" (the round's policy exported and quantised, ``murlan_env.bots.quantize.to_int8``: a third
-    of the CPU time a row). The search keeps the policy's own float32 move either way."""
+    "int8" (the round's policy exported and quantised, ``murlan_env.bundle.quantize.to_int8``: a
+    third of the CPU time a row). The search keeps the policy's own float32 move either way."""
     label_batch: int = 8
     """Positions the search labels together (one call; larger batches cost less each)."""
     label_chunk: int = 256
@@ -172,7 +172,7 @@ def policy_from_bundle(path: str | Path) -> ActorCritic:
     import onnx
     from onnx import numpy_helper
 
-    from murlan_env.bots.manifest import BundleManifest
+    from murlan_env.bundle.manifest import BundleManifest
 
     manifest = BundleManifest.load(path)
     net = ActorCritic(make_arch("ppo", manifest.policy["hidden"]))

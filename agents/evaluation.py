@@ -19,7 +19,7 @@ from torch import nn
 
 from agents.policy_bot import TorchPolicyBot
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot
+from murlan_env.bots.protocol import Bot
 from murlan_env.eval.duplicate import DealSource, one_against_three, play_duplicate
 from murlan_env.game.rules import Rules
 

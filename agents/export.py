@@ -4,17 +4,17 @@
 
 - ``DIR/model.onnx``: ``scores = model(obs (B, 544) float32, mask (B, 109) bool)``, batch axis
   dynamic; the decision is the argmax of ``scores`` (illegal actions score float32's minimum);
-- ``DIR/model.fp16.onnx``: the same network with float16 weights (``murlan_env.bots.quantize``);
+- ``DIR/model.fp16.onnx``: the same network with float16 weights (``murlan_env.bundle.quantize``);
 - ``DIR/weights.json``, ``weights.bin`` (and ``weights.fp16.*``): the same numbers as plain
-  little-endian floats for clients without an ONNX runtime (``murlan_env.bots.plain_weights``);
-- ``DIR/bot.json``: the manifest (``murlan_env.bots.manifest.BundleManifest``): versions,
+  little-endian floats for clients without an ONNX runtime (``murlan_env.bundle.plain_weights``);
+- ``DIR/bot.json``: the manifest (``murlan_env.bundle.manifest.BundleManifest``): versions,
   rules, model files with their tolerances, hashes, and the contract an app implements;
-- ``DIR/golden.json``: test vectors covering the game (``murlan_env.bots.golden``), scored by
+- ``DIR/golden.json``: test vectors covering the game (``murlan_env.bundle.golden``), scored by
   the float32 ONNX model;
 - ``DIR/model.mlpackage``: a Core ML conversion, when coremltools is installed.
 
 Bundles hold weights and metadata only; resume checkpoints (optimiser, counters) stay with
-the trainers. The bundle runs without torch: see ``murlan_env.bots.bundle.BundleBot``.
+the trainers. The bundle runs without torch: see ``murlan_env.bots.policy.BundleBot``.
 """
 
 from __future__ import annotations
@@ -33,15 +33,15 @@ import torch
 from torch import nn
 
 from murlan_env import __version__
-from murlan_env.bots.bundle import (
+from murlan_env.bundle.files import (
     FLOAT32_TOLERANCE,
     onnx_session,
     read_golden,
     session_scorer,
     write_golden,
 )
-from murlan_env.bots.golden import dense_obs, make_golden
-from murlan_env.bots.manifest import (
+from murlan_env.bundle.golden import dense_obs, make_golden
+from murlan_env.bundle.manifest import (
     COREML_FILE,
     GOLDEN_FILE,
     MODEL_FILE,
@@ -50,9 +50,9 @@ from murlan_env.bots.manifest import (
     ModelFile,
     file_sha256,
 )
-from murlan_env.bots.plain_weights import PlainWeightsError, weights_names, write_plain_weights
-from murlan_env.bots.quantize import FP16_FILE, float16_tolerance, to_float16
-from murlan_env.bots.registry import policy_levels
+from murlan_env.bundle.plain_weights import PlainWeightsError, weights_names, write_plain_weights
+from murlan_env.bundle.quantize import FP16_FILE, float16_tolerance, to_float16
+from murlan_env.bundle.shipped import policy_levels
 from murlan_env.game import observation
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.rules import Rules

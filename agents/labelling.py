@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from murlan_env.bots.basic import Bot
 from murlan_env.bots.history import MAX_DECISIONS
+from murlan_env.bots.protocol import Bot
 from murlan_env.bots.search import SearchBot
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 from murlan_env.game import observation

@@ -56,16 +56,16 @@ class TorchPolicyBot:
 
 
 def int8_policy_bot(policy: Any, name: str):
-    """``policy`` exported to ONNX and quantised to int8 (``murlan_env.bots.quantize.to_int8``),
-    as a bot with scores run by onnxruntime (``murlan_env.bots.bundle.ModelBot``): about a
+    """``policy`` exported to ONNX and quantised to int8 (``murlan_env.bundle.quantize.to_int8``),
+    as a bot with scores run by onnxruntime (``murlan_env.bots.policy.ModelBot``): about a
     third of the CPU time a row, for a search that scores many rows; not for play that must
     match the float32 model."""
     import tempfile
     from pathlib import Path
 
     from agents.export import export_onnx
-    from murlan_env.bots.bundle import ModelBot
-    from murlan_env.bots.quantize import to_int8
+    from murlan_env.bots.policy import ModelBot
+    from murlan_env.bundle.quantize import to_int8
 
     with tempfile.TemporaryDirectory() as tmp:  # the session has the model once loaded
         model = Path(tmp) / "policy.onnx"

@@ -17,14 +17,14 @@ card, from the weighted worlds' card-by-seat marginals mixed with 1% of the unif
 that no card gets probability 0) and the hidden cards a world misplaces (the unit of
 ``lookahead_ceiling.py``), for uniform weights, today's tempered weights and the plain
 likelihoods. The same rows with the candidates dealt consistent with this hand's exchange
-(``worlds.exchange_facts``) follow, on the positions where the observer knows such facts.
+(``belief.exchange_facts``) follow, on the positions where the observer knows such facts.
 
 ``profile``: where an ``expert`` move's time goes (``cProfile``, one position at a time as
 a game asks): dealing worlds, the belief's likelihoods (the policy's and the rule bot's), the
 rollouts.
 
 ``speed``: ``expert``'s CPU seconds a move with its belief and rollouts in float32 and in
-int8 (the level's ``arithmetic``: the model of ``murlan_env.bots.quantize.to_int8``, as the
+int8 (the level's ``arithmetic``: the model of ``murlan_env.bundle.quantize.to_int8``, as the
 labeller runs it), position by position in turn.
 
 ``headroom``: ``expert`` handed the true deal as every world of its search, with ``k``
@@ -48,14 +48,14 @@ import numpy as np
 
 from benchmarks.common import ci_text, expert_in, true_hidden_hands
 from murlan_env.bots import registry
-from murlan_env.bots.history import HandLogs, act_with_history
-from murlan_env.bots.worlds import (
+from murlan_env.bots.belief import (
     exchange_facts,
     sample_hidden_hands,
     tempered_weights,
     tempering,
     world_log_likelihoods,
 )
+from murlan_env.bots.history import HandLogs, act_with_history
 from murlan_env.eval.duplicate import (
     mean_ci,
     one_against_three,
@@ -195,10 +195,10 @@ def quality(args) -> None:
 
 
 PARTS = {
-    "dealing worlds": ("worlds.py", "sample_hidden_hands"),
-    "belief likelihoods": ("worlds.py", "log_likelihoods"),
-    "  of which the policy": ("bundle.py", "scores"),
-    "  of which the rule bot": ("basic.py", "scores"),
+    "dealing worlds": ("bots/belief.py", "sample_hidden_hands"),
+    "belief likelihoods": ("bots/belief.py", "log_likelihoods"),
+    "  of which the policy": ("bots/policy.py", "scores"),
+    "  of which the rule bot": ("bots/protocol.py", "scores"),
     "rollouts": ("search.py", "rollout_hand"),
 }
 
@@ -260,7 +260,7 @@ def speed(args) -> None:
 
 
 def _state_of(obs):
-    from murlan_env.bots.worlds import state_from_observation
+    from murlan_env.bots.belief import state_from_observation
 
     return state_from_observation(obs, observation.decode(obs).my_hand[:, None].repeat(4, 1))
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot
 from murlan_env.bots.history import uses_history
+from murlan_env.bots.protocol import Bot
 from murlan_env.eval.duplicate import (
     mean_ci,
     one_against_three,

@@ -38,8 +38,9 @@ import torch  # noqa: E402
 
 from agents.export import export_bundle  # noqa: E402
 from agents.networks import build_network, load_policy, make_arch  # noqa: E402
-from murlan_env.bots.bundle import BundleBot, onnx_session  # noqa: E402
-from murlan_env.bots.golden import dense_obs  # noqa: E402
+from murlan_env.bots.policy import BundleBot  # noqa: E402
+from murlan_env.bundle.files import onnx_session  # noqa: E402
+from murlan_env.bundle.golden import dense_obs  # noqa: E402
 from murlan_env.game.combos import N_ACTIONS  # noqa: E402
 
 

@@ -8,7 +8,7 @@ fits the policy to its overrides of the policy's move. Three measurements of tho
 (``agents.distill.expert_search`` on `hard`'s weights: ``--rollouts`` over ``--candidates``
 belief worlds, expert's own 200 and 1,024 by default), by the policy's arithmetic in the
 belief and rollouts (``--precision``: float32, or the int8 model of
-``murlan_env.bots.quantize.to_int8``) and by batch size. The positions are drawn at random from
+``murlan_env.bundle.quantize.to_int8``) and by batch size. The positions are drawn at random from
 `hard`'s decisions with a choice in one seat against three rule bots (first two hands of
 ``--boards`` seeded boards), as a round's are. Each run labels the same positions once per row
 with a fresh search, rows in turn, so the machine's load falls alike on every row; times are

@@ -23,7 +23,7 @@ the wrong hand, mean over the worlds of the seat's decisions), the unit in which
 ``benchmarks/README.md`` reports what a belief from the others' moves knows. ``--posterior``
 adds rows whose worlds are what the others' moves this hand say, read with the exact model:
 uniform candidates weighed by the rule bot's likelihood of those moves, as the search bot's
-belief weighs them (``worlds.believed_worlds``), tempered to the given effective size.
+belief weighs them (``belief.believed_worlds``), tempered to the given effective size.
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ import numpy as np
 
 from benchmarks.common import true_hidden_hands
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot, MoveScores
-from murlan_env.bots.history import HandLogs
-from murlan_env.bots.worlds import (
+from murlan_env.bots.belief import (
     believed_worlds,
     draw_worlds,
     sample_hidden_hands,
     state_from_observation,
 )
+from murlan_env.bots.history import HandLogs
+from murlan_env.bots.protocol import Bot, MoveScores
 from murlan_env.eval.duplicate import mean_ci
 from murlan_env.game import engine
 from murlan_env.game.cards import N_RANKS
@@ -74,7 +74,7 @@ def posterior_hands(
 ) -> np.ndarray:
     """(B, W, 4, 15) worlds drawn from ``candidates`` uniform ones weighed by how likely
     ``model`` makes the others' moves this hand, tempered to ``min_ess`` effective worlds
-    (``worlds.believed_worlds``, as the search bot's belief draws them)."""
+    (``belief.believed_worlds``, as the search bot's belief draws them)."""
     pool, weights, _ = believed_worlds(obs, logs, [model], rng, candidates, min_ess)
     return draw_worlds(pool, weights, rng, n_worlds)
 

@@ -2,7 +2,7 @@
 
 Strength over boards costs hours of CPU; a search's decisions can be compared far more cheaply.
 At positions from real play (the expert policy and the rule bot seated alternately, with each
-hand so far, ``search_vectors.play_positions``), Python's ``expert`` (``SearchBot.search``) and
+hand so far, ``conformance.search.play_positions``), Python's ``expert`` (``SearchBot.search``) and
 the other search each search every position with ``--seeds`` seeds. The other search is
 
 - ``js``: ``clients/js``'s (``clients/js/benchmarks/values.js``, ``Search.search`` as
@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 
 from murlan_env.bots import registry
-from murlan_env.bots.bundle import BundleBot
-from murlan_env.bots.search_vectors import play_positions
+from murlan_env.bots.policy import BundleBot
+from murlan_env.conformance.search import play_positions
 from murlan_env.eval.duplicate import mean_ci
 from murlan_env.game.combos import N_ACTIONS
 

@@ -35,7 +35,7 @@ import numpy as np
 from fastapi.testclient import TestClient
 
 from murlan_env import records
-from murlan_env.bots.basic import GreedyBot
+from murlan_env.bots.baseline import GreedyBot
 from murlan_web.app import Settings, create_app
 
 

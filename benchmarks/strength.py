@@ -86,8 +86,9 @@ from benchmarks.common import (
 )
 from murlan_cli.options import add_rules_argument
 from murlan_env.bots import registry
-from murlan_env.bots.basic import GreedyBot, RandomBot, RuleBot
-from murlan_env.bots.bundle import BundleBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.policy import BundleBot
+from murlan_env.bots.rule import RuleBot
 from murlan_env.bots.search import SearchBot
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError, flag_word

@@ -1,7 +1,7 @@
 """Seeded evaluation shared by the examples: a policy's points per hand against 3 random bots.
 
 A trained policy becomes a murlan bot (``FunctionBot``: the ``Bot`` protocol of
-``murlan_env.bots.basic``, one batched call for many games) and plays murlan's duplicate runner,
+``murlan_env.bots.protocol``, one batched call for many games) and plays murlan's duplicate runner,
 ``murlan_env.eval.duplicate.play_duplicate``, the same one behind ``murlan arena`` and the trainers'
 evaluation: every board (a seeded sequence of deals) is played four times, the policy in each
 seat in turn against three random bots, so the luck of the cards mostly cancels out. Points per
@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from murlan_env.bots.basic import RandomBot
+from murlan_env.bots.baseline import RandomBot
 from murlan_env.eval.duplicate import BotResult, one_against_three, play_duplicate
 
 PAR = 1.5  # points per hand of a player as strong as the others

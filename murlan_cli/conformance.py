@@ -4,7 +4,7 @@
 ``lockstep`` whole seeded random matches with the state after every decision (JSON lines,
 one match a line), ``records`` valid and corrupted records with the validator's verdict,
 ``search`` the search's belief and rollouts for fixed worlds and uniforms
-(``murlan_env.bots.search_vectors``) of the ``expert`` level's policy,
+(``murlan_env.conformance.search``) of the ``expert`` level's policy,
 and ``rule`` positions from real play with the rule bot's move and its moves' log-probabilities.
 The JavaScript client's tests read them (clients/js/tests/make-vectors.sh).
 """
@@ -38,29 +38,29 @@ def run(args: argparse.Namespace) -> int:
     """Write the vectors of one kind to ``--out`` or stdout."""
     import numpy as np
 
-    from murlan_env.game import vectors
+    from murlan_env.conformance import engine
 
     if args.matches is not None and args.matches < 1:
         raise UsageError(f"--matches must be at least 1, got {args.matches}")
     rng = np.random.default_rng(args.seed)
     if args.kind == "transitions":
-        data = vectors.transition_vectors(rng, matches=args.matches or 2)
+        data = engine.transition_vectors(rng, matches=args.matches or 2)
         lines = [json.dumps({"seed": args.seed, **data})]
     elif args.kind == "lockstep":
-        lines = [json.dumps(m) for m in vectors.lockstep_matches(rng, args.matches or 16)]
+        lines = [json.dumps(m) for m in engine.lockstep_matches(rng, args.matches or 16)]
     elif args.kind == "search":
         from murlan_env.bots import registry
-        from murlan_env.bots.search_vectors import search_vectors
+        from murlan_env.conformance.search import search_vectors
 
         policy = registry.policies_dir() / registry.levels()["expert"]["policy"]
         data = search_vectors(rng, policy, games=args.matches or 4)
         lines = [json.dumps({"seed": args.seed, **data})]
     elif args.kind == "rule":
-        from murlan_env.bots.vectors import rule_vectors
+        from murlan_env.conformance.rule import rule_vectors
 
         lines = [json.dumps({"seed": args.seed, **rule_vectors(rng, args.matches or 2)})]
     else:
-        from murlan_env.records.vectors import record_vectors
+        from murlan_env.conformance.records import record_vectors
 
         lines = [json.dumps({"seed": args.seed, **record_vectors(rng, args.matches or 8)})]
     text = "".join(line + "\n" for line in lines)

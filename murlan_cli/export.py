@@ -35,8 +35,9 @@ def run(args: argparse.Namespace) -> int:
     """Run ``murlan export`` from parsed arguments; UsageError for an unreadable checkpoint."""
     from agents.export import export_checkpoint, torch_parity  # torch loads only here
     from agents.networks import CheckpointError, load_policy
-    from murlan_env.bots.bundle import GOLDEN_FILE, MANIFEST_FILE, BundleBot, verify_golden
-    from murlan_env.bots.golden import GoldenError
+    from murlan_env.bots.policy import BundleBot
+    from murlan_env.bundle.files import GOLDEN_FILE, MANIFEST_FILE, verify_golden
+    from murlan_env.bundle.golden import GoldenError
 
     try:
         bundle = export_checkpoint(

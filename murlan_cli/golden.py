@@ -1,7 +1,7 @@
 """``murlan golden``: golden test vectors for any bundle, scored by its float32 ONNX model.
 
 Apps and the JavaScript client test their encoders and move choosers against these vectors
-(``murlan_env.bots.golden``); a fresh set with another seed tests them on positions never
+(``murlan_env.bundle.golden``); a fresh set with another seed tests them on positions never
 shipped.
 
 Exit status 0 when the set is written and checks against this engine; 1 when it does not
@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.progress import Progress
 
-    from murlan_env.bots.bundle import BundleError, regenerate_golden, verify_golden
-    from murlan_env.bots.golden import GoldenError
+    from murlan_env.bundle.files import BundleError, regenerate_golden, verify_golden
+    from murlan_env.bundle.golden import GoldenError
 
     if args.positions < 1:
         raise UsageError(f"--positions must be at least 1, got {args.positions}")
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"murlan golden: {e}", file=sys.stderr)
             return 1
     if args.fp16:
-        from murlan_env.bots.quantize import add_float16
+        from murlan_env.bundle.quantize import add_float16
 
         half = add_float16(args.bundle).model("float16")
         print(f"wrote {half.file}: {half.bytes} bytes, golden tolerance {half.tolerance:g}")

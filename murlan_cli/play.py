@@ -24,7 +24,7 @@ import numpy as np
 from murlan_cli.options import add_rules_argument, count, output_file, seed
 from murlan_cli.terminal import UsageError
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot
+from murlan_env.bots.protocol import Bot
 from murlan_env.envs.person_match import BotError, PersonMatch
 from murlan_env.game import engine, moves
 from murlan_env.game.cards import (

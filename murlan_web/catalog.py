@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot
+from murlan_env.bots.protocol import Bot
 from murlan_env.bots.registry import rules_conflict
 
 SEARCH_BUDGETS = (50, 200, 800)

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots.basic import Bot
+from murlan_env.bots.protocol import Bot
 from murlan_env.envs.person_match import BotError, PersonMatch
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, CardError, parse_card

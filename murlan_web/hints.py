@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots.basic import Bot, ScoringBot
 from murlan_env.bots.history import HandLogs, act_with_history, uses_history
+from murlan_env.bots.protocol import Bot, ScoringBot
 from murlan_env.bots.search import SearchBot
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_RANK

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from murlan_env import records
-from murlan_env.bots.basic import Bot
 from murlan_env.bots.history import HandLogs
+from murlan_env.bots.protocol import Bot
 from murlan_env.game.state import Phase, State
 from murlan_web import hints, views
 from murlan_web.errors import ApiError

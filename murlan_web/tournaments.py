@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from murlan_env.bots.basic import Bot
+from murlan_env.bots.protocol import Bot
 from murlan_env.game.rules import Rules
 from murlan_web.errors import json_safe
 

@@ -2,7 +2,7 @@
 
 ``tests/test_bots.py`` holds ``RuleBot`` to the moves stored there, for each rule variant and
 each set of knobs below, at the positions ``positions`` plays. The stored moves were first made
-by the pure-Python rule bot (before it was compiled to ``murlan_env.bots.strategy.rule_moves``);
+by the pure-Python rule bot (before it was compiled to ``murlan_env.bots.rule.rule_moves``);
 the compiled bot makes every one of them. Change them only on purpose, when the rule bot's play
 changes::
 
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from murlan_env.bots.basic import GreedyBot, RuleBot
+from murlan_env.bots.baseline import GreedyBot
+from murlan_env.bots.rule import RuleBot
 from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 

@@ -13,7 +13,8 @@ from rich.console import Console
 
 from murlan_cli import main as murlan
 from murlan_cli.arena import print_report
-from murlan_env.bots.basic import GreedyBot, RandomBot, RuleBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.rule import RuleBot
 from murlan_env.eval import arena
 from murlan_env.eval.duplicate import play_duplicate
 from murlan_env.game.rules import Rules

@@ -101,7 +101,7 @@ ROWS = [
     ("truncated checkpoint, training opponent",
      train_py("--config", "quick", "bots=[ckpt:{truncated_ckpt}]"),
      ["murlan train: error: config key 'bots':", "cannot read checkpoint", "re-train"]),
-    # --- bundles (murlan_env.bots.bundle.BundleError)
+    # --- bundles (murlan_env.bundle.files.BundleError)
     ("bundle with a wrong hash", murlan("arena", "random", "bundle:{wrong_hash}", "--boards", "1"),
      ["murlan arena: error:", "sha256 does not match bot.json", "murlan export"]),
     ("bundle without its model", murlan("play", "--bots", "bundle:{no_model}"),

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env.bots.basic import Bot, GreedyBot, RandomBot, RuleBot
-from murlan_env.bots.strategy import plans
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.protocol import Bot
+from murlan_env.bots.rule import RuleBot, plans
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANK, RANKS, parse_card
@@ -135,7 +136,7 @@ def test_plans_use_straights_and_keep_bombs():
 
 @pytest.mark.parametrize("joker_pair", [False, True])
 def test_every_plan_pays_exactly_the_hand_fewest_combinations_first(joker_pair):
-    from murlan_env.bots.strategy import MAX_PLANS, group_action
+    from murlan_env.bots.rule import MAX_PLANS, group_action
     from murlan_env.game.combos import LENGTH
 
     rng = np.random.default_rng(11)
@@ -157,7 +158,7 @@ def test_every_plan_pays_exactly_the_hand_fewest_combinations_first(joker_pair):
 
 
 def test_hand_value_counts_beatable_combinations_and_credits_controls():
-    from murlan_env.bots.strategy import CONTROL_CREDIT, hand_value
+    from murlan_env.bots.rule import CONTROL_CREDIT, hand_value
 
     counts = tuple(counts_of("3 4 5 6 7 K"))
     straight, king = act_of("3 4 5 6 7"), act_of("K")

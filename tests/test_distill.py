@@ -14,9 +14,10 @@ from agents.config import ConfigError
 from agents.labelling import Positions, label_positions, play_positions
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
 from murlan_env.bots import registry
-from murlan_env.bots.basic import MoveScores, RuleBot, legal_log_probs
+from murlan_env.bots.belief import log_likelihood, log_likelihoods, sample_hidden_hands
+from murlan_env.bots.protocol import MoveScores, legal_log_probs
+from murlan_env.bots.rule import RuleBot
 from murlan_env.bots.search import SearchBot
-from murlan_env.bots.worlds import log_likelihood, log_likelihoods, sample_hidden_hands
 
 
 def train_command(argv: list[str]) -> int:

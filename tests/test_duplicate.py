@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env.bots.basic import GreedyBot, RandomBot, RuleBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.rule import RuleBot
 from murlan_env.eval.duplicate import (
     Z95,
     IllegalActionError,

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from murlan_env.bots.basic import GreedyBot, RandomBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -24,11 +24,12 @@ import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import build_network, load_policy, make_arch
 from murlan_env import records
-from murlan_env.bots import contract as bundle_contract
-from murlan_env.bots.basic import GreedyBot, RandomBot
-from murlan_env.bots.bundle import BundleBot, verify_golden
-from murlan_env.bots.golden import dense_obs
-from murlan_env.bots.manifest import BUNDLE_FORMAT, BundleError, BundleManifest
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.policy import BundleBot
+from murlan_env.bundle import contract as bundle_contract
+from murlan_env.bundle.files import verify_golden
+from murlan_env.bundle.golden import dense_obs
+from murlan_env.bundle.manifest import BUNDLE_FORMAT, BundleError, BundleManifest
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, PASS, action_catalogue
@@ -366,7 +367,7 @@ def test_seed_gives_the_bot_its_own_stream(bundle, golden):
 def test_a_sampled_bundle_plays_as_the_bundle_at_that_temperature(bundle, golden):
     """Search samples its guiding policy through SampledBot; on a bundle it is the same bot
     as the bundle's own temperature, draw for draw."""
-    from murlan_env.bots.basic import SampledBot, ScoringBot
+    from murlan_env.bots.protocol import SampledBot, ScoringBot
 
     _, obs, mask = golden
     mask = mask.copy()
@@ -425,11 +426,12 @@ TEST_LEVELS = {
 def shipped(bundle, tmp_path, monkeypatch):
     """The test bundle shipped as policy "tested", with three difficulty levels."""
     from murlan_env.bots import registry
+    from murlan_env.bundle import shipped as shipped_files
 
     root = tmp_path / "policies"
     shutil.copytree(bundle, root / "tested")
     (root / "levels.json").write_text(json.dumps(TEST_LEVELS))
-    monkeypatch.setattr(registry, "policies_dir", lambda: root)
+    monkeypatch.setattr(shipped_files, "policies_dir", lambda: root)
     return registry
 
 
@@ -491,8 +493,8 @@ def test_the_bot_runs_without_torch(bundle):
 import sys
 import numpy as np
 from murlan_env.game import engine
-from murlan_env.bots.basic import GreedyBot
-from murlan_env.bots.bundle import BundleBot
+from murlan_env.bots.baseline import GreedyBot
+from murlan_env.bots.policy import BundleBot
 bot = BundleBot({str(bundle)!r}, temperature=0.5, mix=(GreedyBot(), 0.2), seed=0)
 state = engine.init(np.random.default_rng(0), 3, bot.rules)
 actions = bot.act(engine.observe(state), engine.legal_action_mask(state), None)
@@ -523,7 +525,7 @@ def test_dmc_network_exports_with_parity(tmp_path):
 
 
 def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):
-    from murlan_env.bots.golden import GoldenError
+    from murlan_env.bundle.golden import GoldenError
 
     with pytest.raises(GoldenError, match=r"never vary \(.*table_action\["):
         export_bundle(_policy(), tmp_path, n_positions=40, coreml=False, float16=False)

@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import check_env
 
 import murlan_env.envs.aec as aec
 from murlan_env import records
-from murlan_env.bots.basic import RandomBot
+from murlan_env.bots.baseline import RandomBot
 from murlan_env.envs.gym_env import ENV_ID, MurlanGymEnv, MurlanVectorEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import format_cards

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from conftest import held_by_slot
 
-from murlan_env.bots.basic import RandomBot
+from murlan_env.bots.baseline import RandomBot
+from murlan_env.bots.belief import log_likelihood
 from murlan_env.bots.history import HandLogs, uses_history
-from murlan_env.bots.worlds import log_likelihood
 from murlan_env.eval.duplicate import one_against_three, play_duplicate
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import COST, N_ACTIONS

@@ -112,7 +112,7 @@ class _RuleAndJavaScriptRule:
     name = "rule"
 
     def __init__(self, program) -> None:
-        from murlan_env.bots.basic import RuleBot
+        from murlan_env.bots.rule import RuleBot
 
         self.program = program
         self.rule = RuleBot()
@@ -137,7 +137,7 @@ def test_the_javascript_rule_bot_makes_the_rule_bots_moves_in_the_arena(rules):
     """``murlan-bot --rule`` in the duplicate arena's seats, in lock-step with the rule bot:
     whole first two hands (an exchange among them) of seeded boards against greedy and random
     seats, the same move at every decision."""
-    from murlan_env.bots.basic import GreedyBot, RandomBot
+    from murlan_env.bots.baseline import GreedyBot, RandomBot
     from murlan_env.bots.process import ProcessBot
     from murlan_env.eval.duplicate import play_duplicate
     from murlan_env.game.rules import Rules

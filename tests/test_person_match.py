@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from murlan_env.bots.basic import GreedyBot, RandomBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
 from murlan_env.envs.person_match import BotError, PersonMatch
 from murlan_env.game import engine
 

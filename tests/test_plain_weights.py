@@ -13,8 +13,8 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from murlan_env.bots.bundle import onnx_session
-from murlan_env.bots.plain_weights import (
+from murlan_env.bundle.files import onnx_session
+from murlan_env.bundle.plain_weights import (
     MASKED_SCORE,
     PlainWeightsError,
     plain_scores,

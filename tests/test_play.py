@@ -11,7 +11,7 @@ import pytest
 
 from murlan_cli.play import IllegalInput, TerminalGame
 from murlan_env import records
-from murlan_env.bots.basic import RandomBot
+from murlan_env.bots.baseline import RandomBot
 from murlan_env.game import engine
 from murlan_env.game.cards import parse_hand
 from murlan_env.game.combos import PASS

@@ -19,7 +19,6 @@ import pytest
 
 from murlan_env import records
 from murlan_env.bots import registry
-from murlan_env.bots.golden_positions import state_facts
 from murlan_env.bots.process import (
     PROTOCOL,
     BotCrashed,
@@ -29,6 +28,7 @@ from murlan_env.bots.process import (
     BotTimeout,
     ProcessBot,
 )
+from murlan_env.bundle.golden_positions import state_facts
 from murlan_env.envs.person_match import PersonMatch
 from murlan_env.eval.arena import run_arena
 from murlan_env.game import engine

@@ -18,15 +18,15 @@ import numpy as np
 import pytest
 
 from murlan_env import records
-from murlan_env.bots.basic import GreedyBot, RandomBot
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.conformance.records import DELETED, mutations
+from murlan_env.conformance.records import value_at as _at
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, format_cards, parse_cards
 from murlan_env.game.combos import COST, JOKER_PAIR, LENGTH, N_ACTIONS, PASS, action_of_counts
 from murlan_env.game.engine import Phase
 from murlan_env.game.rules import Rules
 from murlan_env.records import Recorder, validate
-from murlan_env.records.vectors import DELETED, mutations
-from murlan_env.records.vectors import value_at as _at
 
 VARIANTS = [
     Rules(),
@@ -972,7 +972,7 @@ def _expected_fault(base: dict, path: tuple, value) -> str | None:
 
 
 def _mutations(base: dict, n: int, rng: np.random.Generator):
-    """``n`` random single mutations of ``base`` (murlan_env.records.vectors, the fuzz the
+    """``n`` random single mutations of ``base`` (murlan_env.conformance.records, the fuzz the
     record vectors use too): (record, path, expected fault or None)."""
     for record, path, value in mutations(base, n, rng):
         if path[-1] == "x-note":  # other keys are ignored, but not in rules: an unknown flag

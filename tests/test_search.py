@@ -6,11 +6,8 @@ import numpy as np
 import pytest
 from conftest import held_by_slot
 
-from murlan_env.bots.basic import GreedyBot, MoveScores, RuleBot, legal_log_probs
-from murlan_env.bots.history import HandLogs
-from murlan_env.bots.registry import guided_by, make_bot
-from murlan_env.bots.search import SearchBot, rollout_hand
-from murlan_env.bots.worlds import (
+from murlan_env.bots.baseline import GreedyBot
+from murlan_env.bots.belief import (
     believed_worlds,
     best_models,
     exchange_facts,
@@ -19,6 +16,11 @@ from murlan_env.bots.worlds import (
     state_from_observation,
     tempered_weights,
 )
+from murlan_env.bots.history import HandLogs
+from murlan_env.bots.protocol import MoveScores, legal_log_probs
+from murlan_env.bots.registry import guided_by, make_bot
+from murlan_env.bots.rule import RuleBot
+from murlan_env.bots.search import SearchBot, rollout_hand
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import RANK_SIZE, parse_hand, rank_counts
@@ -187,7 +189,7 @@ def test_search_gives_back_the_lowest_eligible_card_in_an_exchange():
 
 
 def test_a_prior_keeps_its_moves_unless_search_finds_better():
-    from murlan_env.bots.basic import RuleBot
+    from murlan_env.bots.rule import RuleBot
 
     state = _positions(12, Rules(), n_games=8)[9]
     obs, mask = engine.observe(state), engine.legal_action_mask(state)

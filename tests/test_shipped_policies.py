@@ -15,6 +15,7 @@ import pytest
 from benchmarks.strength import level_board_points
 from murlan_env.bots import registry
 from murlan_env.bots.history import uses_history
+from murlan_env.bundle import shipped as shipped_files
 from murlan_env.eval.duplicate import mean_ci, one_against_three, play_duplicate
 
 LEVELS = registry.levels()
@@ -40,7 +41,7 @@ def test_the_package_ships_levels_over_shipped_policies():
 def test_each_shipped_bundle_is_under_2_mb(policy):
     """What an app downloads (a model file and bot.json) is under 2 MB, the float16 model
     under 1 MB; the golden vectors are test data, kept under 1.5 MB."""
-    from murlan_env.bots.manifest import BundleManifest
+    from murlan_env.bundle.manifest import BundleManifest
 
     folder = registry.policies_dir() / policy
     manifest_bytes = (folder / "bot.json").stat().st_size
@@ -97,7 +98,7 @@ def test_levels_play_without_torch():
 
 def test_a_level_may_name_other_models_and_candidates_for_its_search(monkeypatch):
     level = {**LEVELS["expert"], "models": ["rule"], "candidates": 128}
-    monkeypatch.setattr(registry, "levels", lambda: {**LEVELS, "expert-with-rule": level})
+    monkeypatch.setattr(shipped_files, "levels", lambda: {**LEVELS, "expert-with-rule": level})
     bot = registry.make_bot("expert-with-rule")
     assert [alt.name for _, alt in bot.alternatives] == ["rule"]
     assert bot.belief_candidates == 128 and bot.uses_history
@@ -109,7 +110,7 @@ def test_a_levels_arithmetic_picks_the_model_its_belief_and_rollouts_score_with(
     search's own move stays the float32 policy's. Anything else is refused."""
     import numpy as np
 
-    from murlan_env.bots.search_vectors import play_positions
+    from murlan_env.conformance.search import play_positions
 
     bots = {
         a: registry.level_bot(a, {**LEVELS["expert"], "arithmetic": a}) for a in ("float32", "int8")

@@ -1,4 +1,4 @@
-"""The vectors that hold the JavaScript engine to this one (murlan_env/game/vectors.py):
+"""The vectors that hold the JavaScript engine to this one (murlan_env/conformance/engine.py):
 their JSON Schema, what they cover, and (slow) a lock-step run of at least 100,000 decisions
 in which the JavaScript engine plays the same matches and must agree at every step."""
 
@@ -15,7 +15,8 @@ import jsonschema
 import numpy as np
 import pytest
 
-from murlan_env.game import engine, vectors
+from murlan_env.conformance import engine as engine_vectors
+from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,7 +27,7 @@ NODE = shutil.which("node")
 
 @pytest.fixture(scope="module")
 def transitions():
-    return {"seed": 11, **vectors.transition_vectors(np.random.default_rng(11), matches=1)}
+    return {"seed": 11, **engine_vectors.transition_vectors(np.random.default_rng(11), matches=1)}
 
 
 def test_transition_vectors_follow_their_schema(transitions):
@@ -35,7 +36,7 @@ def test_transition_vectors_follow_their_schema(transitions):
 
 
 def test_lockstep_matches_follow_their_schema():
-    match = next(vectors.lockstep_matches(np.random.default_rng(3), 1))
+    match = next(engine_vectors.lockstep_matches(np.random.default_rng(3), 1))
     assert any(e["kind"] == "next_hand" for e in match["events"])
     VALIDATOR.validate(match)
 
@@ -76,7 +77,7 @@ def test_transitions_cover_every_phase_variant_and_rare_case(transitions):
     ]:
         assert seen[key] > 0, key
     rules = {json.dumps(t["next"]["rules"], sort_keys=True) for t in transitions["transitions"]}
-    assert len(rules) == len(vectors.VARIANTS)
+    assert len(rules) == len(engine_vectors.VARIANTS)
     nexts = [t["next"] for t in transitions["transitions"]]
     # the automatic give-back, the both-jokers exception, target raises and a draw at 51
     assert any(
@@ -96,8 +97,12 @@ def test_transitions_cover_every_phase_variant_and_rare_case(transitions):
 
 
 def test_vectors_are_seeded():
-    a = vectors.transition_vectors(np.random.default_rng(5), 1, crafted=1, variants=[Rules()])
-    b = vectors.transition_vectors(np.random.default_rng(5), 1, crafted=1, variants=[Rules()])
+    a = engine_vectors.transition_vectors(
+        np.random.default_rng(5), 1, crafted=1, variants=[Rules()]
+    )
+    b = engine_vectors.transition_vectors(
+        np.random.default_rng(5), 1, crafted=1, variants=[Rules()]
+    )
     assert a == b
 
 
@@ -109,7 +114,7 @@ def test_state_json_of_a_known_deal():
         "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2C",
     ]
     state = engine.deal_from(hands, dealer=3, rules=Rules(start_card="3C"))
-    j = vectors.state_json(state)
+    j = engine_vectors.state_json(state)
     assert j["hands"] == j["deal"] == hands
     assert (j["to_act"], j["phase"], j["start_duty"], j["table"], j["table_seat"]) == (
         3,
@@ -126,7 +131,7 @@ def test_state_json_of_a_known_deal():
 def test_lockstep_100k_decisions(tmp_path):
     path = tmp_path / "lockstep.jsonl"
     with path.open("w") as f:
-        for match in vectors.lockstep_matches(np.random.default_rng(2024), 90):
+        for match in engine_vectors.lockstep_matches(np.random.default_rng(2024), 90):
             f.write(json.dumps(match) + "\n")
     out = subprocess.run(
         [NODE, str(ROOT / "clients" / "js" / "tests" / "lockstep.js"), str(path)],
@@ -141,8 +146,8 @@ def test_lockstep_100k_decisions(tmp_path):
 
 
 def test_record_vectors_hold_every_kind_of_verdict():
+    from murlan_env.conformance.records import record_vectors
     from murlan_env.records import validate
-    from murlan_env.records.vectors import record_vectors
 
     data = record_vectors(np.random.default_rng(4), matches=2)
     faults = Counter(
@@ -177,7 +182,7 @@ def test_search_vectors_replay_and_weigh_what_they_say(tmp_path):
     first move, end the hand with its points; the weights sum to 1 and follow the world
     log-likelihoods' order; the history is the hand's moves as the record cuts it."""
     from murlan_cli import main
-    from murlan_env.bots.worlds import state_from_observation
+    from murlan_env.bots.belief import state_from_observation
     from murlan_env.records.validator import decisions
 
     out = tmp_path / "search.json"
@@ -207,7 +212,7 @@ def test_search_vectors_replay_and_weigh_what_they_say(tmp_path):
 
 
 def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
-    from murlan_env.bots.vectors import rule_vectors
+    from murlan_env.conformance.rule import rule_vectors
     from murlan_env.schemas import validator
 
     rules = (Rules(), Rules(joker_pair=True, straight_plus_one=True))

@@ -21,7 +21,7 @@ from murlan_cli import serve
 from murlan_cli.play import TerminalGame
 from murlan_env import records
 from murlan_env.bots import registry
-from murlan_env.bots.basic import GreedyBot
+from murlan_env.bots.baseline import GreedyBot
 from murlan_env.bots.history import HandLogs, uses_history
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_NAMES

@@ -44,7 +44,7 @@ import uvicorn
 
 from murlan_env import records
 from murlan_env.bots import registry
-from murlan_env.bots.basic import GreedyBot
+from murlan_env.bots.baseline import GreedyBot
 from murlan_web.app import Settings, create_app
 from tests.chromium import By, Keys, Select, chrome, wait_for  # skips without a browser
 

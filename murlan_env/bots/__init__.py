@@ -1,4 +1,7 @@
-"""Bots: the ``Bot`` protocol and the hand-written bots (``basic``, ``strategy``), the
-determinised search (``search``) and the worlds it plays in (``worlds``), the exported-policy
-bot (``bundle``), the registry of bot specs and difficulty levels (``registry``), per-hand move
-history, and the shipped policies."""
+"""Bots, one module a kind: the protocols every bot follows and what bots with scores share
+(``protocol``), the random and greedy baselines (``baseline``), the rule bot (``rule``), the
+determinised search (``search``) and its belief over the hidden cards (``belief``), the
+exported-policy player (``policy``), a program speaking murlan-bot/1 (``process``), per-hand
+move history (``history``), and the registry that names them all and the difficulty levels
+(``registry``: a leaf, no bot imports it). The bundle format the policy player reads is
+``murlan_env.bundle``."""

@@ -51,8 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots.golden_positions import state_facts
 from murlan_env.bots.history import MatchSoFar
+from murlan_env.bundle.golden_positions import state_facts
 from murlan_env.game import engine, moves
 from murlan_env.game.cards import CardError, format_cards, parse_card
 from murlan_env.game.combos import PASS
@@ -379,8 +379,8 @@ def golden_requests(golden: dict) -> list[dict[str, Any]]:
     """The move requests a bot is sent at a golden set's positions (request id and seed: the
     position's index), each with its match cut just before the decision: test vectors for a
     program's answers (``clients/js`` checks its murlan-bot against the positions' cards)."""
-    from murlan_env.bots.golden import replay_golden
-    from murlan_env.bots.golden_positions import cut_record
+    from murlan_env.bundle.golden import replay_golden
+    from murlan_env.bundle.golden_positions import cut_record
 
     out = []
     for i, (p, state) in enumerate(replay_golden(golden)):

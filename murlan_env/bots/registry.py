@@ -34,24 +34,22 @@ of torch while ``ckpt:`` works wherever a bot name is accepted. An unknown spec 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Callable, Sequence
-from importlib import metadata, resources
-from pathlib import Path
+from importlib import metadata
 
-from murlan_env.bots.basic import (
-    Bot,
-    GreedyBot,
-    MoveScores,
-    RandomBot,
-    RuleBot,
-    SampledBot,
-    ScoringBot,
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.protocol import Bot, MoveScores, SampledBot, ScoringBot
+from murlan_env.bots.rule import RuleBot
+from murlan_env.bundle import shipped
+from murlan_env.bundle.shipped import (  # offered here too, beside the bots they name
+    levels,
+    policies_dir,
+    policy_levels,
+    shipped_policies,
 )
 from murlan_env.game.rules import Rules
 
 PLUGIN_GROUP = "murlan.bots"
-LEVELS_FILE = "levels.json"
 # Points per hand by which a search over a policy must prefer a move to the policy's own.
 SEARCH_MARGIN = 0.2
 # Temperature of the guiding policy's moves in a search's rollouts: sampled moves model
@@ -73,52 +71,6 @@ class BotSpecError(ValueError):
     """A bot spec that names no bot; the message lists the valid forms."""
 
 
-def policies_dir() -> Path:
-    """The folder of the policies shipped inside the package (one bundle per subfolder)."""
-    return Path(str(resources.files("murlan_env.bots") / "policies"))
-
-
-def levels() -> dict[str, dict]:
-    """The difficulty levels shipped with the policies (``policies/levels.json``): name ->
-    ``{"policy", "temperature", "mix": [bot, share] | null, "search": rollouts | null,
-    "supported_rules": {flag: [values]} (optional: the variants it is measured to play,
-    narrowing its policy's), "about"}``; a level with ``search`` searches that many rollouts
-    on top of its policy (as ``search:N:BOT``), with its search settings as further fields
-    (``search_options``; each optional): ``belief`` (weigh the worlds by the hand's history),
-    ``models`` (other bots the seats may play like), ``candidates`` (uniform worlds weighed),
-    ``alternative_candidates`` (of those, the ones the other models score), ``min_ess``
-    (effective worlds the tempered weights keep), ``min_worlds`` (worlds per candidate move at
-    least), ``margin`` (points by which the search must prefer a move to the policy's),
-    ``playout_temperature`` (of the policy's moves in the rollouts) and ``arithmetic``
-    (``int8``: the belief and the rollouts score with the policy quantised by
-    ``murlan_env.bots.quantize.to_int8``, the search's own move staying float32)."""
-    path = policies_dir() / LEVELS_FILE
-    if not path.is_file():
-        return {}
-    return json.loads(path.read_text())
-
-
-def policy_levels(bundle_dir: str | Path) -> dict[str, dict]:
-    """The levels that play the policy in ``bundle_dir`` when it is a shipped policy's
-    folder (name -> the level less its ``policy``; what its bot.json carries), else {}."""
-    path = Path(bundle_dir).resolve()
-    if path.parent != policies_dir().resolve():
-        return {}
-    return {
-        name: {key: value for key, value in level.items() if key != "policy"}
-        for name, level in levels().items()
-        if level.get("policy") == path.name
-    }
-
-
-def shipped_policies() -> list[str]:
-    """Names of the shipped policies (bundles under ``policies_dir()``), sorted."""
-    root = policies_dir()
-    if not root.is_dir():
-        return []
-    return sorted(p.name for p in root.iterdir() if (p / "bot.json").is_file())
-
-
 @functools.cache
 def plugin_kinds() -> dict[str, metadata.EntryPoint]:
     """Bot kinds added by installed plugins (``murlan.bots`` entry points), by name."""
@@ -135,8 +87,8 @@ def spec_forms() -> list[str]:
         "search:N:BOT",
         "bundle:DIR",
         "proc:COMMAND",
-        *levels(),
-        *shipped_policies(),
+        *shipped.levels(),
+        *shipped.shipped_policies(),
         *(f"{kind}:ARG" for kind in sorted(plugin_kinds())),
     ]
 
@@ -162,7 +114,7 @@ def make_bot(spec: str) -> Bot:
     if kind == "bundle":
         if not arg:
             raise _unknown(text, "bundle: needs a directory, e.g. bundle:bundles/quick")
-        from murlan_env.bots.bundle import BundleBot
+        from murlan_env.bots.policy import BundleBot
 
         return BundleBot(arg)
     if kind == "proc":
@@ -171,13 +123,13 @@ def make_bot(spec: str) -> Bot:
         from murlan_env.bots.process import ProcessBot
 
         return ProcessBot(arg)
-    level = levels().get(kind) if not sep else None
+    level = shipped.levels().get(kind) if not sep else None
     if level is not None:
         return level_bot(kind, level)
-    if not sep and kind in shipped_policies():
-        from murlan_env.bots.bundle import BundleBot
+    if not sep and kind in shipped.shipped_policies():
+        from murlan_env.bots.policy import BundleBot
 
-        return BundleBot(policies_dir() / kind, name=kind)
+        return BundleBot(shipped.policies_dir() / kind, name=kind)
     if sep and kind in plugin_kinds():
         return plugin_kinds()[kind].load()(arg)
     raise _unknown(text)
@@ -186,10 +138,10 @@ def make_bot(spec: str) -> Bot:
 def level_bot(name: str, level: dict) -> Bot:
     """The bot of a level's fields (``levels()``: ``make_bot(name)`` plays ``levels()[name]``;
     a benchmark passes a variant of a level, e.g. another ``arithmetic``), named ``name``."""
-    from murlan_env.bots.bundle import BundleBot
+    from murlan_env.bots.policy import BundleBot
 
     mix = (make_bot(level["mix"][0]), float(level["mix"][1])) if level.get("mix") else None
-    bundle = policies_dir() / level["policy"]
+    bundle = shipped.policies_dir() / level["policy"]
     temperature = float(level.get("temperature", 0.0))
     supported = level.get("supported_rules")
     options = {"temperature": temperature, "mix": mix, "supported_rules": supported}
@@ -227,8 +179,7 @@ def _guide_policy(policy: Bot, arithmetic: str) -> Bot:
         return policy
     if arithmetic != "int8":
         raise ValueError(f"a level's arithmetic is float32 or int8, not {arithmetic!r}")
-    from murlan_env.bots.bundle import BundleBot
-    from murlan_env.bots.quantize import int8_bot
+    from murlan_env.bots.policy import BundleBot, int8_bot
 
     if not isinstance(policy, BundleBot):
         raise ValueError(f"int8 arithmetic quantises a bundle's model, not {policy.name!r}'s")

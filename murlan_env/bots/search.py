@@ -9,7 +9,7 @@ of all games in the batch step together on the batched engine, and every candida
 scored on the same worlds (common random numbers), so differences between moves are not
 drowned by the luck of the sampled deal.
 
-The worlds come from ``murlan_env.bots.worlds``: rebuilt engine states of the current hand
+The worlds come from ``murlan_env.bots.belief``: rebuilt engine states of the current hand
 only (the search values moves by this hand's points, not by the match), dealt uniformly or,
 with a ``belief`` model and the hand's history (``murlan_env.bots.history``: the drivers that
 keep it pass it to ``act``), drawn from ``belief_candidates`` uniform worlds by how well they
@@ -26,14 +26,14 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_env.bots.basic import Bot, ScoringBot
-from murlan_env.bots.worlds import (
+from murlan_env.bots.belief import (
     believed_worlds,
     draw_worlds,
     exchange_facts,
     sample_hidden_hands,
     state_from_observation,
 )
+from murlan_env.bots.protocol import Bot, ScoringBot
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import N_CARDS, N_RANKS
 from murlan_env.game.combos import JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
@@ -172,7 +172,7 @@ class SearchBot:
     (``best_models``), both for the worlds' weights and to play that seat in the rollouts;
     the alternatives are scored on ``alternative_candidates`` of the candidates only
     (``believed_worlds``). ``belief_facts``: the worlds are dealt consistent with what this
-    hand's exchange proves about the others' cards (``worlds.exchange_facts``), uniform or
+    hand's exchange proves about the others' cards (``belief.exchange_facts``), uniform or
     belief worlds alike. ``deal``: a function ``(obs, rng, n)`` -> (B, n, 4, 15) worlds that
     replaces the draws (a belief still picks each seat's model): benchmarks hand the search
     the true deal, or one with some cards misplaced, to see what a sharper belief could buy.

@@ -5,12 +5,11 @@ MurlanGymEnv
 One learning seat plays a match (or one hand) against three bots. The seat is fixed
 (``seat=0..3``) or drawn at every reset (``seat=None``, the default); ``info["seat"]`` says
 which. The other seats are played by ``opponents``: one object with the ``Bot`` protocol
-(``act(obs, mask, rng) -> actions``, see ``murlan_env.bots.basic``) for all three, or a sequence of
-three, played by the seats after the learner in turn order; the default is ``RandomBot``.
-Bots act between the learner's turns inside ``step``, so every observation the learner gets
-is its own turn to decide (or the end). The game is stepped by
-``murlan_env.envs.driver.GameDriver``,
-as in the AEC env.
+(``act(obs, mask, rng) -> actions``, see ``murlan_env.bots.protocol``) for all three, or a
+sequence of three, played by the seats after the learner in turn order; the default is
+``RandomBot``. Bots act between the learner's turns inside ``step``, so every observation
+the learner gets is its own turn to decide (or the end). The game is stepped by
+``murlan_env.envs.driver.GameDriver``, as in the AEC env.
 
 - Observation: the same as the AEC env (``murlan_env.env``): ``{"observation": (544,) float32,
   "action_mask": (109,) int8}`` from the learner's seat. The mask is in the observation (not
@@ -83,7 +82,8 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from murlan_env.bots.basic import Bot, RandomBot
+from murlan_env.bots.baseline import RandomBot
+from murlan_env.bots.protocol import Bot
 from murlan_env.envs.driver import (
     GameDriver,
     action_index,

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from murlan_env import records
-from murlan_env.bots.basic import Bot
 from murlan_env.bots.history import HandLogs, act_with_history
+from murlan_env.bots.protocol import Bot
 from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 from murlan_env.game.state import Phase, State

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from murlan_env.bots import registry
-from murlan_env.bots.basic import Bot
+from murlan_env.bots.protocol import Bot
 from murlan_env.eval.duplicate import DuplicateResult, Progress, play_duplicate
 from murlan_env.game.engine import N_SEATS
 from murlan_env.game.rules import Rules

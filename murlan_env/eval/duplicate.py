@@ -39,8 +39,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from murlan_env.bots.basic import Bot
 from murlan_env.bots.history import HandLogs, act_with_history, uses_history, uses_match
+from murlan_env.bots.protocol import Bot
 from murlan_env.game import engine
 from murlan_env.game.combos import N_ACTIONS, describe
 from murlan_env.game.engine import N_SEATS, Phase

@@ -52,7 +52,7 @@ class Piece:
 
     ``order`` says which fact each entry holds (the element order an app's encoder must
     follow) and ``value`` the float32 value written there, exactly as ``encode`` computes it;
-    both are copied into every exported bundle's manifest (``murlan_env.bots.manifest``).
+    both are copied into every exported bundle's manifest (``murlan_env.bundle.manifest``).
     """
 
     name: str

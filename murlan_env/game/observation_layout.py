@@ -68,7 +68,7 @@ def layout() -> list[dict]:
 def fixed_entries() -> dict[int, str]:
     """Entries that are 0.0 at every decision of every game, by index, with the reason.
 
-    Golden test sets must make every other entry vary (``murlan_env.bots.golden``); these
+    Golden test sets must make every other entry vary (``murlan_env.bundle.golden``); these
     cannot, whatever the positions.
     """
     fixed: dict[int, str] = {}

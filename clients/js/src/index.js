@@ -36,7 +36,7 @@ export {
   MATCH_OVER,
 } from './game/engine.js';
 export { readMove, readPlay, readGiveBack, describe, IllegalMove, cardsOfAction } from './game/moves.js';
-export { stateJson, stateFromJson } from './game/vectors.js';
+export { stateJson, stateFromJson } from './game/state_json.js';
 export { seededRandom } from './util/random.js';
 export { actionIds, cardIds, cardsToWords } from './game/bitsets.js';
 export { validate, replay, decisions } from './records/validator.js';

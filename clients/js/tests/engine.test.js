@@ -10,7 +10,7 @@ import { actionIds, cardIds, cardsToWords } from '../src/game/bitsets.js';
 import { formatCards, parseCards } from '../src/game/cards.js';
 import { chooseCards, dealFrom, legalActions, nextHand, parseDeal, step } from '../src/game/engine.js';
 import { readMove } from '../src/game/moves.js';
-import { stateFromJson, stateJson } from '../src/game/vectors.js';
+import { stateFromJson, stateJson } from '../src/game/state_json.js';
 import { readJsonFile, VECTORS } from './helpers.js';
 import { checkFile, difference } from './lockstep.js';
 

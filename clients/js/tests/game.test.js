@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Game } from '../src/game/game.js';
 import { IllegalMove } from '../src/game/moves.js';
-import { stateJson } from '../src/game/vectors.js';
+import { stateJson } from '../src/game/state_json.js';
 import { loadBot } from '../src/bundle/bundle.js';
 import { validate } from '../src/records/validator.js';
 import { BUNDLES, POLICIES, VECTORS } from './helpers.js';

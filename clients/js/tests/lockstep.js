@@ -1,5 +1,5 @@
 // The lock-step check: the JavaScript engine plays the matches the Python engine played
-// (murlan_env/game/vectors.py `lockstep_matches`, `murlan conformance lockstep`), the same deals
+// (murlan_env/conformance/engine.py `lockstep_matches`, `murlan conformance lockstep`), the same deals
 // and the same moves as cards, and must agree at every step: the legal actions before each
 // decision, the action the cards make, the engine's own choice of cards for it, and the whole
 // state after it. Run as a script on a JSON-lines file: `node tests/lockstep.js FILE`
@@ -12,7 +12,7 @@ import { parseCards, formatCards } from '../src/game/cards.js';
 import { cardIds, cardsToWords } from '../src/game/bitsets.js';
 import { chooseCards, dealFrom, legalActions, nextHand, parseDeal, step } from '../src/game/engine.js';
 import { readMove } from '../src/game/moves.js';
-import { stateJson } from '../src/game/vectors.js';
+import { stateJson } from '../src/game/state_json.js';
 import { isDeepStrictEqual } from 'node:util';
 
 /**

@@ -2,7 +2,7 @@
 # The files the node tests read besides the shipped bundles, all written by the Python side
 # (no expected value in the tests is written by hand). For each shipped bundle
 # (murlan_env/bots/policies/*/): the weights of each of its model files for the runtime-free
-# path (weights.bin and weights.json, weights.fp16.*; murlan_env.bots.plain_weights), a fresh
+# path (weights.bin and weights.json, weights.fp16.*; murlan_env.bundle.plain_weights), a fresh
 # golden set regenerated with another seed (`murlan golden`), and at its positions the
 # murlan-bot/1 requests a bot is sent, the greedy bot's actions and the actions a level's
 # sampling draws for given uniform draws (protocol.json); the golden set and every request's
@@ -26,13 +26,13 @@ for dir in murlan_env/bots/policies/*/; do
   name="$(basename "$dir")"
   mkdir -p "$out/$name"
   for model in "$dir"*.onnx; do  # model.onnx -> weights.json/.bin, model.fp16.onnx -> weights.fp16.*
-    python -c 'import sys; from murlan_env.bots.plain_weights import write_plain_weights as w; w(*sys.argv[1:])' \
+    python -c 'import sys; from murlan_env.bundle.plain_weights import write_plain_weights as w; w(*sys.argv[1:])' \
       "$model" "$out/$name"
   done
   python -m murlan_cli golden "$dir" --seed "$seed" --positions "$positions" --out "$out/$name/fresh.json"
   python -c 'import json, sys
-from murlan_env.bots.basic import GreedyBot
-from murlan_env.bots.golden import bot_actions, sampled_actions
+from murlan_env.bots.baseline import GreedyBot
+from murlan_env.bundle.golden import bot_actions, sampled_actions
 from murlan_env.bots.process import golden_requests
 from murlan_env.schemas import validator
 golden = json.load(open(sys.argv[1]))

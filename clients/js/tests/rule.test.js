@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { actionIds } from '../src/game/bitsets.js';
 import { legalActions } from '../src/game/engine.js';
-import { stateFromJson } from '../src/game/vectors.js';
+import { stateFromJson } from '../src/game/state_json.js';
 import {
   RULE_KNOBS,
   newRuleView,

@@ -11,7 +11,7 @@ import { mulberry32 } from '../src/bots/levels.js';
 import { step } from '../src/game/engine.js';
 import { Search, budgetMargin, handHistory, policyModel, rollout, searchSettings } from '../src/bots/search.js';
 import { policyNet } from '../src/bots/policy.js';
-import { logLikelihoods, stateOfWorld, temperedWeights, worldLogLikelihoods } from '../src/bots/worlds.js';
+import { logLikelihoods, stateOfWorld, temperedWeights, worldLogLikelihoods } from '../src/bots/belief.js';
 import { ruleModel } from '../src/bots/models.js';
 import { POLICIES, VECTORS, readJsonFile } from './helpers.js';
 

@@ -1,7 +1,7 @@
 /**
  * Difficulty levels of a bundle (bot.json's `levels`), and the random and greedy bots a level
- * mixes in, as the Python side plays them (murlan_env/bots/bundle.py `BundleBot.act`,
- * murlan_env/bots/basic.py `RandomBot`, `GreedyBot`).
+ * mixes in, as the Python side plays them (murlan_env/bots/policy.py `BundleBot.act`,
+ * murlan_env/bots/baseline.py `RandomBot`, `GreedyBot`).
  *
  * A level is `{temperature, mix: [bot, share] | null, search, supported_rules}`. One decision:
  * the policy's move is the argmax of its scores (temperature 0) or drawn from
@@ -37,7 +37,7 @@ export function mulberry32(seed) {
 
 /**
  * An action drawn from softmax(scores / temperature) over the legal actions (temperature 0:
- * the argmax), as murlan_env/bots/basic.py `sample_from_scores` draws it: one draw u, the
+ * the argmax), as murlan_env/bots/protocol.py `sample_from_scores` draws it: one draw u, the
  * first action whose cumulative weight exceeds u times the total.
  * @param {Float32Array} scores
  * @param {Uint8Array} mask
@@ -128,7 +128,7 @@ export const MIXABLE = Object.freeze(['random', 'greedy']);
 
 /**
  * @typedef {object} PlayerOptions for a search level (ignored by the others)
- * @property {Object<string, import('./worlds.js').SeatModel>} [models] seat models by the
+ * @property {Object<string, import('./belief.js').SeatModel>} [models] seat models by the
  *   name a level gives them (e.g. `{ rule: ruleModel }`); a level's model missing here is
  *   played by the policy (`player.missingModels`)
  * @property {number} [budgetMs] time budget per move in ms (search.js); none: the level's

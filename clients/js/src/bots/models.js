@@ -1,7 +1,7 @@
 /**
  * The seat models this client has for a search level's `models` (bot.json `levels`), by the
  * name a level gives them: a model plays a seat in the rollouts and says how likely that seat's
- * moves are (bots/worlds.js `SeatModel`). A level's model missing here has its seats modelled
+ * moves are (bots/belief.js `SeatModel`). A level's model missing here has its seats modelled
  * by the policy (the player's `missingModels`).
  *
  * `rule`: the rule bot (bots/rule.js) plays itself, drawing nothing, and is weighed as Python's
@@ -13,12 +13,12 @@ import { newRuleView, ruleAction, ruleLogProb, viewOfState } from './rule.js';
 
 const VIEW = newRuleView();
 
-/** @type {import('./worlds.js').SeatModel} */
+/** @type {import('./belief.js').SeatModel} */
 export const ruleModel = Object.freeze({
   name: 'rule',
   act: (g) => ruleAction(g),
   logProb: (g, action) => ruleLogProb(viewOfState(g, VIEW), action),
 });
 
-/** @type {Object<string, import('./worlds.js').SeatModel>} */
+/** @type {Object<string, import('./belief.js').SeatModel>} */
 export const SEAT_MODELS = Object.freeze({ rule: ruleModel });

@@ -1,6 +1,6 @@
 /**
- * The rule bot (Python's `RuleBot`: murlan_env/bots/basic.py, its moves in
- * murlan_env/bots/strategy.py `rule_moves`) and its moves as a scoring model (Python's
+ * The rule bot (Python's `RuleBot` and its moves, `rule_moves`, in
+ * murlan_env/bots/rule.py) and its moves as a scoring model (Python's
  * `MoveScores`: the bot's move likely, every other legal move unlikely), held to Python's by
  * the rule vectors Python writes (`murlan conformance rule`, tests/rule.test.js).
  *

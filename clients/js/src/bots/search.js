@@ -5,7 +5,7 @@
  *
  * For a play with a choice: worlds are dealt for the cards the seat cannot see; with the hand
  * so far (`history`) they are `candidates` uniform worlds weighed by how well each other seat's
- * model explains its moves (bots/worlds.js), drawn by those weights; every legal move is then
+ * model explains its moves (bots/belief.js), drawn by those weights; every legal move is then
  * played in the same worlds (`max(minWorlds, ceil(rollouts / moves))` each) and the hand rolled
  * out to its end, each seat played by its model (the policy sampled at `playoutTemperature`,
  * or another bot); the move of best mean hand points wins (ties: the move the rule of thumb
@@ -33,7 +33,7 @@ import { N_RANKS, N_SEATS, cardRank, parseCards } from '../game/cards.js';
 import { PLAY, State, legalActions, step } from '../game/engine.js';
 import { encode } from '../game/observation.js';
 import { firstLayer, hiddenOf, legalScores, policyNet, policyScratch } from './policy.js';
-import { drawWorlds, logLikelihoods, positionOfState, stateOfWorld, temperedWeights, uniformWorlds, worldLogLikelihoods } from './worlds.js';
+import { drawWorlds, logLikelihoods, positionOfState, stateOfWorld, temperedWeights, uniformWorlds, worldLogLikelihoods } from './belief.js';
 
 /** Candidate worlds the belief scores between looks at the clock. */
 export const BELIEF_ROUND = 64;
@@ -149,7 +149,7 @@ export function budgetMargin(settings, perMove, seen) {
  * @param {any[]} pieces bot.json's observation pieces
  * @param {any[]} features the rules piece's entries
  * @param {number} temperature
- * @returns {import('./worlds.js').SeatModel & {scores: (pos: any, legal: Int16Array, n: number, out: Float64Array) => Float64Array}}
+ * @returns {import('./belief.js').SeatModel & {scores: (pos: any, legal: Int16Array, n: number, out: Float64Array) => Float64Array}}
  */
 export function policyModel(net, pieces, features, temperature) {
   const scratch = policyScratch(net);
@@ -237,7 +237,7 @@ export function sampleLegal(scores, legal, n, temperature, u) {
  * Play a hand out to its end from `g` (changed in place), the seat to act in each step by
  * `models[which[seat]]` where it has a choice (Python's `rollout_hand` with `seat_playouts`).
  * @param {State} g
- * @param {import('./worlds.js').SeatModel[]} models
+ * @param {import('./belief.js').SeatModel[]} models
  * @param {ArrayLike<number>} which (4) model of each seat
  * @param {() => number} rng
  * @param {number[]} [moves] the actions played, appended
@@ -280,7 +280,7 @@ export class Search {
    * @param {import('../bundle/bundle.js').MurlanBot} bot a bundle's bot on the plain runtime (`loadBot`
    *   without `ort`): the search runs its weights itself
    * @param {SearchSettings} settings
-   * @param {Object<string, import('./worlds.js').SeatModel>} [models] the seat models this
+   * @param {Object<string, import('./belief.js').SeatModel>} [models] the seat models this
    *   client has, by the name a level gives them (e.g. `rule`); a level's model missing here
    *   is left out (`missingModels`): its seats are modelled by the policy alone
    */
@@ -293,7 +293,7 @@ export class Search {
     this.greedy = policyModel(this.net, bot.pieces, bot.features, 0);
     /** The level's models this client does not have (their seats: the policy). */
     this.missingModels = settings.models.filter((m) => !models[m]);
-    /** @type {import('./worlds.js').SeatModel[]} */
+    /** @type {import('./belief.js').SeatModel[]} */
     this.alternatives = settings.models.filter((m) => models[m]).map((m) => models[m]);
   }
 
@@ -343,10 +343,10 @@ export class Search {
     if (s.belief && history && history.length >= 2) {
       const wanted = candidates ?? s.candidates;
       const worlds = uniformWorlds(pos, rng, wanted);
-      /** @type {import('./worlds.js').BeliefModel[]} */
+      /** @type {import('./belief.js').BeliefModel[]} */
       const models = [
         { kind: 'policy', net: this.net, pieces: this.bot.pieces, features: this.bot.features },
-        ...this.alternatives.map((m) => /** @type {import('./worlds.js').BeliefModel} */ ({ kind: 'bot', model: m })),
+        ...this.alternatives.map((m) => /** @type {import('./belief.js').BeliefModel} */ ({ kind: 'bot', model: m })),
       ];
       // The policy scores the candidates in rounds until half the budget is spent; each
       // world's likelihood is its own, so the rounds give the values of one pass.

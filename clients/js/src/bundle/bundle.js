@@ -1,6 +1,7 @@
 /**
  * A bundle's bot: load `bot.json` and the model, then turn positions into moves (Python's
- * `BundleBot`, murlan_env/bots/bundle.py, with manifest.py's checks of bot.json).
+ * `BundleBot`, murlan_env/bots/policy.py, over murlan_env/bundle/files.py, with
+ * murlan_env/bundle/manifest.py's checks of bot.json).
  *
  * ```js
  * import { loadBot } from 'murlan-client';
@@ -138,7 +139,7 @@ export async function loadBot(source, { ort, weights, precision = 'float32', ses
 
 /**
  * The description of a model file's plain weights: `model.onnx` -> `weights.json`,
- * `model.fp16.onnx` -> `weights.fp16.json` (murlan_env/bots/plain_weights.py names them so).
+ * `model.fp16.onnx` -> `weights.fp16.json` (murlan_env/bundle/plain_weights.py names them so).
  * @param {string} modelFile
  * @returns {string}
  */

@@ -3,7 +3,7 @@
  * the encoder piece by piece (from each position's decoded `state`), the legal mask, the
  * concrete cards of the recorded action, and for each runtime its scores (on the recorded
  * observation and legal set, within the runtime's tolerance), its argmax and the whole move
- * (`choose` from the state alone): the checking side of murlan_env/bots/golden.py, which makes
+ * (`choose` from the state alone): the checking side of murlan_env/bundle/golden.py, which makes
  * them. Used by the `murlan-verify` command, the tests and the browser test page.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * The runtime-free path: the policy's few dense layers in plain JavaScript, from the bundle's
- * `weights.bin` as `weights.json` describes it (murlan_env/bots/plain_weights.py writes both;
+ * `weights.bin` as `weights.json` describes it (murlan_env/bundle/plain_weights.py writes both;
  * `weights.fp16.*` hold the float16 model's weights, read here as float32, as its Casts do).
  *
  * Each layer is `y = W x + b` (W row-major, out x in) with an optional ReLU; the last layer's

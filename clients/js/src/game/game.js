@@ -37,7 +37,7 @@ import {
 } from './engine.js';
 import { readMove } from './moves.js';
 import { seededRandom } from '../util/random.js';
-import { ranksText } from './vectors.js';
+import { ranksText } from './state_json.js';
 import { RecordWriter, playText } from '../records/writer.js';
 
 /**

@@ -1,4 +1,4 @@
-"""The positions a golden set (``murlan_env.bots.golden``) is drawn from, and what each shows.
+"""The positions a golden set (``murlan_env.bundle.golden``) is drawn from, and what each shows.
 
 Matches are played to cover the game: hands dealt around a theme (``themed_deal``: bombs,
 long straights, both jokers in one hand) and moves that pick a kind of combination first

@@ -36,7 +36,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from murlan_env.bots.basic import ScoringBot, legal_log_probs
+from murlan_env.bots.protocol import ScoringBot, legal_log_probs
 from murlan_env.game import engine, observation
 from murlan_env.game.cards import N_RANKS
 from murlan_env.game.state import N_SEATS, Phase, State, make_state

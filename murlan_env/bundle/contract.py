@@ -2,7 +2,7 @@
 
 What an encoder and a move chooser must do (the observation layout, the action catalogue, the
 exchange, which cards an action plays, the decision) and the fingerprints (hashes) that tie a
-bundle to the installed engine. ``murlan_env.bots.manifest`` writes it into every bot.json and
+bundle to the installed engine. ``murlan_env.bundle.manifest`` writes it into every bot.json and
 renders it for the docs.
 """
 

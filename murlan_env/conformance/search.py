@@ -21,17 +21,18 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots.basic import MoveScores, RuleBot, SampledBot
-from murlan_env.bots.bundle import BundleBot
-from murlan_env.bots.golden_positions import cut_record, state_facts
-from murlan_env.bots.search import rollout_hand
-from murlan_env.bots.worlds import (
+from murlan_env.bots.belief import (
     log_likelihoods,
     sample_hidden_hands,
     state_from_observation,
     tempered_weights,
     world_log_likelihoods,
 )
+from murlan_env.bots.policy import BundleBot
+from murlan_env.bots.protocol import MoveScores, SampledBot
+from murlan_env.bots.rule import RuleBot
+from murlan_env.bots.search import rollout_hand
+from murlan_env.bundle.golden_positions import cut_record, state_facts
 from murlan_env.game import engine
 from murlan_env.game.state import N_SEATS, Phase
 from murlan_env.records.generate import selfplay

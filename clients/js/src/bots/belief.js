@@ -1,5 +1,5 @@
 /**
- * The worlds the search plays in and its belief over them (Python's murlan_env/bots/worlds.py,
+ * The worlds the search plays in and its belief over them (Python's murlan_env/bots/belief.py,
  * held to it by the search vectors, tests/search.test.js).
  *
  * A world gives every seat a hand as cards per rank: `held[slot * 15 + r]`, slot 0 the seat to

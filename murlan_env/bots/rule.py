@@ -1,5 +1,5 @@
-"""Hand planning for the rule-based bots: split a hand into combinations, judge it, and
-choose the rule bot's move.
+"""The rule bot (``RuleBot``) and its hand planning: split a hand into combinations, judge it,
+and choose the rule bot's move.
 
 A *plan* is a way to play a hand out as a list of action ids (see ``combos``): bombs kept
 whole, a choice of straights, then every remaining rank as one single, pair or triple (in
@@ -7,8 +7,8 @@ Murlan nothing attaches to a triple, so grouping a rank never costs a turn). ``p
 the candidate plans of a hand; ``hand_value`` scores a hand against the cards still unseen,
 lower is better: the number of combinations that opponents can beat, less a credit for the
 combinations they cannot ("controls", which win a trick and give the lead back).
-``rule_moves`` is ``RuleBot``'s decision for a batch of games (``murlan_env.bots.basic``
-describes the policy), built on the two.
+``rule_moves`` is ``RuleBot``'s decision for a batch of games (``RuleBot`` describes the
+policy), built on the two.
 
 All of it is compiled (numba) and works on count arrays: a search asks the rule bot for a
 move at every step of its rollouts for the seats that play like it, and each move looks
@@ -22,6 +22,7 @@ import functools
 
 import numpy as np
 
+from murlan_env.game import observation
 from murlan_env.game.bitsets import (
     AFFORD,
     MASK_WORDS,
@@ -30,7 +31,17 @@ from murlan_env.game.bitsets import (
     lowest_bit_index,
     spread_words,
 )
-from murlan_env.game.combos import COST, JOKER_PAIR, KEY, KIND, LENGTH, N_ACTIONS, PASS, Kind
+from murlan_env.game.combos import (
+    COST,
+    JOKER_PAIR,
+    KEY,
+    KIND,
+    LENGTH,
+    N_ACTIONS,
+    PASS,
+    Kind,
+    beats_matrix,
+)
 
 # Credit for each control in a plan: a control is free to play and can win back the lead.
 CONTROL_CREDIT = 1.5
@@ -430,3 +441,95 @@ def rule_moves(hand, mask, beatable, danger, exchanging, leading, joker_pair, kn
             out[g] = _follow(
                 counts, legal, n_legal, beatable[g], danger[g], joker_pair[g], knobs, plans, lengths
             )
+
+
+class RuleBot:
+    """The strongest rule-based bot here: it plans its hand and counts cards.
+
+    Per game (compiled: ``rule_moves``, over its hand plans):
+
+    - The hand is planned as bombs, straights and rank groups with the fewest combinations;
+      its value counts the combinations opponents could beat and credits *controls* (those
+      the unseen cards cannot beat, bombs aside), which win a trick and give the lead back.
+    - Leading: with at most one beatable combination left, controls go first and the last
+      weak one after; otherwise the weakest beatable combination of the plan (lowest rank,
+      longer first), avoiding the shape an opponent about to go out can still play.
+    - Following: the cheapest play that improves the plan's value (a weak combination of
+      the plan, or a split that costs no turn); controls only to take the lead when close to
+      going out or to stop an opponent with few cards; bombs only for the same reasons when
+      nothing else does; otherwise pass.
+    - Exchange: gives back the card whose loss hurts the plan least, lowest rank first.
+    """
+
+    name = "rule"
+
+    def __init__(
+        self,
+        danger: int = 1,
+        finish: float = 1.5,
+        credit: float = CONTROL_CREDIT,
+        save_high: int = 99,
+        last_weak: int = 1,
+        lead_long: bool = False,
+    ) -> None:
+        """Tuning knobs; the defaults were the best of those tried (benchmarks/bots_strength).
+
+        Args:
+            danger: an opponent holding at most this many cards is blocked (2 and 0 were
+                weaker than 1).
+            finish: hand value at or below which taking the lead is worth a control.
+            credit: value credit per control (``rule.hand_value``).
+            save_high: lowest rank (index, A = 11) not shed on a trick while the hand is
+                still long; 99 = off (11 gained against greedy but lost against the default
+                rule bot).
+            last_weak: lead controls first once this few weak combinations are left (0 and 2
+                were both weaker).
+            lead_long: lead the longest weak combination rather than the lowest.
+        """
+        self.danger = danger
+        self.finish = finish
+        self.credit = credit
+        self.save_high = save_high
+        self.last_weak = last_weak
+        self.lead_long = lead_long
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        batch = len(obs)
+        out = np.zeros(batch, np.int16)
+        if batch == 0:
+            return out
+        mask = np.ascontiguousarray(mask, bool)
+        seen = observation.decode(obs)
+        left = seen.cards_left.astype(np.int64)
+        # Games of one call normally share their rules; group by the flags in case they don't.
+        flags = seen.rule_flags
+        beatable = np.zeros(mask.shape, bool)
+        joker_pair = np.zeros(batch, bool)
+        # np.unique sorts the rows: a third of this method's time in a search's rollouts.
+        groups = flags[:1] if (flags == flags[0]).all() else np.unique(flags, axis=0)
+        for row in groups:
+            same = (flags == row).all(1)
+            rules = seen.rules(int(np.flatnonzero(same)[0]))
+            beatable[same] = beatable_actions(seen.unseen[same], beats_matrix(rules))
+            joker_pair[same] = rules.joker_pair
+        danger = np.where(left[:, 1:] > 0, left[:, 1:], 99).min(1)  # (B,) fewest cards held
+        knobs = (
+            int(self.danger),
+            float(self.finish),
+            float(self.credit),
+            int(self.save_high),
+            int(self.last_weak),
+            bool(self.lead_long),
+        )
+        rule_moves(
+            np.ascontiguousarray(seen.my_hand),
+            mask,
+            beatable,
+            danger,
+            np.ascontiguousarray(seen.exchanging, bool),
+            np.ascontiguousarray(seen.table == PASS),
+            joker_pair,
+            knobs,
+            out,
+        )
+        return out

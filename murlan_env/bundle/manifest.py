@@ -1,7 +1,7 @@
 """The bundle manifest (``bot.json``): one type that writes it, reads it back and checks it.
 
 A bundle is what an app needs to play a trained policy: the model file(s), ``bot.json`` and
-``golden.json`` (test vectors, ``murlan_env.bots.golden``). ``bot.json`` is the contract an
+``golden.json`` (test vectors, ``murlan_env.bundle.golden``). ``bot.json`` is the contract an
 app developer implements from the files alone: besides the versions, hashes and file
 names that ``BundleManifest`` holds, it carries a ``contract`` section generated here from the
 tables the engine itself uses (``observation.PIECES``, ``combos.action_catalogue``, the
@@ -22,7 +22,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from murlan_env.bots.contract import (
+from murlan_env.bundle.contract import (
     GIVE_BACK_IDS,
     OUTPUT_NAME,
     action_catalogue_hash,

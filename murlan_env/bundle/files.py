@@ -1,4 +1,6 @@
-"""The exported-policy bot: plays a bundle written by ``murlan export`` with onnxruntime alone.
+"""A bundle's files: reading and checking them, running its models with onnxruntime alone,
+and writing golden sets and upgraded manifests (``murlan export`` writes the bundle; the bot
+that plays one is ``murlan_env.bots.policy.BundleBot``).
 
 A bundle is a directory:
 
@@ -6,9 +8,9 @@ A bundle is a directory:
 |-----------------|--------------------------------------------------------------------------|
 | model.onnx      | ``scores = f(obs (B, 544) float32, mask (B, 109) bool)``, argmax = action |
 | model.fp16.onnx | the same network with float16 weights (half the download), when exported |
-| bot.json        | the manifest (``murlan_env.bots.manifest.BundleManifest``): versions,    |
+| bot.json        | the manifest (``murlan_env.bundle.manifest.BundleManifest``): versions,    |
 |                 | rules, hashes, model files and the contract an app implements            |
-| golden.json     | test vectors (``murlan_env.bots.golden``)                                |
+| golden.json     | test vectors (``murlan_env.bundle.golden``)                                |
 | model.mlpackage | Core ML conversion, when coremltools was available at export time        |
 
 Loading is strict (``BundleManifest.load``). ``verify_golden`` replays the golden matches through
@@ -27,9 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots import basic as bots
-from murlan_env.bots import golden as goldens
-from murlan_env.bots.manifest import (
+from murlan_env.bundle import golden as goldens
+from murlan_env.bundle.manifest import (
     BUNDLE_FORMAT,
     GOLDEN_FILE,
     GOLDEN_FORMAT,
@@ -41,8 +42,7 @@ from murlan_env.bots.manifest import (
     ModelFile,
     file_sha256,
 )
-from murlan_env.game import observation
-from murlan_env.game.combos import N_ACTIONS, PASS
+from murlan_env.bundle.shipped import policy_levels
 from murlan_env.game.rules import Rules
 
 # How far a float32 model's scores may be from the golden scores on legal actions: the
@@ -72,25 +72,6 @@ def session_scorer(session) -> goldens.Scorer:
         return session.run([OUTPUT_NAME], {"obs": obs, "mask": mask})[0]
 
     return scores
-
-
-class ModelBot:
-    """One model file of the bundle contract (``obs``, ``mask`` -> ``scores``) as a bot with
-    scores, playing their argmax: what a search asks of a policy, without a bundle's manifest
-    and rules (e.g. the int8 model a labeller runs, ``murlan_env.bots.quantize.to_int8``)."""
-
-    def __init__(self, model_path: str | Path, name: str, threads: int = 1) -> None:
-        self.name = name
-        self._scores = session_scorer(onnx_session(model_path, threads))
-
-    def scores(
-        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
-    ) -> np.ndarray:
-        """(B, A) float32 the model's masked scores (``rng``: unused)."""
-        return self._scores(obs, mask)
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return self.scores(obs, mask).argmax(-1).astype(np.int64)
 
 
 def read_golden(bundle_dir: str | Path, manifest: BundleManifest | None = None) -> dict[str, Any]:
@@ -130,128 +111,6 @@ def verify_golden(
     report = goldens.check_golden(golden, scorers)
     report["ok"] = goldens.golden_ok(report, {m.file: m.tolerance for m in manifest.models})
     return report
-
-
-# --------------------------------------------------------------------------- the bot
-
-
-class BundleBot:
-    """A Bot playing an exported bundle through onnxruntime, with difficulty settings.
-
-    ``temperature`` 0 plays the argmax of the model's scores; above 0 it samples from
-    softmax(scores / temperature) over the legal actions. ``mix=(bot, p)`` hands each decision
-    to a weaker Bot with probability p (``murlan_env.bots.registry`` builds it from a name).
-    ``seed`` gives the bot its own random stream; without it, the ``rng`` passed to ``act`` is
-    used, so games replay exactly for the caller's seed either way. ``precision`` picks the
-    model file ("float32", or "float16" when the bundle has one).
-
-    The policy plays the rules bot.json lists as supported (``supported_rules``: those it was
-    trained under and those it is measured to play at par); by default ``act`` refuses
-    observations of games under other rules (``strict_rules=False`` allows them).
-    """
-
-    def __init__(
-        self,
-        bundle_dir: str | Path,
-        temperature: float = 0.0,
-        mix: tuple[bots.Bot, float] | None = None,
-        seed: int | None = None,
-        *,
-        precision: str = "float32",
-        supported_rules: dict[str, list] | None = None,
-        threads: int = 1,
-        strict_rules: bool = True,
-        name: str | None = None,
-    ) -> None:
-        if temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {temperature}")
-        self.bundle_dir = Path(bundle_dir)
-        self.manifest = BundleManifest.load(self.bundle_dir)
-        if supported_rules is not None:  # a level that plays fewer rules than its policy
-            self.manifest = self.manifest.narrowed(supported_rules)
-        self.rules = self.manifest.rules
-        self.strict_rules = strict_rules
-        self._rules_seen: dict[bytes, str | None] = {}  # rules piece -> conflict
-        self.temperature = float(temperature)
-        self.weak: bots.Bot | None = None
-        self.mix_p = 0.0
-        if mix is not None:
-            weak, p = mix
-            if not 0.0 <= p <= 1.0:
-                raise ValueError(f"mix probability must be in [0, 1], got {p}")
-            if isinstance(weak, str):
-                raise TypeError("mix takes a Bot; murlan_env.bots.registry.make_bot builds one")
-            self.weak = weak
-            self.mix_p = float(p)
-        self._rng = None if seed is None else np.random.default_rng(seed)
-        self.model = self.manifest.model(precision)
-        self.session = onnx_session(self.bundle_dir / self.model.file, threads)
-        self._check_session()
-        label = "greedy" if self.temperature == 0 else f"T={self.temperature:g}"
-        if self.weak is not None:
-            label += f",{self.weak.name}@{self.mix_p:g}"
-        self.name = name or f"bundle:{self.bundle_dir.name}({label})"
-
-    def _check_session(self) -> None:
-        inputs = [(i.name, i.type, i.shape[1:]) for i in self.session.get_inputs()]
-        wanted = [
-            ("obs", "tensor(float)", [observation.SIZE]),
-            ("mask", "tensor(bool)", [N_ACTIONS]),
-        ]
-        outputs = [(o.name, o.shape[1:]) for o in self.session.get_outputs()]
-        if inputs != wanted or outputs != [(OUTPUT_NAME, [N_ACTIONS])]:
-            raise BundleError(
-                f"{self.bundle_dir}: model takes {inputs} and gives {outputs}, "
-                f"expected {wanted} -> {[(OUTPUT_NAME, [N_ACTIONS])]}"
-            )
-
-    def rules_conflict(self, rules: Rules) -> str | None:
-        """Why this bot does not play ``rules`` (None when it does)."""
-        return self.manifest.rules_conflict(rules)
-
-    def _check_rules(self, obs: np.ndarray) -> None:
-        for row in np.unique(obs[:, observation.SLICES["rules"]] > 0.5, axis=0):
-            key = row.tobytes()
-            if key not in self._rules_seen:
-                flags = observation.decode_rule_flags(row)
-                self._rules_seen[key] = self.manifest.rules_conflict(flags)
-            if self._rules_seen[key]:
-                raise ValueError(
-                    f"{self.name}: an observation comes from a game whose rules "
-                    f"{self._rules_seen[key]} (strict_rules=False allows it)"
-                )
-
-    def scores(
-        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
-    ) -> np.ndarray:
-        """(B, A) float32 masked scores of the model (illegal actions at float32's minimum);
-        deterministic, so ``rng`` is not used."""
-        obs = np.ascontiguousarray(obs, dtype=np.float32)
-        mask = np.ascontiguousarray(mask, dtype=bool)
-        if (
-            obs.ndim != 2
-            or obs.shape[1] != observation.SIZE
-            or mask.shape != (obs.shape[0], N_ACTIONS)
-        ):
-            raise ValueError(
-                f"expected obs (B, {observation.SIZE}) and mask (B, {N_ACTIONS}), "
-                f"got {obs.shape} and {mask.shape}"
-            )
-        return self.session.run([OUTPUT_NAME], {"obs": obs, "mask": mask})[0]
-
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """(B,) legal actions (PASS where a row has no legal action)."""
-        rng = self._rng if self._rng is not None else rng
-        mask = np.asarray(mask, dtype=bool)
-        if self.strict_rules:
-            self._check_rules(np.asarray(obs))
-        actions = bots.sample_from_scores(self.scores(obs, mask), mask, self.temperature, rng)
-        if self.weak is not None and self.mix_p > 0:
-            weak = rng.random(mask.shape[0]) < self.mix_p
-            if weak.any():
-                actions = np.where(weak, self.weak.act(obs, mask, rng), actions)
-        actions = np.where(mask.any(1), actions, PASS)
-        return actions.astype(np.int16)
 
 
 # --------------------------------------------------------------------------- writing golden sets
@@ -341,12 +200,10 @@ def regenerate_golden(
     """New golden vectors for a bundle, scored by its float32 ONNX model: written to ``out``
     when given (the bundle is left as it is), else into the bundle (golden.json and its
     entry in bot.json). ``upgrade``: first rewrite an older manifest in this format
-    (``upgrade_manifest``; a shipped policy gets its levels, ``registry.policy_levels``).
+    (``upgrade_manifest``; a shipped policy gets its levels, ``shipped.policy_levels``).
     ``supports``: rule variants (flag -> values) to add to the manifest's ``supported_rules``
     (then written to bot.json even with ``out``)."""
     if upgrade:
-        from murlan_env.bots.registry import policy_levels
-
         manifest = upgrade_manifest(bundle_dir, policy_levels(bundle_dir) or None)
     else:
         manifest = BundleManifest.load(bundle_dir)

@@ -15,7 +15,7 @@ position carries
   ``plays`` (0-based, passes counted) of hand ``hand`` (0-based), or before the give-back.
 
 Positions are chosen to cover the game (``make_golden``, from the matches of
-``murlan_env.bots.golden_positions``): random play whose moves pick a kind
+``murlan_env.bundle.golden_positions``): random play whose moves pick a kind
 of combination first (so triples, quads, long straights and bombs come up), under the
 bundle's supported rule variants, then a greedy cover of every observation entry and of the
 situations in ``TAGS``, then positions with a real choice. A set in which an entry never
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from murlan_env import records
-from murlan_env.bots.golden_positions import (
+from murlan_env.bundle.golden_positions import (
     TAGS,
     Pool,
     cut_record,
@@ -42,7 +42,7 @@ from murlan_env.bots.golden_positions import (
     position_tags,
     state_facts,
 )
-from murlan_env.bots.manifest import GOLDEN_FORMAT, BundleManifest
+from murlan_env.bundle.manifest import GOLDEN_FORMAT, BundleManifest
 from murlan_env.game import engine, observation, observation_layout
 from murlan_env.game.cards import format_cards
 from murlan_env.game.combos import JOKER_PAIR, N_ACTIONS
@@ -400,10 +400,10 @@ def bot_actions(golden: dict, bot, seed: int = 0) -> list[int]:
 
 
 def sampled_actions(golden: dict, temperature: float, draws: np.ndarray) -> list[int]:
-    """The actions ``basic.sample_from_scores`` draws at a golden set's positions from their
+    """The actions ``protocol.sample_from_scores`` draws at a golden set's positions from their
     golden scores at ``temperature``, given each position's uniform draw in ``draws``
     (B,) floats in [0, 1): test vectors for another client's sampling of a level's moves."""
-    from murlan_env.bots.basic import sample_from_scores
+    from murlan_env.bots.protocol import sample_from_scores
 
     positions = golden["positions"]
     scores = np.full((len(positions), N_ACTIONS), np.finfo(np.float32).min, np.float32)

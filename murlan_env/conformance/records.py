@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.game.vectors import VARIANTS
+from murlan_env.conformance.engine import VARIANTS
 from murlan_env.records.generate import selfplay
 from murlan_env.records.validator import validate
 

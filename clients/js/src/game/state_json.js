@@ -1,6 +1,6 @@
 /**
  * The engine's state as language-neutral JSON (the transition vectors' format; the Python
- * engine writes the same JSON: murlan_env/game/vectors.py, and the schema is
+ * engine writes the same JSON: murlan_env/conformance/engine.py, and the schema is
  * murlan_env/schemas/transitions.schema.json).
  *
  * | key | value |

@@ -3,7 +3,7 @@ log-probabilities as a scoring model, to hold another implementation of the rule
 JavaScript client's, which a search there plays in its rollouts and weighs worlds by) to
 ``RuleBot`` and ``MoveScores`` here.
 
-Whole matches are played under every variant (``murlan_env.game.vectors.VARIANTS``) by
+Whole matches are played under every variant (``murlan_env.conformance.engine.VARIANTS``) by
 different bots in the seats (rule, greedy and random, in turn), so the positions range over
 openings under the start-card duty, exchanges, blocked and free tables, bombs and hands near
 their end. Every exchange decision, every opening under the start-card duty with a choice and a
@@ -21,13 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from murlan_env.bots.basic import GreedyBot, MoveScores, RandomBot, RuleBot, legal_log_probs
-from murlan_env.bots.golden_positions import state_facts
+from murlan_env.bots.baseline import GreedyBot, RandomBot
+from murlan_env.bots.protocol import MoveScores, legal_log_probs
+from murlan_env.bots.rule import RuleBot
+from murlan_env.bundle.golden_positions import state_facts
+from murlan_env.conformance.engine import VARIANTS, state_json
 from murlan_env.game import engine
 from murlan_env.game.cards import format_cards
 from murlan_env.game.rules import Rules
 from murlan_env.game.state import N_SEATS, Phase
-from murlan_env.game.vectors import VARIANTS, state_json
 
 RULE_VECTORS_FORMAT = "murlan-rule-vectors/1"
 # Other knobs of ``RuleBot`` (its defaults are the ``rule`` bot's), whose moves each position

@@ -17,18 +17,16 @@ bundle manifest states that tolerance for the file.
 less CPU time a row than float32's. Its scores move further (its argmax changes on some of
 `hard`'s positions, and the legal moves' probabilities move), which a search's sampled
 rollouts and tempered belief absorb; an app's moves must match the golden vectors, so bundles
-never ship it. ``int8_bot`` quantises a bundle's model when a process first asks (a search
-level with ``"arithmetic": "int8"``, ``registry.search_options``). Its cost and how far its
-scores move: benchmarks/README.md, "Int8 arithmetic in the search".
+never ship it. ``murlan_env.bots.policy.int8_bot`` quantises a bundle's model when a process
+first asks (a search level with ``"arithmetic": "int8"``, ``registry.search_options``).
+Its cost and how far its scores move: benchmarks/README.md, "Int8 arithmetic in the search".
 
 No torch here: only ``onnx``, onnxruntime's quantiser and numpy.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -86,24 +84,11 @@ def to_int8(src: str | Path, dst: str | Path) -> None:
         logging.disable(previous)
 
 
-@functools.cache
-def int8_bot(model_path: Path, name: str):
-    """The float32 model at ``model_path`` quantised by ``to_int8``, as a bot with scores
-    (``murlan_env.bots.bundle.ModelBot``). Quantised once per process and shared: the
-    session keeps no state between calls."""
-    from murlan_env.bots.bundle import ModelBot
-
-    with tempfile.TemporaryDirectory() as tmp:  # the session holds the model once loaded
-        path = Path(tmp) / "model.int8.onnx"
-        to_int8(model_path, path)
-        return ModelBot(path, name)
-
-
 def float16_tolerance(golden: dict, scorer) -> float:
     """The tolerance to state for a float16 model: its largest |score - golden score| on the
     legal actions of ``golden``'s positions, times 2, rounded up to 1 or 2.5 or 5 times a
     power of ten (so a runtime summing in another order stays inside it)."""
-    from murlan_env.bots.golden import dense_obs
+    from murlan_env.bundle.golden import dense_obs
     from murlan_env.game.combos import N_ACTIONS
 
     positions = golden["positions"]
@@ -133,7 +118,6 @@ __all__ = [
     "FP16_FILE",
     "add_float16",
     "float16_tolerance",
-    "int8_bot",
     "nice_ceiling",
     "to_float16",
     "to_int8",
@@ -146,9 +130,9 @@ def add_float16(bundle_dir: str | Path):
     (``weights*.json``/``.bin``); returns the new manifest."""
     import dataclasses
 
-    from murlan_env.bots.bundle import onnx_session, read_golden, session_scorer
-    from murlan_env.bots.manifest import BundleManifest, ModelFile, file_sha256
-    from murlan_env.bots.plain_weights import write_plain_weights
+    from murlan_env.bundle.files import onnx_session, read_golden, session_scorer
+    from murlan_env.bundle.manifest import BundleManifest, ModelFile, file_sha256
+    from murlan_env.bundle.plain_weights import write_plain_weights
 
     bundle_dir = Path(bundle_dir)
     manifest = BundleManifest.load(bundle_dir)
