@@ -104,8 +104,11 @@ def scratch(tmp_path, monkeypatch):
     murlan = bin_dir / "murlan"
     murlan.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m murlan_cli "$@"\n')
     murlan.chmod(0o755)
+    # A script, not a link: a venv's python called through a link outside the venv finds no
+    # pyvenv.cfg beside it and runs as the base interpreter, without the venv's packages.
     python = bin_dir / "python"
-    python.symlink_to(sys.executable)
+    python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
     path = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
     pythonpath = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     monkeypatch.chdir(tmp_path)
