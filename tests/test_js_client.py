@@ -3,8 +3,9 @@ run against vectors this checkout's Python side writes afresh (tests/make-vector
 weights for the runtime-free path and a fresh 400-position golden set of every shipped
 bundle; transitions, lock-step matches and records with their verdicts for the engine and the
 records), so the client is held to this engine, never to stale files; and records the
-JavaScript Game writes, judged by this validator. ``MURLAN_VECTORS`` names
-vectors already written by this checkout (CI writes them once, before the suites).
+JavaScript Game writes, judged by this validator. ``MURLAN_VECTORS`` names vectors
+already written by this checkout (``npm run vectors``), to run the node suite on them alone;
+``SEED`` (make-vectors.sh's) draws other golden sets and matches, as CI does on every run.
 
 Needs Node.js 20 or later; the suite's npm packages are installed first when missing
 (``npm ci`` in clients/js). Without node the test skips with the way to install it.

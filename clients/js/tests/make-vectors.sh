@@ -12,9 +12,9 @@
 # validator's verdict (`murlan conformance records`); for the search, the expert level's belief
 # and rollouts for fixed worlds and uniforms (`murlan conformance search`); for the rule bot,
 # positions from real play under every variant with its move and its moves' log-probabilities as
-# a scoring model (`murlan conformance rule`). Run from anywhere: npm run vectors (SEED, POSITIONS, MATCHES (lock-step matches,
-# default 8) to change them, MURLAN_VECTORS to write elsewhere; the tests read the same
-# variable).
+# a scoring model (`murlan conformance rule`). Run from anywhere: npm run vectors (SEED,
+# POSITIONS, MATCHES (lock-step matches, default 8) to change them, MURLAN_VECTORS to write
+# elsewhere; the tests read the same variable).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 out="${MURLAN_VECTORS:-$root/clients/js/tests/vectors}"
@@ -22,7 +22,10 @@ seed="${SEED:-7}"
 positions="${POSITIONS:-400}"
 cd "$root"
 export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
-for dir in murlan_env/bots/policies/*/; do
+# Each bundle's files, and the engine's, records', search's and rule bot's vectors, are
+# written by processes of their own, side by side.
+bundle_vectors() {
+  local dir="$1" name
   name="$(basename "$dir")"
   mkdir -p "$out/$name"
   for model in "$dir"*.onnx; do  # model.onnx -> weights.json/.bin, model.fp16.onnx -> weights.fp16.*
@@ -47,9 +50,24 @@ for request in out["requests"]:
     validator("state").validate(request["state"])
     validator("record").validate(request["record"])
 json.dump(out, open(sys.argv[2], "w"))' "$out/$name/fresh.json" "$out/$name/protocol.json"
+}
+conformance_vectors() {
+  python -m murlan_cli conformance transitions --seed "$seed" --out "$out/transitions.json"
+  python -m murlan_cli conformance lockstep --seed "$seed" --matches "${MATCHES:-8}" --out "$out/lockstep.jsonl"
+  python -m murlan_cli conformance records --seed "$seed" --out "$out/records.json"
+  python -m murlan_cli conformance search --seed "$seed" --out "$out/search.json"
+  python -m murlan_cli conformance rule --seed "$seed" --out "$out/rule.json"
+}
+mkdir -p "$out"
+pids=()
+for dir in murlan_env/bots/policies/*/; do
+  bundle_vectors "$dir" &
+  pids+=("$!")
 done
-python -m murlan_cli conformance transitions --seed "$seed" --out "$out/transitions.json"
-python -m murlan_cli conformance lockstep --seed "$seed" --matches "${MATCHES:-8}" --out "$out/lockstep.jsonl"
-python -m murlan_cli conformance records --seed "$seed" --out "$out/records.json"
-python -m murlan_cli conformance search --seed "$seed" --out "$out/search.json"
-python -m murlan_cli conformance rule --seed "$seed" --out "$out/rule.json"
+conformance_vectors &
+pids+=("$!")
+failed=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || failed=1
+done
+exit "$failed"
