@@ -501,8 +501,10 @@ def test_js_levels_plays_chunks_at_once_and_reuses_pythons_points(tmp_path):
 @pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("node"), reason=NODE_MISSING)
 def test_search_agreement_pairs_the_two_searches_on_the_same_positions():
-    done = run_script("search_agreement", ["--positions", "3", "--seeds", "4"])
-    assert done.stdout.startswith("3 positions from real play (seed 0), 4 searches each")
+    # The fewest positions and searches it takes (two seeds choose, two judge), from one match.
+    args = ["--positions", "2", "--seeds", "4", "--games", "1"]
+    done = run_script("search_agreement", args)
+    assert done.stdout.startswith("2 positions from real play (seed 0), 4 searches each")
     (rows,) = tables(done.stdout)
     found = {row["measure"]: row["value"] for row in rows}
     # The prior is the policy's argmax, deterministic: the same move in both languages.
@@ -519,7 +521,7 @@ def test_search_agreement_pairs_the_two_searches_on_the_same_positions():
 
 @pytest.mark.slow
 def test_search_agreement_pairs_the_int8_search_with_float32():
-    args = ["--other", "int8", "--positions", "2", "--seeds", "4"]
+    args = ["--other", "int8", "--positions", "2", "--seeds", "4", "--games", "1"]
     done = run_script("search_agreement", args)
     (rows,) = tables(done.stdout)
     found = {row["measure"]: row["value"] for row in rows}
