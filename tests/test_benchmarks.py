@@ -24,49 +24,44 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-# Pins its process to one core and its thread pools to one thread: run in a process of its own.
+# Scripts that pin their process to one core and its thread pools to one thread at import.
 OWN_PROCESS = {"engine", "export"}
 
 
 def run_script(name: str, args: list[str], status: int = 0) -> subprocess.CompletedProcess:
-    """Run ``benchmarks.<name>``'s ``main(args)`` with its output captured, as ``python -m
-    benchmarks.<name>`` from the repository root would; fail with its stderr unless it exits
-    with ``status``.
+    """Run ``benchmarks.<name>``'s ``main(args)`` from the repository root with its output
+    captured, as ``python -m benchmarks.<name> ARGS`` would; fail with its stderr unless it
+    exits with ``status``.
 
-    In this process: starting one for each call (torch, the engine's compiled kernels) would
-    cost more than most calls' work. ``test_a_script_runs_as_a_module_and_as_a_file`` runs one
-    from the command line."""
+    It runs in this process (but for OWN_PROCESS): a process per call would start torch and
+    load the engine's compiled kernels again each time, more CPU than most calls' work.
+    ``test_a_script_runs_as_a_module_and_as_a_file`` runs a script from the command line."""
     if name in OWN_PROCESS:
+        command = [sys.executable, "-m", f"benchmarks.{name}", *args]
         done = subprocess.run(
-            [sys.executable, "-m", f"benchmarks.{name}", *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
+            command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
         )
-        assert done.returncode == status, done.stderr[-2000:]
-        return done
-    import torch
+    else:
+        import torch
 
-    main = importlib.import_module(f"benchmarks.{name}").main
-    out, err, threads = io.StringIO(), io.StringIO(), torch.get_num_threads()
-    try:
-        with (
-            contextlib.chdir(ROOT),
-            contextlib.redirect_stdout(out),
-            contextlib.redirect_stderr(err),
-        ):
-            try:
-                code = main(list(args))
-            except SystemExit as e:  # as the interpreter reports it
-                code = e.code
-                if code is not None and not isinstance(code, int):
-                    print(code, file=sys.stderr)
-                    code = 1
-    finally:
-        torch.set_num_threads(threads)  # a script may take the process to one thread
-    done = subprocess.CompletedProcess(args, code or 0, out.getvalue(), err.getvalue())
+        main = importlib.import_module(f"benchmarks.{name}").main
+        out, err, threads = io.StringIO(), io.StringIO(), torch.get_num_threads()
+        try:
+            with (
+                contextlib.chdir(ROOT),
+                contextlib.redirect_stdout(out),
+                contextlib.redirect_stderr(err),
+            ):
+                try:
+                    code = main(list(args))
+                except SystemExit as e:  # what the interpreter would exit with
+                    code = e.code
+                    if code is not None and not isinstance(code, int):
+                        print(code, file=sys.stderr)
+                        code = 1
+        finally:
+            torch.set_num_threads(threads)  # a script may set this process to one thread
+        done = subprocess.CompletedProcess(args, code or 0, out.getvalue(), err.getvalue())
     assert done.returncode == status, done.stderr[-2000:]
     return done
 
