@@ -11,8 +11,8 @@ belief and rollouts (``--precision``: float32, or the int8 model of
 ``murlan_env.bundle.quantize.to_int8``) and by batch size. The positions are drawn at random from
 `hard`'s decisions with a choice in one seat against three rule bots (first two hands of
 ``--boards`` seeded boards), as a round's are. Each run labels the same positions once per row
-with a fresh search, rows in turn, so the machine's load falls alike on every row; times are
-the process's CPU seconds (one thread). The table gives the median over the runs and how often
+with its precision's search, rows in turn, so the machine's load falls alike on every row; times
+are the process's CPU seconds (one thread). The table gives the median over the runs and how often
 each row chose the same move as the first row (the search's own noise: two seeds of one row
 agree about as often). With three runs or more it also scores each row's last run against the
 *reproducible overrides* (positions where the first row's runs 1 and 2 override the policy
@@ -82,18 +82,26 @@ def speed(args) -> None:
     sample = np.random.default_rng(args.seed).permutation(len(positions))[: args.positions]
     positions = positions.take(np.sort(sample))
     net = policy_from_bundle(bundle_dir("ppo-finetune")).eval()
+    # A search keeps nothing between calls, so one per precision serves every batch size and
+    # run (the int8 one exports and quantises the policy: a CPU second each time).
+    searches = {
+        precision: expert_search(
+            net,
+            DistillConfig(
+                search_rollouts=args.rollouts,
+                belief_candidates=args.candidates,
+                label_precision=precision,
+            ),
+        )
+        for precision in args.precision
+    }
     rows = [(p, b) for p in args.precision for b in args.batch]
     seconds = {row: [] for row in rows}
     moves = {row: [] for row in rows}
     for run in range(args.runs):
         for row in rows:
             precision, batch = row
-            cfg = DistillConfig(
-                search_rollouts=args.rollouts,
-                belief_candidates=args.candidates,
-                label_precision=precision,
-            )
-            search = expert_search(net, cfg)
+            search = searches[precision]
             t0 = time.process_time()
             actions, _ = label_positions(search, positions, np.random.default_rng(run), batch)
             seconds[row].append(time.process_time() - t0)
