@@ -146,6 +146,10 @@ _GROUP_WEIGHT = np.where(
     3.0 ** (LENGTH - 4),
     np.where(KIND == Kind.QUAD, 8, np.where(KIND == Kind.TRIPLE, 2, 1)),
 ).astype(np.float64)
+# (A, groups) 0/1: the group of each action; the weight of each group (one per kind and length)
+_GROUP_ONE_HOT = (_GROUP[:, None] == np.arange(_GROUP.max() + 1)).astype(np.int16)
+_WEIGHT_OF_GROUP = np.zeros(_GROUP.max() + 1)
+_WEIGHT_OF_GROUP[_GROUP] = _GROUP_WEIGHT
 
 
 def _kind_first_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -153,14 +157,12 @@ def _kind_first_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarra
     quad, straight of each length; weighted by ``_GROUP_WEIGHT``), then uniformly within
     it, so rare combinations come up far more often than under uniform play."""
     out = np.zeros(mask.shape[0], np.int16)
-    for b in range(mask.shape[0]):
-        legal = np.flatnonzero(mask[b])
-        if not len(legal):
-            continue
-        groups, first = np.unique(_GROUP[legal], return_index=True)
-        weights = _GROUP_WEIGHT[legal[first]]
+    present = (mask.astype(np.int16) @ _GROUP_ONE_HOT) > 0  # (B, groups) kinds of play legal
+    for b in np.flatnonzero(present.any(1)):
+        groups = np.flatnonzero(present[b])
+        weights = _WEIGHT_OF_GROUP[groups]
         pick = groups[rng.choice(len(groups), p=weights / weights.sum())]
-        within = legal[_GROUP[legal] == pick]
+        within = np.flatnonzero(mask[b] & (_GROUP == pick))
         out[b] = within[rng.integers(len(within))]
     return out
 
