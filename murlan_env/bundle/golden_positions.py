@@ -100,6 +100,22 @@ def state_facts(state: State) -> dict[str, Any]:
     }
 
 
+# The tags of what is legal, and (A, len(_LEGAL_TAGS)) 0/1 the actions that show each.
+_LEGAL_TAGS = [
+    *(f"legal_{k.name.lower()}" for k in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD)),
+    *(f"legal_straight_{n}" for n in range(5, 14)),
+    "legal_joker_pair",
+]
+_LEGAL_TAG_ACTIONS = np.stack(
+    [
+        *(KIND == k for k in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD)),
+        *((KIND == Kind.STRAIGHT) & (LENGTH == n) for n in range(5, 14)),
+        np.arange(len(KIND)) == JOKER_PAIR,
+    ],
+    axis=1,
+).astype(np.int16)
+
+
 def batch_tags(state: State, mask: np.ndarray) -> np.ndarray:
     """(B, len(TAGS)) bool: the situations of ``TAGS`` each game's decision is (``mask``:
     the (B, A) legal actions)."""
@@ -117,12 +133,9 @@ def batch_tags(state: State, mask: np.ndarray) -> np.ndarray:
     passed = state.passed.any(1)
     out[:, t["sticky_passes" if state.rules.sticky_pass else "passed"]] = passed
     out[:, t["lead"]] = ~on_table & ~exchanging
-    for k in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD):
-        out[:, t[f"legal_{k.name.lower()}"]] = (mask & (KIND == k)).any(1)
-    for n in range(5, 14):
-        out[:, t[f"legal_straight_{n}"]] = (mask & (KIND == Kind.STRAIGHT) & (LENGTH == n)).any(1)
-    out[:, t["legal_joker_pair"]] = mask[:, JOKER_PAIR]
-    quad_legal = (mask & (KIND == Kind.QUAD)).any(1)
+    legal = (mask.astype(np.int16) @ _LEGAL_TAG_ACTIONS) > 0  # (B, _LEGAL_TAGS) some is legal
+    out[:, [t[name] for name in _LEGAL_TAGS]] = legal
+    quad_legal = legal[:, _LEGAL_TAGS.index("legal_quad")]
     out[:, t["bomb_on_straight"]] = on_table & (KIND[table] == Kind.STRAIGHT) & quad_legal
     out[:, t["table_quad"]] = on_table & (KIND[table] == Kind.QUAD)
     out[:, t["top_score_45"]] = state.scores.max(1) >= 45
