@@ -163,6 +163,7 @@ _GROUP_WEIGHT = np.where(
 _GROUP_ONE_HOT = (_GROUP[:, None] == np.arange(_GROUP.max() + 1)).astype(np.int16)
 _WEIGHT_OF_GROUP = np.zeros(_GROUP.max() + 1)
 _WEIGHT_OF_GROUP[_GROUP] = _GROUP_WEIGHT
+_IN_GROUP = _GROUP_ONE_HOT.T.astype(bool)  # (groups, A): the actions of each group
 
 
 def _kind_first_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -174,8 +175,12 @@ def _kind_first_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarra
     for b in np.flatnonzero(present.any(1)):
         groups = np.flatnonzero(present[b])
         weights = _WEIGHT_OF_GROUP[groups]
-        pick = groups[rng.choice(len(groups), p=weights / weights.sum())]
-        within = np.flatnonzero(mask[b] & (_GROUP == pick))
+        # rng.choice(len(groups), p=weights / weights.sum()) without its checks of p: the same
+        # one uniform draw against the same cumulative sums, so the same pick
+        cdf = (weights / weights.sum()).cumsum()
+        cdf /= cdf[-1]
+        pick = groups[cdf.searchsorted(rng.random(), side="right")]
+        within = np.flatnonzero(mask[b] & _IN_GROUP[pick])
         out[b] = within[rng.integers(len(within))]
     return out
 
