@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
@@ -160,3 +161,61 @@ def held_by_slot(state: engine.State) -> np.ndarray:
     as that seat's observation counts the seats."""
     slots = (state.to_act[:, None].astype(np.int64) + np.arange(4)) % 4
     return state.counts[np.arange(state.batch_size)[:, None], slots]
+
+
+# --------------------------------------------------------------------------- the one bundle
+
+# The rules the tiny checkpoint was "trained" under: a variant, so that they travel from the
+# checkpoint to the bundle.
+BUNDLE_RULES = {"joker_pair": True}
+BUNDLE_POSITIONS = 200  # golden positions (at seed 11, 100 leave table_action entries unvaried)
+
+
+def tiny_policy(algorithm: str = "ppo", seed: int = 0):
+    """A small network whose scores spread over several units (as a trained one's do), so a
+    1e-5 tolerance is a real test; the initial heads would score everything near 0."""
+    import torch
+
+    from agents.networks import build_network, make_arch
+
+    torch.manual_seed(seed)
+    net = build_network(make_arch(algorithm, [64, 32], 32))
+    with torch.no_grad():
+        for p in net.parameters():
+            p.normal_(0.0, 0.15)
+    return net.eval()
+
+
+@pytest.fixture(scope="session")
+def checkpoint(tmp_path_factory) -> Path:
+    """A saved checkpoint of ``tiny_policy()`` that played ``BUNDLE_RULES``."""
+    import torch
+
+    path = tmp_path_factory.mktemp("run") / "checkpoint.pt"
+    net = tiny_policy()
+    config = {"rules": BUNDLE_RULES}
+    torch.save({"spec": net.arch, "model": net.state_dict(), "config": config}, path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def bundle(checkpoint, tmp_path_factory) -> Path:
+    """The checkpoint's bundle, written by ``murlan export`` (ONNX models in float32 and float16
+    and a golden set of ``BUNDLE_POSITIONS`` positions, which the command replays): made once
+    per session. Tests copy it before they change it."""
+    import murlan_cli as cli
+
+    out = tmp_path_factory.mktemp("bundle")
+    argv = ["export", str(checkpoint), "--out", str(out), "--no-coreml"]
+    argv += ["--positions", str(BUNDLE_POSITIONS), "--seed", "11"]
+    assert cli.main(argv) == 0
+    return out
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
+def pytest_collection_modifyitems(items):
+    """Under xdist (``--dist loadgroup``, pyproject.toml) the tests of the one bundle run on one
+    worker, so that it is made once rather than once per worker."""
+    for item in items:
+        if "bundle" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("bundle"))

@@ -1,8 +1,8 @@
 """Export bundles: files and manifest, strict loading, ONNX/PyTorch parity, golden replay, the bot.
 
-One bundle is written per module through ``murlan export`` from a saved checkpoint (that is
-the slow part: torch.onnx.export and a golden set of 200 positions, ~1 min); the tests then
-load, tamper with and play it.
+The bundle is the session's (``tests/conftest.py``): ``murlan export`` of a saved checkpoint
+(the slow part: torch.onnx.export and a golden set of 200 positions, which the command
+replays), made once; the tests then load, tamper with and play it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import torch
 import murlan_cli as cli
 import murlan_env
 from agents.export import export_bundle, export_coreml
-from agents.networks import build_network, load_policy, make_arch
+from agents.networks import load_policy
 from murlan_env import records
 from murlan_env.bots.baseline import GreedyBot, RandomBot
 from murlan_env.bots.policy import BundleBot
@@ -33,29 +33,11 @@ from murlan_env.bundle.manifest import BUNDLE_FORMAT, BundleError, BundleManifes
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, PASS, action_catalogue
+from tests.conftest import BUNDLE_POSITIONS, BUNDLE_RULES, tiny_policy
 
-RULES = {"joker_pair": True}  # a variant, so the rules travel from checkpoint to bundle
-N_POSITIONS = 200
+RULES = BUNDLE_RULES  # a variant, so the rules travel from checkpoint to bundle
+N_POSITIONS = BUNDLE_POSITIONS
 F32_MIN = np.finfo(np.float32).min
-
-
-def _policy(algorithm: str = "ppo", seed: int = 0) -> torch.nn.Module:
-    """A small network whose scores spread over several units (as a trained one's do), so a
-    1e-5 tolerance is a real test; the initial heads would score everything near 0."""
-    torch.manual_seed(seed)
-    net = build_network(make_arch(algorithm, [64, 32], 32))
-    with torch.no_grad():
-        for p in net.parameters():
-            p.normal_(0.0, 0.15)
-    return net.eval()
-
-
-@pytest.fixture(scope="module")
-def checkpoint(tmp_path_factory):
-    path = tmp_path_factory.mktemp("run") / "checkpoint.pt"
-    net = _policy()
-    torch.save({"spec": net.arch, "model": net.state_dict(), "config": {"rules": RULES}}, path)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -64,12 +46,9 @@ def policy(checkpoint):
 
 
 @pytest.fixture(scope="module")
-def bundle(checkpoint, tmp_path_factory):
-    out = tmp_path_factory.mktemp("bundle")
-    argv = ["export", str(checkpoint), "--out", str(out), "--no-coreml"]
-    argv += ["--positions", str(N_POSITIONS), "--seed", "11"]
-    assert cli.main(argv) == 0
-    return out
+def check(bundle):
+    """The bundle's golden set replayed through this engine and both models, once."""
+    return verify_golden(bundle)
 
 
 @pytest.fixture(scope="module")
@@ -157,13 +136,12 @@ def test_bot_json_describes_the_installed_package(bundle, checkpoint):
     assert [d["shape"] for d in declared] == [["batch", 544], ["batch", 109], ["batch", 109]]
 
 
-def test_the_float16_model_is_half_the_size_and_within_its_tolerance(bundle, golden):
+def test_the_float16_model_is_half_the_size_and_within_its_tolerance(bundle, golden, check):
     manifest = BundleManifest.load(bundle)
     half = manifest.model("float16")
     assert half.bytes < 0.6 * manifest.model("float32").bytes
     assert 0 < half.tolerance <= 0.1
-    report = verify_golden(bundle)
-    assert report["models"]["model.fp16.onnx"]["scores_max_diff"] <= half.tolerance
+    assert check["models"]["model.fp16.onnx"]["scores_max_diff"] <= half.tolerance
     data, obs, mask = golden
     scores = BundleBot(bundle, precision="float16").scores(obs, mask)
     assert (scores[~mask] == F32_MIN).all()  # float32 arithmetic: illegal actions stay finite
@@ -193,7 +171,7 @@ def test_batch_axis_is_dynamic(bundle, golden):
     assert np.abs(whole[:7] - one_by_one).max() <= 1e-5
 
 
-def test_golden_positions_replay_exactly(bundle, golden):
+def test_golden_positions_replay_exactly(golden, check):
     data, _, _ = golden
     assert data["format"] == "murlan-golden/2" and len(data["positions"]) == N_POSITIONS
     for record in data["matches"]:
@@ -203,15 +181,20 @@ def test_golden_positions_replay_exactly(bundle, golden):
     for tag in ("exchange", "start_duty", "target_31", "legal_triple", "bomb_on_straight"):
         assert tags[tag] >= 1, tag
     assert data["coverage"]["unvaried_entries"] == []
-    check = verify_golden(bundle)
     assert check["positions"] == N_POSITIONS and check["ok"], check
     assert not any(check["obs"].values()) and check["legal"] == check["cards"] == 0
     assert check["models"]["model.onnx"] == {"scores_max_diff": 0.0, "action_mismatches": 0}
 
 
-def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
+def test_golden_catches_an_encoder_that_drifted(bundle, golden, monkeypatch):
     """Same layout, different meaning (cards_left scaled by 14/13): the hashes cannot see it,
-    the golden replay does, and names the piece."""
+    the golden replay does, and names the piece. The positions of one match show it."""
+    data, _, _ = golden
+    one_match = {
+        **data,
+        "matches": data["matches"][:1],
+        "positions": [p for p in data["positions"] if p["match"] == 0],
+    }
     observe = engine.observe
 
     def drifted(state, seats=None):
@@ -220,8 +203,10 @@ def test_golden_catches_an_encoder_that_drifted(bundle, monkeypatch):
         return out
 
     monkeypatch.setattr(engine, "observe", drifted)
-    report = verify_golden(bundle)
-    assert report["obs"]["cards_left"] == N_POSITIONS and report["obs"]["my_hand"] == 0
+    report = verify_golden(bundle, one_match)
+    n = len(one_match["positions"])
+    assert n >= 1 and report["positions"] == n
+    assert report["obs"]["cards_left"] == n and report["obs"]["my_hand"] == 0
     assert not report["ok"]
 
 
@@ -513,7 +498,7 @@ print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
 def test_dmc_network_exports_with_parity(tmp_path):
     from agents.export import torch_parity
 
-    net = _policy("dmc", seed=1)
+    net = tiny_policy("dmc", seed=1)
     manifest = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
     assert manifest.policy["algorithm"] == "dmc" and manifest.rules.joker_pair is False
     assert [m.file for m in manifest.models] == ["model.onnx"]
@@ -528,11 +513,11 @@ def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):
     from murlan_env.bundle.golden import GoldenError
 
     with pytest.raises(GoldenError, match=r"never vary \(.*table_action\["):
-        export_bundle(_policy(), tmp_path, n_positions=40, coreml=False, float16=False)
+        export_bundle(tiny_policy(), tmp_path, n_positions=40, coreml=False, float16=False)
 
 
 def test_export_refuses_a_policy_for_another_observation(tmp_path):
-    net = _policy()
+    net = tiny_policy()
     net.arch = {**net.arch, "obs_size": 500}
     with pytest.raises(ValueError, match="obs_size=500"):
         export_bundle(net, tmp_path, coreml=False)
@@ -545,7 +530,7 @@ def test_missing_checkpoint_is_a_usage_error(tmp_path, capsys):
 
 def test_coreml_package_or_a_note_saying_why_not(tmp_path):
     path = tmp_path / "model.mlpackage"
-    note = export_coreml(_policy(), path)
+    note = export_coreml(tiny_policy(), path)
     if importlib.util.find_spec("coremltools") is None:
         assert "coremltools is not installed" in note and not path.exists()
     else:

@@ -46,10 +46,23 @@ def test_the_rules_in_the_schema_are_the_engines_flags():
             assert flags[flag]["enum"] == list(choices)
 
 
+def every_16th_position(golden: dict) -> dict:
+    """``golden`` with every 16th position and only the matches they lie in (renumbered), so
+    that making their requests replays those matches alone."""
+    positions = golden["positions"][::16]
+    used = sorted({p["match"] for p in positions})
+    renumber = {m: i for i, m in enumerate(used)}
+    return {
+        **golden,
+        "matches": [golden["matches"][m] for m in used],
+        "positions": [{**p, "match": renumber[p["match"]]} for p in positions],
+    }
+
+
 def test_shipped_golden_sets_and_their_requests_conform():
     for golden in shipped_golden():
         assert errors("golden", golden) == []
-        for request in golden_requests(golden)[::16]:
+        for request in golden_requests(every_16th_position(golden)):
             assert errors("state", request["state"]) == []
             assert errors("record", request["record"]) == []
 

@@ -180,14 +180,16 @@ def _choose(manifest, labels, nz, tag_mat, n_positions, rng) -> list[int]:
     open_items = items.any(0)  # what the pool can cover at all
     chosen: list[int] = []
     noise = rng.random(len(labels)) * 0.5
+    new = items[:, open_items].sum(1)  # open items each candidate covers, kept up to date
     while open_items.any() and len(chosen) < n_positions:
-        new = items[:, open_items].sum(1)
         # most new items first; among equals, positions with a choice, then at random
         best = int(np.argmax(np.where(new > 0, 2 * new + choice + noise, -1)))
         if new[best] == 0:
             break
         chosen.append(best)
+        closed = open_items & items[best]
         open_items &= ~items[best]
+        new -= items[:, closed].sum(1)
     taken = np.zeros(len(labels), bool)
     taken[chosen] = True
     for column in tag_mat.T:  # then each situation a few times, where the pool has it

@@ -100,6 +100,22 @@ def state_facts(state: State) -> dict[str, Any]:
     }
 
 
+# The tags of what is legal, and (A, len(_LEGAL_TAGS)) 0/1 the actions that show each.
+_LEGAL_TAGS = [
+    *(f"legal_{k.name.lower()}" for k in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD)),
+    *(f"legal_straight_{n}" for n in range(5, 14)),
+    "legal_joker_pair",
+]
+_LEGAL_TAG_ACTIONS = np.stack(
+    [
+        *(KIND == k for k in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD)),
+        *((KIND == Kind.STRAIGHT) & (LENGTH == n) for n in range(5, 14)),
+        np.arange(len(KIND)) == JOKER_PAIR,
+    ],
+    axis=1,
+).astype(np.int16)
+
+
 def batch_tags(state: State, mask: np.ndarray) -> np.ndarray:
     """(B, len(TAGS)) bool: the situations of ``TAGS`` each game's decision is (``mask``:
     the (B, A) legal actions)."""
@@ -117,12 +133,9 @@ def batch_tags(state: State, mask: np.ndarray) -> np.ndarray:
     passed = state.passed.any(1)
     out[:, t["sticky_passes" if state.rules.sticky_pass else "passed"]] = passed
     out[:, t["lead"]] = ~on_table & ~exchanging
-    for k in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE, Kind.QUAD):
-        out[:, t[f"legal_{k.name.lower()}"]] = (mask & (KIND == k)).any(1)
-    for n in range(5, 14):
-        out[:, t[f"legal_straight_{n}"]] = (mask & (KIND == Kind.STRAIGHT) & (LENGTH == n)).any(1)
-    out[:, t["legal_joker_pair"]] = mask[:, JOKER_PAIR]
-    quad_legal = (mask & (KIND == Kind.QUAD)).any(1)
+    legal = (mask.astype(np.int16) @ _LEGAL_TAG_ACTIONS) > 0  # (B, _LEGAL_TAGS) some is legal
+    out[:, [t[name] for name in _LEGAL_TAGS]] = legal
+    quad_legal = legal[:, _LEGAL_TAGS.index("legal_quad")]
     out[:, t["bomb_on_straight"]] = on_table & (KIND[table] == Kind.STRAIGHT) & quad_legal
     out[:, t["table_quad"]] = on_table & (KIND[table] == Kind.QUAD)
     out[:, t["top_score_45"]] = state.scores.max(1) >= 45
@@ -146,6 +159,11 @@ _GROUP_WEIGHT = np.where(
     3.0 ** (LENGTH - 4),
     np.where(KIND == Kind.QUAD, 8, np.where(KIND == Kind.TRIPLE, 2, 1)),
 ).astype(np.float64)
+# (A, groups) 0/1: the group of each action; the weight of each group (one per kind and length)
+_GROUP_ONE_HOT = (_GROUP[:, None] == np.arange(_GROUP.max() + 1)).astype(np.int16)
+_WEIGHT_OF_GROUP = np.zeros(_GROUP.max() + 1)
+_WEIGHT_OF_GROUP[_GROUP] = _GROUP_WEIGHT
+_IN_GROUP = _GROUP_ONE_HOT.T.astype(bool)  # (groups, A): the actions of each group
 
 
 def _kind_first_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -153,14 +171,16 @@ def _kind_first_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarra
     quad, straight of each length; weighted by ``_GROUP_WEIGHT``), then uniformly within
     it, so rare combinations come up far more often than under uniform play."""
     out = np.zeros(mask.shape[0], np.int16)
-    for b in range(mask.shape[0]):
-        legal = np.flatnonzero(mask[b])
-        if not len(legal):
-            continue
-        groups, first = np.unique(_GROUP[legal], return_index=True)
-        weights = _GROUP_WEIGHT[legal[first]]
-        pick = groups[rng.choice(len(groups), p=weights / weights.sum())]
-        within = legal[_GROUP[legal] == pick]
+    present = (mask.astype(np.int16) @ _GROUP_ONE_HOT) > 0  # (B, groups) kinds of play legal
+    for b in np.flatnonzero(present.any(1)):
+        groups = np.flatnonzero(present[b])
+        weights = _WEIGHT_OF_GROUP[groups]
+        # rng.choice(len(groups), p=weights / weights.sum()) without its checks of p: the same
+        # one uniform draw against the same cumulative sums, so the same pick
+        cdf = (weights / weights.sum()).cumsum()
+        cdf /= cdf[-1]
+        pick = groups[cdf.searchsorted(rng.random(), side="right")]
+        within = np.flatnonzero(mask[b] & _IN_GROUP[pick])
         out[b] = within[rng.integers(len(within))]
     return out
 
