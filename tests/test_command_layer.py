@@ -67,8 +67,9 @@ def test_the_library_neither_parses_arguments_nor_prints(path):
 
 
 def test_every_package_is_checked_or_is_the_command_layer():
+    # benchmarks: scripts whose job is to print tables, each with its own command line
     found = {path.parent.name for path in ROOT.glob("*/__init__.py")}
-    assert found == {*PACKAGES, "murlan_cli"}, found
+    assert found == {*PACKAGES, "murlan_cli", "benchmarks"}, found
 
 
 def test_every_exemption_is_still_needed():
@@ -116,93 +117,3 @@ def test_the_script_checks_see_what_they_look_for():
     parsed = ast.parse("import sys\nsys.path.insert(0, '.')\nimport train\n")
     assert _edits_sys_path(parsed) and "train" in _imports(parsed)
     assert not _edits_sys_path(ast.parse("import os\nos.path.join('a')\n"))
-
-
-CLI = ROOT / "murlan_cli"
-
-
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _cli_imports(tree: ast.Module, module: str, is_package: bool) -> set[str]:
-    """The ``murlan_cli`` modules ``module`` imports, at the top or inside a function:
-    ``from murlan_cli import x`` imports the package, and its submodule ``x`` if there is one.
-    The parent package a submodule import runs first is left out: that is a loop only if the
-    package imports the submodule back, which is an edge of its own."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:  # relative: from the package (or the module's own package)
-                package = module.split(".")[: len(module.split(".")) - node.level + is_package]
-                base = ".".join([*package, *([base] if base else [])])
-            found.add(base)
-            found |= {f"{base}.{alias.name}" for alias in node.names}
-    return {name for name in found if name.split(".")[0] == "murlan_cli"}
-
-
-def _cli_graph() -> dict[str, set[str]]:
-    """Which ``murlan_cli`` module imports which: the import statements, and the package's
-    ``main`` importing every module the command table names when that command runs."""
-    import murlan_cli
-
-    paths = sorted(CLI.glob("*.py"))
-    modules = {_module_name(path) for path in paths}
-    graph = {}
-    for path in paths:
-        name = _module_name(path)
-        found = _cli_imports(_tree(path), name, path.name == "__init__.py")
-        graph[name] = (found & modules) - {name}
-    graph["murlan_cli"] |= {cmd.module for cmd in murlan_cli.COMMANDS.values()}
-    return graph
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import loop in ``graph`` as the modules around it (first again at the end), or
-    None."""
-    done: set[str] = set()
-
-    def visit(node: str, path: list[str]) -> list[str] | None:
-        if node in path:
-            return [*path[path.index(node) :], node]
-        if node in done:
-            return None
-        for nxt in sorted(graph.get(node, ())):
-            if found := visit(nxt, [*path, node]):
-                return found
-        done.add(node)
-        return None
-
-    return next((c for node in sorted(graph) if (c := visit(node, []))), None)
-
-
-def test_the_command_layer_has_no_import_loop():
-    """``murlan_cli`` loads each command's module by name from its table; the modules import
-    the leaves they share (``terminal``, ``options``), never the package that loads them."""
-    graph = _cli_graph()
-    assert {"murlan_cli", "murlan_cli.commands", "murlan_cli.terminal"} <= set(graph)
-    cycle = _cycle(graph)
-    assert cycle is None, "import loop: " + " -> ".join(cycle)
-
-
-def test_the_loop_check_sees_what_it_looks_for():
-    """Top-level, function-level and ``from murlan_cli import name`` imports are edges, and a
-    loop through any of them is found (else the test above could not fail)."""
-    top = ast.parse("from murlan_cli import UsageError\nimport murlan_cli.options\n")
-    assert _cli_imports(top, "murlan_cli.x", False) == {
-        "murlan_cli",
-        "murlan_cli.UsageError",
-        "murlan_cli.options",
-    }
-    inner = ast.parse("def f():\n    from murlan_cli.terminal import console\n")
-    assert "murlan_cli.terminal" in _cli_imports(inner, "murlan_cli.x", False)
-    relative = ast.parse("from . import options\nfrom .terminal import console\n")
-    assert {"murlan_cli.options", "murlan_cli.terminal"} <= _cli_imports(
-        relative, "murlan_cli.x", False
-    )
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert _cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
