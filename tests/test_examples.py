@@ -67,8 +67,9 @@ def run_example(script: str, *args: str) -> tuple[float, float, float]:
 @pytest.mark.skipif(missing("sb3_contrib"), reason=f"needs sb3-contrib: {INSTALL}")
 def test_sb3_maskable_ppo_beats_random_bots():
     # Four updates of 1,024 decisions: the smallest budget at which seeds 0 to 4 all clear the
-    # bar (the lowest 95% bound over 300 boards: 2.17); at two updates seeds 2 and 3 do not.
-    mean, low, high = run_example("sb3_maskable_ppo.py", "--steps", "4096", "--eval-boards", "150")
+    # bar with room (means 2.21 to 2.51 over 300 boards, so 80 boards' wider interval is
+    # enough); at two updates seeds 2 and 3 do not.
+    mean, low, high = run_example("sb3_maskable_ppo.py", "--steps", "4096", "--eval-boards", "80")
     assert low > vs_random.PAR + 0.3, (mean, low, high)
 
 
