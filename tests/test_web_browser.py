@@ -705,7 +705,8 @@ def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, hei
         for part in ("statusbar", "board", "hand", "controls"):
             assert during[part][:3] == before[part][:3], (part, before[part], during[part])
         assert during["statusbar"] == before["statusbar"]
-        idle(driver)
+        # Not waiting for the bots' moves to be shown at this pace (seconds): the next test
+        # opens a fresh page.
     finally:
         driver.set_window_size(*WINDOW)
 
