@@ -28,7 +28,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
-__all__ = ["By", "Keys", "Select", "chrome", "wait_for"]
+__all__ = ["By", "Keys", "Select", "TimeoutException", "chrome", "wait_for"]
 
 
 def chrome(window: tuple[int, int], downloads: Path | None = None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -39,6 +40,26 @@ TINY = [
     "eval_bots=[rule]",
     "progress=false",
 ]
+
+
+@pytest.fixture(scope="module")
+def int8_once():
+    """``int8_policy_bot``, made once per set of weights and name: its ONNX export takes
+    seconds, and the tests here quantise the same shipped policy again and again (the
+    labelling runs of the resume test start from it). A test that quantises through
+    ``agents.distill`` gets it in place of the real one."""
+    made = {}
+
+    def quantised(net, name):
+        weights = hashlib.sha256()
+        for key, tensor in net.state_dict().items():
+            weights.update(key.encode() + tensor.detach().cpu().numpy().tobytes())
+        key = (weights.hexdigest(), name)
+        if key not in made:
+            made[key] = int8_policy_bot(net, name)
+        return made[key]
+
+    return quantised
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +134,7 @@ def test_policy_read_back_from_the_bundle_scores_as_onnx_does(positions):
     assert (torch_scores.argmax(1) == positions.action).all()
 
 
-def test_the_int8_policy_scores_near_the_float32_one():
+def test_the_int8_policy_scores_near_the_float32_one(int8_once):
     """The labeller's int8 model (``label_precision: int8``) plays the float32 policy's move
     at nearly every position, and its legal moves' probabilities stay close; illegal moves
     stay masked."""
@@ -121,7 +142,7 @@ def test_the_int8_policy_scores_near_the_float32_one():
     positions = play_positions(registry.make_bot("hard"), RuleBot(), 6, seed=3)
     obs, mask = positions.obs, positions.mask
     exact = TorchPolicyBot(net, "policy").scores(obs, mask)
-    quantised = int8_policy_bot(net, "policy-int8").scores(obs, mask)
+    quantised = int8_once(net, "policy-int8").scores(obs, mask)
     assert len(obs) > 300
     assert (quantised.argmax(1) == exact.argmax(1)).mean() >= 0.98
     assert (quantised[~mask] == np.finfo(np.float32).min).all()
@@ -131,18 +152,22 @@ def test_the_int8_policy_scores_near_the_float32_one():
     assert not np.allclose(quantised[mask], exact[mask], atol=1e-3)  # it is another model
 
 
-def test_an_int8_labeller_keeps_the_policys_own_move_where_it_searches_none(positions):
+def test_an_int8_labeller_keeps_the_policys_own_move_where_it_searches_none(
+    positions, int8_once, monkeypatch
+):
     """With ``label_precision: int8`` the belief and rollouts run the int8 model, but the
     move the search keeps (its prior) is the float32 policy's: on positions where no
     candidate clears the margin, the label is exactly the policy's own move."""
+    monkeypatch.setattr(distill, "int8_policy_bot", int8_once)
     net = distill.policy_from_bundle(distill.bundle_dir("ppo-finetune")).eval()
     cfg = distill.DistillConfig(search_rollouts=8, belief_candidates=16, label_precision="int8")
     search = distill.expert_search(net, cfg)
     assert search.belief.name == "policy-int8" and search.prior.name == "policy"
     search.margin = np.inf  # nothing overrides the prior
-    actions, values = label_positions(search, positions, np.random.default_rng(0), 4)
-    np.testing.assert_array_equal(actions, positions.action)
-    assert np.isfinite(values[positions.mask]).mean() > 0.5
+    some = positions.take(np.arange(min(8, len(positions))))  # a search each: a few suffice
+    actions, values = label_positions(search, some, np.random.default_rng(0), 4)
+    np.testing.assert_array_equal(actions, some.action)
+    assert np.isfinite(values[some.mask]).mean() > 0.5
 
 
 def test_soft_targets_follow_the_search_values():
@@ -156,9 +181,10 @@ def test_soft_targets_follow_the_search_values():
     np.testing.assert_array_equal(hard, [[0, 1, 0, 0]])
 
 
-def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch):
+def test_a_killed_run_resumes_where_it_stopped(tmp_path, monkeypatch, int8_once):
     """A run killed during labelling keeps its positions and saved labels; resumed, it
     labels only the chunks not saved and ends with the labels of an uninterrupted run."""
+    monkeypatch.setattr(distill, "int8_policy_bot", int8_once)  # the preset labels in int8
     whole = ["--config", "distill", "name=whole", f"runs_dir={tmp_path}", *TINY]
     assert train_command(whole) == 0
 

@@ -66,14 +66,20 @@ def run_example(script: str, *args: str) -> tuple[float, float, float]:
 
 @pytest.mark.skipif(missing("sb3_contrib"), reason=f"needs sb3-contrib: {INSTALL}")
 def test_sb3_maskable_ppo_beats_random_bots():
-    mean, low, high = run_example("sb3_maskable_ppo.py", "--steps", "6144", "--eval-boards", "80")
+    # Four updates of 1,024 decisions: the smallest budget at which seeds 0 to 4 all clear the
+    # bar with room (means 2.21 to 2.51 over 300 boards, so 80 boards' wider interval is
+    # enough); at two updates seeds 2 and 3 do not.
+    mean, low, high = run_example("sb3_maskable_ppo.py", "--steps", "4096", "--eval-boards", "80")
     assert low > vs_random.PAR + 0.3, (mean, low, high)
 
 
 @pytest.mark.skipif(missing("torchrl", "tensordict"), reason=f"needs torchrl: {INSTALL}")
 def test_torchrl_pettingzoo_ppo_beats_random_bots():
+    # Twelve iterations: seeds 0 to 3 all clear the bar over 300 boards (the lowest 95% bound,
+    # seed 2's, is 1.82); at 8 iterations seed 2 is still below par. Evaluating is cheap here,
+    # training is not, so the boards are many and the iterations few.
     mean, low, high = run_example(
-        "torchrl_pettingzoo_ppo.py", "--iterations", "20", "--eval-boards", "80"
+        "torchrl_pettingzoo_ppo.py", "--iterations", "12", "--eval-boards", "300"
     )
     assert low > vs_random.PAR + 0.3, (mean, low, high)
 

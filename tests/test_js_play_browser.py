@@ -39,7 +39,13 @@ import pytest
 
 from murlan_env import records
 from murlan_env.bots import registry
-from tests.chromium import By, Select, chrome, wait_for  # skips without a browser
+from tests.chromium import (  # skips without a browser
+    By,
+    Select,
+    TimeoutException,
+    chrome,
+    wait_for,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENT = REPO / "clients" / "js"
@@ -165,15 +171,37 @@ def driver(downloads):
     browser.quit()
 
 
+# Calls back with ``read()``'s first value that is not null: at once, or after a change of the
+# body's data-* flags (read again in a task of its own: a change is seen between two steps of
+# the page's own code, which a poll, running in its own task, never sees).
+WHEN = """
+const done = arguments[arguments.length - 1];
+const now = read();
+if (now) return done(now);
+let answered = false;
+const watch = new MutationObserver(() => setTimeout(() => {
+  if (answered) return;
+  const value = read();
+  if (value) { answered = true; watch.disconnect(); done(value); }
+}));
+watch.observe(document.body, {attributes: true});
+"""
+
+
+def when(browser, read: str, what: str):
+    """The first value of the JavaScript function body ``read`` that is not null, in one call
+    the page answers when it comes (most steps of a match wait here, and a poll would add its
+    interval and round trips to each); the driver's script timeout, 30 s, bounds the wait."""
+    try:
+        return browser.execute_async_script(f"const read = () => {{ {read} }};\n{WHEN}")
+    except TimeoutException:
+        pytest.fail(f"timed out waiting for {what}")
+
+
 def idle(browser) -> None:
     """Wait until the page has loaded its bundle and no bot is at work."""
-    wait_for(
-        browser,
-        lambda b: b.execute_script(
-            "const d = document.body.dataset; return d.ready === '1' && d.working === '0'"
-        ),
-        what="the bots to finish",
-    )
+    ready = "const d = document.body.dataset; return d.ready === '1' && d.working === '0';"
+    when(browser, ready, "the bots to finish")
 
 
 def by_id(browser, name: str):
@@ -242,7 +270,7 @@ def play_until(browser, phases: set[str]) -> dict:
     )
     done = {"hands": 1, "gave_back": 0, "passes": 0, "plays": 0}
     for _ in range(3000):
-        page = wait_for(browser, lambda b: b.execute_script(PAGE), what="the bots to finish")
+        page = when(browser, PAGE, "the bots to finish")
         assert not page["message"], page["message"]  # every move made here is legal
         if page["phase"] in phases:
             return {**page, **done}

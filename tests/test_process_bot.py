@@ -35,7 +35,8 @@ from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
-SLOW = 5.0  # seconds: no answer of these bots takes that long but the one that never comes
+SLOW = 2.0  # seconds: no answer of these bots (start-up included) comes near it but the one
+# that never comes; the timeout tests wait this long once each, so it is kept small
 EXAMPLE = ROOT / "examples" / "protocol_bot.py"
 
 # A bot that answers every request with its first legal move after ``misbehave(message, n)``

@@ -187,6 +187,20 @@ def _run(tmp_path, trainer, name, **over):
     return trainer.train(cfg)
 
 
+@pytest.fixture(scope="module")
+def ppo_process_run(tmp_path_factory) -> tuple[dict, Path]:
+    """A tiny PPO run with a process worker, and its folder: three tests compare a run of
+    their own with it, and starting a worker process is most of a run's cost. Its learning
+    rate is not annealed, so that a run split in two (and resumed) can match it."""
+    runs = tmp_path_factory.mktemp("ppo-process")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # as one_torch_thread does for the runs compared with it
+    try:
+        return _run(runs, ppo, "straight", workers="process", anneal_lr=False), runs / "straight"
+    finally:
+        torch.set_num_threads(before)
+
+
 OPPONENT_POOL = dict(snapshot_share=0.25, snapshot_every=1, bot_share=0.25, bots=["greedy"])
 
 
@@ -224,7 +238,7 @@ def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra
     [(ppo, "local"), (dmc, "local"), (ppo, "process"), (dmc, "process")],
     ids=["ppo", "dmc", "ppo-process", "dmc-process"],
 )
-def test_resume_continues_where_it_stopped(tmp_path, trainer, workers):
+def test_resume_continues_where_it_stopped(tmp_path, trainer, workers, request):
     """Two iterations in one go == one iteration, then a resume for the second, weight for
     weight (the checkpoint holds the optimiser, the generators, the games in progress and,
     for DMC, the replay and the carried decisions; with a process worker, whose rollouts
@@ -234,7 +248,10 @@ def test_resume_continues_where_it_stopped(tmp_path, trainer, workers):
     """
     extra = {"anneal_lr": False} if trainer is ppo else {}
     extra["workers"] = workers
-    straight = _run(tmp_path, trainer, "straight", **extra)
+    if trainer is ppo and workers == "process":
+        straight, straight_dir = request.getfixturevalue("ppo_process_run")
+    else:
+        straight, straight_dir = _run(tmp_path, trainer, "straight", **extra), tmp_path / "straight"
     half = _tiny(trainer)["total_decisions"] // 2
     _run(tmp_path, trainer, "split", total_decisions=half, **extra)
     first = torch.load(checkpoint_path(tmp_path / "split"), weights_only=False)
@@ -243,7 +260,7 @@ def test_resume_continues_where_it_stopped(tmp_path, trainer, workers):
     cfg = cfg_cls(**{**_tiny(trainer), "runs_dir": str(tmp_path), "name": "split", **extra})
     resumed = trainer.train(cfg, resume=str(tmp_path / "split"))
     assert resumed["counters"] == straight["counters"]
-    a = load_policy(tmp_path / "straight").state_dict()
+    a = load_policy(straight_dir).state_dict()
     b = load_policy(tmp_path / "split").state_dict()
     for k in a:
         assert torch.equal(a[k], b[k]), k  # bit for bit
@@ -562,23 +579,23 @@ def test_inference_server_answers_as_the_local_network():
             server.close()
 
 
-def test_process_workers_train_through_the_inference_server(tmp_path):
+def test_process_workers_train_through_the_inference_server(tmp_path, ppo_process_run):
     """Process workers whose network answers from the inference server train exactly as
     process workers holding the network themselves: the same seed, the same weights."""
-    served = _run(tmp_path, ppo, "served", workers="process", inference="server")
-    own = _run(tmp_path, ppo, "own", workers="process")
+    served = _run(tmp_path, ppo, "served", workers="process", inference="server", anneal_lr=False)
+    own, own_dir = ppo_process_run
     assert served["counters"] == own["counters"] and served["counters"]["iteration"] == 2
-    a, b = load_policy(tmp_path / "served").state_dict(), load_policy(tmp_path / "own").state_dict()
+    a, b = load_policy(tmp_path / "served").state_dict(), load_policy(own_dir).state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_a_seed_reproduces_a_run_with_process_workers(tmp_path):
+def test_a_seed_reproduces_a_run_with_process_workers(tmp_path, ppo_process_run):
     """Rollouts in another process overlap the update, yet the same seed gives the same
     weights: the pipeline's order is fixed, whatever the timing."""
-    a = _run(tmp_path, ppo, "a", workers="process")
-    b = _run(tmp_path, ppo, "b", workers="process")
+    a, a_dir = ppo_process_run
+    b = _run(tmp_path, ppo, "b", workers="process", anneal_lr=False)
     assert a["counters"] == b["counters"]
-    wa, wb = load_policy(tmp_path / "a").state_dict(), load_policy(tmp_path / "b").state_dict()
+    wa, wb = load_policy(a_dir).state_dict(), load_policy(tmp_path / "b").state_dict()
     assert all(torch.equal(wa[k], wb[k]) for k in wa)
 
 
