@@ -55,9 +55,9 @@ def held_tournaments(monkeypatch):
     from murlan_env.eval import arena
 
     def hold(bots, *, progress, **_):
-        tournament = progress.__self__  # the Tournament whose run this is
-        tournament._stop.wait()  # set by cancel
-        progress(0, 1)  # raises Stopped, as a cancelled run's next step does
+        while True:  # a cancelled run's next progress report raises Stopped, which ends it
+            progress(0, 1)
+            time.sleep(0.05)
 
     monkeypatch.setattr(arena, "run_arena", hold)
 
