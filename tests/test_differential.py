@@ -235,7 +235,13 @@ def per_rank(cards) -> list[int]:
 def _thermo(counts) -> list[int]:
     """Thermometer code of counts per rank, as its set bits: bit k of rank r (entry 4r + k)
     is set when the rank has > k cards."""
-    return [4 * r + k for r, n in enumerate(counts) for k in range(min(n, 4))]
+    bits = []
+    for entries, n in zip(_RANK_BITS, counts, strict=True):
+        bits.extend(entries[: max(n, 0)])
+    return bits
+
+
+_RANK_BITS = [[4 * r + k for k in range(4)] for r in range(15)]  # a rank's 4 entries
 
 
 def reference_observation(ref: Match, me: int) -> dict[str, list[int]]:
@@ -246,7 +252,8 @@ def reference_observation(ref: Match, me: int) -> dict[str, list[int]]:
     slots = [(me + k) % 4 for k in range(4)]
     mine = per_rank(ref.hands[me])
     played = [per_rank(ref.played[s]) for s in slots]
-    unseen = [_PACK[r] - mine[r] - sum(p[r] for p in played) for r in range(15)]
+    seen = [sum(of_rank) for of_rank in zip(mine, *played, strict=True)]
+    unseen = [pack - n for pack, n in zip(_PACK, seen, strict=True)]
     if ref.rules.sticky_pass:
         passed = ref.out_of_trick
     else:
