@@ -163,6 +163,13 @@ def legal_plays(hand, table: tuple[int, ...] | None, rules: Rules, must_hold_ran
     The leader plays any combination and cannot pass; otherwise pass is always allowed and
     plays must beat the table. ``must_hold_rank``: hand 1's opening play contains that rank.
     """
+    return _legal_plays(frozenset(hand), table, rules, must_hold_rank)
+
+
+@functools.lru_cache(maxsize=4096)
+def _legal_plays(hand: frozenset[int], table, rules: Rules, must_hold_rank) -> frozenset:
+    """``legal_plays`` of a frozen hand, cached: a decision asks for its legal set twice (to
+    compare it, then to check the play made), and a pure function may answer from a cache."""
     mine = plays_in_hand(hand, rules)
     if table is None:
         legal = mine
@@ -171,7 +178,7 @@ def legal_plays(hand, table: tuple[int, ...] | None, rules: Rules, must_hold_ran
         legal = {p for p in mine if beats(shapes[p], shapes[table], rules)} | {()}
     if must_hold_rank is not None:
         legal = {p for p in legal if must_hold_rank in p}
-    return legal
+    return frozenset(legal)
 
 
 # ------------------------------------------------------------------------ a match
@@ -308,12 +315,12 @@ class Match:
     def holders(self) -> list[int]:
         return [s for s in range(N_SEATS) if self.hands[s]]
 
-    def legal(self) -> set[tuple[int, ...]]:
+    def legal(self) -> frozenset[tuple[int, ...]]:
         """Legal rank-level decisions of the seat to act (``()`` is pass)."""
         if self.phase == "exchange":
-            return {(r,) for r in self.give_back_ranks()}
+            return frozenset((r,) for r in self.give_back_ranks())
         if self.phase != "play":
-            return set()
+            return frozenset()
         must = THREE if self.start_duty else None
         return legal_plays(self.hands[self.to_act], self.table, self.rules, must)
 

@@ -8,7 +8,7 @@ and winners. Both full matches (from ``engine.init``) and late-
 match positions (``deal_from`` with scores near the target, deals biased toward the rare
 exchange cases) are played, under several combinations of variant flags.
 
-Run: ``python -m pytest tests/test_differential.py -q`` (about a minute on one core);
+Run: ``python -m pytest tests/test_differential.py -q`` (about half a minute on one core);
 ``python -m pytest tests/test_differential.py -m slow`` plays many more games.
 """
 
@@ -20,7 +20,7 @@ import pytest
 from murlan_env.game import engine
 from murlan_env.game.combos import COST
 from murlan_env.game.engine import Phase
-from murlan_env.game.observation import SLICES
+from murlan_env.game.observation import SIZE, SLICES
 from murlan_env.game.rules import Rules
 from tests.reference import Match, rank_of
 
@@ -51,12 +51,13 @@ PHASE_NAMES = {
 ACTION_RANKS = [tuple(int(r) for r in np.repeat(np.arange(15), c)) for c in COST]
 
 
-def cards_of(mask: np.ndarray) -> set[int]:
-    return {int(c) for c in np.flatnonzero(mask)}
-
-
-def engine_legal(mask_row: np.ndarray) -> set[tuple[int, ...]]:
-    return {ACTION_RANKS[a] for a in np.flatnonzero(mask_row)}
+def ids_per_row(masks: np.ndarray) -> list[list[int]]:
+    """The set entries of each row of a 2-d bool array, in order: one ``np.nonzero`` for all
+    rows instead of one call per row."""
+    rows, cols = np.nonzero(masks)
+    bounds = np.searchsorted(rows, np.arange(len(masks) + 1)).tolist()
+    cols = cols.tolist()
+    return [cols[bounds[k] : bounds[k + 1]] for k in range(len(masks))]
 
 
 # ------------------------------------------------------------------------ deals
@@ -151,77 +152,114 @@ def sync_exchange(state: engine.State, i: int, ref: Match) -> None:
         assert int(state.ex_last[i]) == -1 and int(state.ex_last_gives[i]) == -1
 
 
-def check_same(state: engine.State, i: int, ref: Match, cards: np.ndarray | None = None) -> None:
-    """Everything observable about game i agrees between engine and reference.
+def engine_facts(state: engine.State, games: np.ndarray) -> list[dict]:
+    """What ``reference_facts`` states, read from the engine for each of ``games``: every
+    field is decoded for all of them at once and handed over as plain Python values."""
+    cards = state.cards[games]
+    counts = state.counts[games]
+    bad = np.flatnonzero((counts != cards.astype(np.int8) @ _CARD_TO_RANK).any((1, 2)))
+    assert not len(bad), f"counts disagree with the cards of game {games[bad[0]]}"
+    hands = ids_per_row(cards.reshape(-1, 54))
+    columns = {
+        "phase": [PHASE_NAMES[Phase(p)] for p in state.phase[games].tolist()],
+        "to_act": state.to_act[games].tolist(),
+        "played": state.played[games].tolist(),
+        "place": state.place[games].tolist(),
+        "dealer": state.dealer[games].tolist(),
+        "hand_no": state.hand_no[games].tolist(),
+        "scores": state.scores[games].tolist(),
+        "target": state.target[games].tolist(),
+        "winners": ids_per_row(state.winners[games]),
+        "table": [ACTION_RANKS[a] for a in state.table[games].tolist()],
+        "table_seat": state.table_seat[games].tolist(),
+        "start_duty": state.start_duty[games].tolist(),
+        "passed": [set(seats) for seats in ids_per_row(state.passed[games])],
+        "points": state.points[games].tolist(),
+        "ex_last_gives": state.ex_last_gives[games].tolist(),
+        "ex_first_gives": state.ex_first_gives[games].tolist(),
+    }
+    facts = [{name: column[k] for name, column in columns.items()} for k in range(len(games))]
+    for k, fact in enumerate(facts):
+        fact["hands"] = hands[4 * k : 4 * k + 4]
+    return facts
 
-    ``cards``: ``state.cards`` if already decoded (it is the same for every game of a step).
-    """
-    cards = state.cards if cards is None else cards
-    phase = PHASE_NAMES[Phase(int(state.phase[i]))]
-    assert phase == ref.phase, (phase, ref.phase)
-    if phase in ("play", "exchange"):
-        assert int(state.to_act[i]) == ref.to_act
-    for s in range(4):
-        assert cards_of(cards[i, s]) == ref.hands[s], f"seat {s} hand"
-        played = np.bincount([rank_of(c) for c in ref.played[s]], minlength=15)
-        assert (state.played[i, s] == played).all(), f"seat {s} played"
-    assert (state.counts[i] == cards[i].astype(np.int8) @ _CARD_TO_RANK).all()
-    assert list(state.place[i]) == ref.places()
-    assert int(state.dealer[i]) == ref.dealer
-    assert int(state.hand_no[i]) == ref.hand_no
-    assert list(state.scores[i]) == ref.scores
-    assert int(state.target[i]) == ref.target
-    assert sorted(np.flatnonzero(state.winners[i]).tolist()) == sorted(ref.winners)
-    if phase == "play":
-        table = ACTION_RANKS[int(state.table[i])]
-        assert table == (ref.table or ()), (table, ref.table)
-        assert int(state.table_seat[i]) == ref.table_seat
-        assert bool(state.start_duty[i]) == ref.start_duty
-        passed = ref.out_of_trick if ref.rules.sticky_pass else set(ref.passes_in_row)
-        assert set(np.flatnonzero(state.passed[i]).tolist()) == passed
-    if phase in ("hand_over", "match_over"):
-        assert list(state.points[i]) == ref.points
+
+def reference_facts(ref: Match) -> dict:
+    """Everything observable about the reference match, by the names of ``engine_facts``; the
+    pieces that mean something in the current phase only."""
+    facts = {"phase": ref.phase}
+    if ref.phase in ("play", "exchange"):
+        facts["to_act"] = ref.to_act
+    facts["hands"] = [sorted(hand) for hand in ref.hands]
+    facts["played"] = [per_rank(cards) for cards in ref.played]
+    facts["place"] = ref.places()
+    facts["dealer"] = ref.dealer
+    facts["hand_no"] = ref.hand_no
+    facts["scores"] = list(ref.scores)
+    facts["target"] = ref.target
+    facts["winners"] = sorted(ref.winners)
+    if ref.phase == "play":
+        facts["table"] = ref.table or ()
+        facts["table_seat"] = ref.table_seat
+        facts["start_duty"] = ref.start_duty
+        facts["passed"] = ref.out_of_trick if ref.rules.sticky_pass else set(ref.passes_in_row)
+    if ref.phase in ("hand_over", "match_over"):
+        facts["points"] = ref.points
     if ref.exchange is not None:
-        assert int(state.ex_last_gives[i]) == ref.exchange["last_gives"]
+        facts["ex_last_gives"] = ref.exchange["last_gives"]
         first_gives = ref.exchange["first_gives"]
-        assert int(state.ex_first_gives[i]) == (-1 if first_gives is None else first_gives)
+        facts["ex_first_gives"] = -1 if first_gives is None else first_gives
+    return facts
+
+
+def check_same(state: engine.State, games, refs: list[Match]) -> None:
+    """Everything observable about each of ``games`` agrees between engine and reference."""
+    games = np.asarray(games)
+    for i, got in zip(games.tolist(), engine_facts(state, games), strict=True):
+        for name, want in reference_facts(refs[i]).items():
+            assert got[name] == want, f"game {i}: {name}: engine {got[name]}, reference {want}"
 
 
 _CARD_TO_RANK = np.zeros((54, 15), np.int8)
 _CARD_TO_RANK[np.arange(54), [rank_of(c) for c in range(54)]] = 1
 
 
-def _thermo(counts) -> np.ndarray:
-    """Thermometer code of counts per rank: bit k of a rank is set when it has > k cards."""
-    return (np.asarray(counts)[:, None] > np.arange(4)).astype(np.float32).ravel()
+def per_rank(cards) -> list[int]:
+    """Number of cards of each rank 0..14 among ``cards``."""
+    counts = [0] * 15
+    for c in cards:
+        counts[rank_of(c)] += 1
+    return counts
 
 
-def _one_hot(n: int, i: int | None) -> np.ndarray:
-    out = np.zeros(n, np.float32)
-    if i is not None:
-        out[i] = 1.0
-    return out
+def _thermo(counts) -> list[int]:
+    """Thermometer code of counts per rank, as its set bits: bit k of rank r (entry 4r + k)
+    is set when the rank has > k cards."""
+    bits = []
+    for entries, n in zip(_RANK_BITS, counts, strict=True):
+        bits.extend(entries[: max(n, 0)])
+    return bits
 
 
-def reference_observation(ref: Match, me: int) -> dict[str, np.ndarray]:
+_RANK_BITS = [[4 * r + k for k in range(4)] for r in range(15)]  # a rank's 4 entries
+
+
+def reference_observation(ref: Match, me: int) -> dict[str, list[int]]:
     """The exact pieces of seat ``me``'s observation, from the reference match, following the
-    layout documented in ``observation.PIECES`` (slot k is the k-th seat after ``me``). The
-    scaled pieces (cards_left, scores) are left out: their scale is a choice, not a rule."""
+    layout documented in ``observation.PIECES`` (slot k is the k-th seat after ``me``). Each
+    piece is 0/1 and is given by its entries that are 1. The scaled pieces (cards_left,
+    scores) are left out: their scale is a choice, not a rule."""
     slots = [(me + k) % 4 for k in range(4)]
-
-    def per_rank(cards):
-        return np.bincount([rank_of(c) for c in cards], minlength=15)
-
     mine = per_rank(ref.hands[me])
     played = [per_rank(ref.played[s]) for s in slots]
-    unseen = _PACK - mine - sum(played)
-    table = None if ref.table is None else _ACTION_OF_RANKS[ref.table]
+    seen = [sum(of_rank) for of_rank in zip(mine, *played, strict=True)]
+    unseen = [pack - n for pack, n in zip(_PACK, seen, strict=True)]
     if ref.rules.sticky_pass:
         passed = ref.out_of_trick
     else:
         passed = set(ref.passes_in_row)
     places = ref.places()
-    exchange = np.zeros((2, 15), np.float32)
+    exchange = []  # row 0: the card received, row 1: the card given, 15 ranks a row
     ex = ref.exchange
     if ex is not None and me in (ex["first"], ex["last"]):
         got, gave = (
@@ -229,44 +267,68 @@ def reference_observation(ref: Match, me: int) -> dict[str, np.ndarray]:
         )
         for row, key in ((0, got), (1, gave)):
             if ex[key] is not None:
-                exchange[row, rank_of(ex[key])] = 1.0
+                exchange.append(15 * row + rank_of(ex[key]))
     r = ref.rules
+    flags = [
+        r.sticky_pass,
+        r.joker_pair,
+        r.straight_plus_one,
+        r.tie_rule == "leader",
+        r.start_card == "3C",
+        r.no_exchange,
+    ]
+    phase = {"play": 0, "exchange": 1}.get(ref.phase)
     return {
         "my_hand": _thermo(mine),
-        "played": np.concatenate([_thermo(p) for p in played]),
+        "played": [60 * k + bit for k, p in enumerate(played) for bit in _thermo(p)],
         "unseen": _thermo(unseen),
-        "table_action": _one_hot(len(ACTION_RANKS), table),
-        "table_seat": _one_hot(4, slots.index(ref.table_seat) if ref.table_seat >= 0 else None),
-        "passed": np.array([s in passed for s in slots], np.float32),
-        "places": np.concatenate(
-            [_one_hot(4, places[s] if places[s] >= 0 else None) for s in slots]
-        ),
-        "target": _one_hot(4, (21, 31, 41, 51).index(ref.target)),
-        "phase": _one_hot(2, {"play": 0, "exchange": 1}.get(ref.phase)),
-        "start_duty": np.array([ref.start_duty and ref.to_act == me], np.float32),
-        "exchange": exchange.ravel(),
-        "rules": np.array(
-            [
-                r.sticky_pass,
-                r.joker_pair,
-                r.straight_plus_one,
-                r.tie_rule == "leader",
-                r.start_card == "3C",
-                r.no_exchange,
-            ],
-            np.float32,
-        ),
+        "table_action": [] if ref.table is None else [_ACTION_OF_RANKS[ref.table]],
+        "table_seat": [slots.index(ref.table_seat)] if ref.table_seat >= 0 else [],
+        "passed": [k for k, s in enumerate(slots) if s in passed],
+        "places": [4 * k + places[s] for k, s in enumerate(slots) if places[s] >= 0],
+        "target": [(21, 31, 41, 51).index(ref.target)],
+        "phase": [] if phase is None else [phase],
+        "start_duty": [0] if ref.start_duty and ref.to_act == me else [],
+        "exchange": exchange,
+        "rules": [i for i, flag in enumerate(flags) if flag],
     }
 
 
-_PACK = np.array([4] * 13 + [1, 1])
+_PACK = [4] * 13 + [1, 1]
 _ACTION_OF_RANKS = {ranks: a for a, ranks in enumerate(ACTION_RANKS)}
+# The exact pieces, in the order of reference_observation, laid end to end.
+EXACT_PIECES = [name for name in SLICES if name not in ("cards_left", "scores")]
+EXACT_COLUMNS = np.concatenate([np.arange(SIZE)[SLICES[name]] for name in EXACT_PIECES])
+_EXACT_AT, _at = {}, 0
+for _name in EXACT_PIECES:
+    _EXACT_AT[_name] = slice(_at, _at + SLICES[_name].stop - SLICES[_name].start)
+    _at = _EXACT_AT[_name].stop
 
 
-def check_observation(obs_row: np.ndarray, ref: Match, me: int) -> None:
-    for name, want in reference_observation(ref, me).items():
-        got = obs_row[SLICES[name]]
-        assert np.array_equal(got, want), f"observation piece {name!r} of seat {me}"
+def check_observations(obs: np.ndarray, games: np.ndarray, refs: list[Match]) -> None:
+    """Each of ``games``' observation (rows of ``obs``, for the seat to act) has exactly the
+    exact pieces of ``reference_observation``: the expected rows are written as one array and
+    compared in one call; on a mismatch the first differing game and piece are named."""
+    got = obs[games][:, EXACT_COLUMNS]
+    want = np.zeros_like(got)
+    rows, cols = [], []
+    for k, i in enumerate(games.tolist()):
+        for name, hot in reference_observation(refs[i], refs[i].to_act).items():
+            at = _EXACT_AT[name].start
+            rows.extend([k] * len(hot))
+            cols.extend([at + h for h in hot])
+    want[rows, cols] = 1.0
+    if np.array_equal(got, want):
+        return
+    k = int(np.flatnonzero((got != want).any(1))[0])
+    i, me = int(games[k]), refs[int(games[k])].to_act
+    for name in EXACT_PIECES:
+        piece = _EXACT_AT[name]
+        if not np.array_equal(got[k, piece], want[k, piece]):
+            raise AssertionError(
+                f"observation piece {name!r} of seat {me} in game {i}: engine "
+                f"{got[k, piece].tolist()}, reference sets {np.flatnonzero(want[k, piece])}"
+            )
 
 
 def pick_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -280,8 +342,10 @@ def pick_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def random_cards(state: engine.State, actions: np.ndarray, rng: np.random.Generator):
     """(B, 54) bool: random concrete cards for each waiting game's action (any suits)."""
     out = np.zeros((state.batch_size, 54), bool)
-    for i in np.flatnonzero(state.phase <= Phase.EXCHANGE):
-        hand = set(cards_of(state.cards[i, state.to_act[i]]))
+    waiting = np.flatnonzero(state.phase <= Phase.EXCHANGE)
+    held = ids_per_row(state.cards[waiting, state.to_act[waiting]])
+    for i, hand in zip(waiting.tolist(), held, strict=True):
+        hand = set(hand)
         if state.phase[i] == Phase.EXCHANGE:
             hand.discard(int(state.ex_last_gives[i]))
         chosen = []
@@ -289,13 +353,12 @@ def random_cards(state: engine.State, actions: np.ndarray, rng: np.random.Genera
             start = state.rules.start_card_id
             chosen.append(start)
             hand.discard(start)
-        need = COST[actions[i]].astype(int).copy()
+        need = COST[actions[i]].astype(int)
         for c in chosen:
             need[rank_of(c)] -= 1
-        for r in range(15):
+        for r in np.flatnonzero(need > 0).tolist():
             pool = sorted(c for c in hand if rank_of(c) == r)
-            if need[r] > 0:
-                chosen.extend(rng.choice(pool, size=need[r], replace=False).tolist())
+            chosen.extend(rng.choice(pool, size=need[r], replace=False).tolist())
         out[i, chosen] = True
     return out
 
@@ -311,11 +374,11 @@ def play_and_compare(rules: Rules, seed: int, batch: int, late: bool, max_hands:
         state, setups = late_match_games(rng, batch, rules)
     else:
         state, setups = engine.init(rng, batch, rules), [{} for _ in range(batch)]
+    deals = ids_per_row(state.deal.reshape(-1, 54))
     for i, ref in enumerate(refs):
-        deal = [cards_of(state.deal[i, s]) for s in range(4)]
-        ref.start_hand(deal, int(state.dealer[i]), **setups[i])
+        ref.start_hand(deals[4 * i : 4 * i + 4], int(state.dealer[i]), **setups[i])
         sync_exchange(state, i, ref)
-        check_same(state, i, ref)
+    check_same(state, np.arange(batch), refs)
     decisions = hands = 0
     for _ in range(max_hands * 400):
         waiting = np.flatnonzero(state.phase <= Phase.EXCHANGE)
@@ -323,42 +386,48 @@ def play_and_compare(rules: Rules, seed: int, batch: int, late: bool, max_hands:
             break
         mask = engine.legal_action_mask(state)
         assert not mask[state.phase > Phase.EXCHANGE].any()
-        obs = engine.observe(state)
-        for i in waiting:
-            assert engine_legal(mask[i]) == refs[i].legal(), f"legal set of game {i}"
-            check_observation(obs[i], refs[i], refs[i].to_act)
+        for i, legal in zip(waiting.tolist(), ids_per_row(mask[waiting]), strict=True):
+            got = {ACTION_RANKS[a] for a in legal}
+            assert got == refs[i].legal(), f"legal set of game {i}: engine {got}"
+        check_observations(engine.observe(state), waiting, refs)
         actions = pick_actions(mask, rng)
         cards = random_cards(state, actions, rng) if rng.random() < 0.3 else None
-        before = state
+        was_exchange = (state.phase[waiting] == Phase.EXCHANGE).tolist()
         state = engine.step(state, actions, cards)
         decisions += len(waiting)
-        cards_now, last_cards = state.cards, state.last_cards
-        for i in waiting:
-            ref = refs[i]
-            assert int(state.last_seat[i]) == ref.to_act
-            assert int(state.last_action[i]) == int(actions[i])
-            if before.phase[i] == Phase.EXCHANGE:
-                given = int(state.ex_first_gives[i])
-                assert rank_of(given) == ACTION_RANKS[actions[i]][0]
+        last_seats = state.last_seat[waiting].tolist()
+        last_actions = state.last_action[waiting].tolist()
+        given_back = state.ex_first_gives[waiting].tolist()
+        used_cards = ids_per_row(state.last_cards[waiting])
+        asked_cards = ids_per_row(cards[waiting]) if cards is not None else None
+        for k, i in enumerate(waiting.tolist()):
+            ref, action = refs[i], int(actions[i])
+            assert last_seats[k] == ref.to_act, f"game {i}: last seat"
+            assert last_actions[k] == action, f"game {i}: last action"
+            if was_exchange[k]:
+                given = given_back[k]
+                assert rank_of(given) == ACTION_RANKS[action][0], f"game {i}: give-back rank"
                 if cards is not None:
-                    assert cards_of(cards[i]) == {given}
+                    assert asked_cards[k] == [given], f"game {i}: give-back card"
                 ref.act({given})
             else:
-                used = cards_of(last_cards[i])
-                assert tuple(sorted(rank_of(c) for c in used)) == ACTION_RANKS[actions[i]]
+                used = used_cards[k]
+                assert tuple(sorted(rank_of(c) for c in used)) == ACTION_RANKS[action], (
+                    f"game {i}: cards played {used} for action {action}"
+                )
                 if cards is not None:
-                    assert used == cards_of(cards[i])
+                    assert used == asked_cards[k], f"game {i}: cards asked for"
                 ref.act(used)
-            check_same(state, i, ref, cards_now)
+        check_same(state, waiting, refs)
         over = np.flatnonzero(state.phase == Phase.HAND_OVER)
         hands += int((state.phase[waiting] >= Phase.HAND_OVER).sum())
         if len(over):
             state = engine.next_hand(state, rng)
-            for i in over:
-                ref = refs[i]
-                ref.start_hand([cards_of(state.deal[i, s]) for s in range(4)])
-                sync_exchange(state, i, ref)
-                check_same(state, i, ref)
+            deals = ids_per_row(state.deal[over].reshape(-1, 54))
+            for k, i in enumerate(over.tolist()):
+                refs[i].start_hand(deals[4 * k : 4 * k + 4])
+                sync_exchange(state, i, refs[i])
+            check_same(state, over, refs)
             if state.hand_no.max() >= max_hands:
                 break
     ended = int(state.done.sum())
