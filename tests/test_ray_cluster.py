@@ -25,6 +25,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # its `ray stop --force` would end another test's Ray
 def test_train_py_on_a_local_multi_process_ray_cluster(tmp_path):
     pytest.importorskip("ray", reason="needs the ray extra: pip install -e '.[ray]'")
     ray_cli = shutil.which("ray") or str(Path(sys.executable).parent / "ray")

@@ -413,6 +413,7 @@ def test_process_worker_fails_loudly_instead_of_waiting_forever():
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")  # test_ray_cluster.py's `ray stop --force` ends every Ray
 def test_ray_workers_on_a_local_instance(tmp_path):
     ray = pytest.importorskip("ray", reason="needs the ray extra: pip install -e '.[ray]'")
     from agents.workers import ray_init_options
