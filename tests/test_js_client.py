@@ -1,11 +1,14 @@
-"""The JavaScript client (clients/js) from the project's one test command: its node suite,
-run against vectors this checkout's Python side writes afresh (tests/make-vectors.sh: the
-weights for the runtime-free path and a fresh 400-position golden set of every shipped
-bundle; transitions, lock-step matches and records with their verdicts for the engine and the
-records), so the client is held to this engine, never to stale files; and records the
-JavaScript Game writes, judged by this validator. ``MURLAN_VECTORS`` names vectors
-already written by this checkout (``npm run vectors``), to run the node suite on them alone;
-``SEED`` (make-vectors.sh's) draws other golden sets and matches, as CI does on every run.
+"""The JavaScript client (clients/js) held to this checkout's Python side.
+
+Its node suite (a slow test, which CI runs on every change) runs against vectors the Python
+side writes afresh (tests/make-vectors.sh: the weights for the runtime-free path and a fresh
+400-position golden set of every shipped bundle; transitions, lock-step matches, records with
+their verdicts, the search's and the rule bot's vectors), so the client is held to this
+engine, never to stale files. The fast tests play the JavaScript rule bot in lock-step with
+Python's through the bot protocol and judge the records the JavaScript Game writes with this
+validator. ``MURLAN_VECTORS`` names vectors already written by this checkout (``npm run
+vectors``), to run the node suite on them alone; ``SEED`` (make-vectors.sh's) draws other
+golden sets and matches, as CI does on every run.
 
 Needs Node.js 20 or later; the suite's npm packages are installed first when missing
 (``npm ci`` in clients/js). Without node the test skips with the way to install it.
@@ -41,6 +44,7 @@ def _run(cmd: list[str], env: dict[str, str], timeout: int) -> subprocess.Comple
     )
 
 
+@pytest.mark.slow  # about a minute on two cores: the vectors, then every node test file
 def test_node_suite(tmp_path: Path):
     env = dict(os.environ)
     root = str(CLIENT.parents[1])

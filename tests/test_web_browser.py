@@ -203,6 +203,7 @@ return {
 """
 
 
+@pytest.mark.slow  # a whole match, some 150 turns; the tests below click single moves
 def test_play_a_seeded_match_to_the_end_by_clicking(driver, base_url, records_dir):
     start_match(driver, base_url, seed=3)
     assert "seed 3" in by_id(driver, "game-status").text
