@@ -119,6 +119,7 @@ def test_rule_support_is_checked_through_wrapper_bots(tmp_path):
         narrow.act(engine.observe(state), engine.legal_action_mask(state), None)
 
 
+@pytest.mark.slow  # plays some 60 matches for a fresh set; the export tests make one too
 def test_murlan_golden_regenerates_vectors_for_any_bundle(tmp_path, capsys):
     import shutil
 

@@ -65,6 +65,7 @@ def run_example(script: str, *args: str) -> tuple[float, float, float]:
 
 
 @pytest.mark.skipif(missing("sb3_contrib"), reason=f"needs sb3-contrib: {INSTALL}")
+@pytest.mark.slow  # trains with another library for seconds
 def test_sb3_maskable_ppo_beats_random_bots():
     # Four updates of 1,024 decisions: the smallest budget at which seeds 0 to 4 all clear the
     # bar with room (means 2.21 to 2.51 over 300 boards, so 80 boards' wider interval is
@@ -74,6 +75,7 @@ def test_sb3_maskable_ppo_beats_random_bots():
 
 
 @pytest.mark.skipif(missing("torchrl", "tensordict"), reason=f"needs torchrl: {INSTALL}")
+@pytest.mark.slow  # trains with another library for seconds
 def test_torchrl_pettingzoo_ppo_beats_random_bots():
     # Twelve iterations: seeds 0 to 3 all clear the bar over 300 boards (the lowest 95% bound,
     # seed 2's, is 1.82); at 8 iterations seed 2 is still below par. Evaluating is cheap here,

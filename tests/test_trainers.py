@@ -235,7 +235,13 @@ def test_smoke_run_writes_checkpoint_logs_and_evaluates(tmp_path, trainer, extra
 
 @pytest.mark.parametrize(
     "trainer, workers",
-    [(ppo, "local"), (dmc, "local"), (ppo, "process"), (dmc, "process")],
+    [
+        (ppo, "local"),
+        (dmc, "local"),
+        # slow: a worker process each run; the fast suite's process tests cover the pipeline
+        pytest.param(ppo, "process", marks=pytest.mark.slow),
+        pytest.param(dmc, "process", marks=pytest.mark.slow),
+    ],
     ids=["ppo", "dmc", "ppo-process", "dmc-process"],
 )
 def test_resume_continues_where_it_stopped(tmp_path, trainer, workers, request):
