@@ -28,7 +28,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
-__all__ = ["By", "Keys", "Select", "TimeoutException", "chrome", "wait_for"]
+__all__ = ["By", "Keys", "Select", "chrome", "wait_for", "when"]
 
 
 def chrome(window: tuple[int, int], downloads: Path | None = None):
@@ -57,5 +57,32 @@ def wait_for(browser, condition, timeout: float = 30, what: str = "the page", po
     saying what it waited for when ``timeout`` s pass first."""
     try:
         return WebDriverWait(browser, timeout, poll_frequency=poll).until(condition)
+    except TimeoutException:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+# Calls back with ``read()``'s first value that is not null: at once, or after a change of the
+# body's data-* flags (read again in a task of its own: a change is seen between two steps of
+# the page's own code, which a poll, running in its own task, never sees).
+WHEN = """
+const done = arguments[arguments.length - 1];
+const now = read();
+if (now) return done(now);
+let answered = false;
+const watch = new MutationObserver(() => setTimeout(() => {
+  if (answered) return;
+  const value = read();
+  if (value) { answered = true; watch.disconnect(); done(value); }
+}));
+watch.observe(document.body, {attributes: true});
+"""
+
+
+def when(browser, read: str, what: str):
+    """The first value of the JavaScript function body ``read`` that is not null, in one call
+    the page answers when it comes (most steps of a match wait here, and a poll would add its
+    interval and round trips to each); the driver's script timeout, 30 s, bounds the wait."""
+    try:
+        return browser.execute_async_script(f"const read = () => {{ {read} }};\n{WHEN}")
     except TimeoutException:
         pytest.fail(f"timed out waiting for {what}")

@@ -39,13 +39,7 @@ import pytest
 
 from murlan_env import records
 from murlan_env.bots import registry
-from tests.chromium import (  # skips without a browser
-    By,
-    Select,
-    TimeoutException,
-    chrome,
-    wait_for,
-)
+from tests.chromium import By, Select, chrome, wait_for, when  # skips without a browser
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENT = REPO / "clients" / "js"
@@ -169,33 +163,6 @@ def driver(downloads):
     browser = chrome(WINDOW, downloads)
     yield browser
     browser.quit()
-
-
-# Calls back with ``read()``'s first value that is not null: at once, or after a change of the
-# body's data-* flags (read again in a task of its own: a change is seen between two steps of
-# the page's own code, which a poll, running in its own task, never sees).
-WHEN = """
-const done = arguments[arguments.length - 1];
-const now = read();
-if (now) return done(now);
-let answered = false;
-const watch = new MutationObserver(() => setTimeout(() => {
-  if (answered) return;
-  const value = read();
-  if (value) { answered = true; watch.disconnect(); done(value); }
-}));
-watch.observe(document.body, {attributes: true});
-"""
-
-
-def when(browser, read: str, what: str):
-    """The first value of the JavaScript function body ``read`` that is not null, in one call
-    the page answers when it comes (most steps of a match wait here, and a poll would add its
-    interval and round trips to each); the driver's script timeout, 30 s, bounds the wait."""
-    try:
-        return browser.execute_async_script(f"const read = () => {{ {read} }};\n{WHEN}")
-    except TimeoutException:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 def idle(browser) -> None:

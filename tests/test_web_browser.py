@@ -46,14 +46,7 @@ from murlan_env import records
 from murlan_env.bots import registry
 from murlan_env.bots.baseline import GreedyBot
 from murlan_web.app import Settings, create_app
-from tests.chromium import (  # skips without a browser
-    By,
-    Keys,
-    Select,
-    TimeoutException,
-    chrome,
-    wait_for,
-)
+from tests.chromium import By, Keys, Select, chrome, wait_for, when  # skips without a browser
 
 SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS") or os.environ.get("MURLAN_WEB_SCREENSHOTS")
 WINDOW = (1280, 900)
@@ -92,31 +85,11 @@ def driver():
     browser.quit()
 
 
-# Answers (calls back) once the page has loaded, no API call is in flight and no move is
-# being shown: at once, or when a change of the body's data-* flags makes it so. A change is
-# seen between two steps of the page's own code (one flag cleared before the next is set),
-# so the flags are read again in a task of their own, as a poll would read them.
-IDLE = """
-const done = arguments[arguments.length - 1];
-const d = document.body.dataset;
-const idle = () => d.ready === '1' && d.busy === '0' && d.working !== '1';
-if (idle()) return done(true);
-let answered = false;
-const watch = new MutationObserver(() => setTimeout(() => {
-  if (!answered && idle()) { answered = true; watch.disconnect(); done(true); }
-}));
-watch.observe(document.body, {attributes: true});
-"""
-
-
 def idle(browser) -> None:
-    """Wait until the page has loaded, no API call is in flight and no move is being shown:
-    one call the page answers when its flags say so (most steps of a match wait here, and a
-    poll would add its interval and round trips to each)."""
-    try:
-        browser.execute_async_script(IDLE)  # the driver's script timeout, 30 s, bounds it
-    except TimeoutException:
-        pytest.fail("timed out waiting for the API calls to finish")
+    """Wait until the page has loaded, no API call is in flight and no move is being shown."""
+    ready = "const d = document.body.dataset;"
+    ready += " return d.ready === '1' && d.busy === '0' && d.working !== '1';"
+    when(browser, ready, "the API calls to finish")
 
 
 def select_hint(driver) -> bool:
