@@ -3,6 +3,7 @@ resume, determinism, config checking and the load_policy contract."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import re
@@ -23,13 +24,21 @@ from murlan_env.game import engine, observation
 from murlan_env.game.engine import N_SEATS, OBS_SIZE
 
 
-@pytest.fixture(autouse=True)
-def one_torch_thread():
+@contextlib.contextmanager
+def _one_torch_thread():
     """Tiny batches: a second intra-op thread only adds contention on shared cores."""
     before = torch.get_num_threads()
     torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    with _one_torch_thread():
+        yield
 
 
 TINY = dict(
@@ -193,12 +202,8 @@ def ppo_process_run(tmp_path_factory) -> tuple[dict, Path]:
     their own with it, and starting a worker process is most of a run's cost. Its learning
     rate is not annealed, so that a run split in two (and resumed) can match it."""
     runs = tmp_path_factory.mktemp("ppo-process")
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)  # as one_torch_thread does for the runs compared with it
-    try:
+    with _one_torch_thread():  # as for the runs compared with it
         return _run(runs, ppo, "straight", workers="process", anneal_lr=False), runs / "straight"
-    finally:
-        torch.set_num_threads(before)
 
 
 OPPONENT_POOL = dict(snapshot_share=0.25, snapshot_every=1, bot_share=0.25, bots=["greedy"])
