@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import platform
 import shutil
 import subprocess
 import tempfile
@@ -24,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common import cpu_name
 from murlan_env.bots import registry
 from murlan_env.bots.process import golden_requests
 
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
         budgets = [b for b in args.budgets.split(",") if b]
         command = [*pin, args.node, str(SCRIPT), str(bundle), str(path), *budgets]
-        print(f"machine: {platform.processor() or platform.machine()}; pinned: {bool(pin)}")
+        print(f"machine: {cpu_name()}; pinned: {bool(pin)}")
         subprocess.run(command, check=True, cwd=SCRIPT.parents[1])
     return 0
 

@@ -11,7 +11,7 @@ itself on import.
 Imports point one way: this package's ``__init__`` reads the table (``commands``) and the
 terminal helpers (``terminal``) and loads command modules by name; a command module imports
 ``murlan_cli.terminal`` and ``murlan_cli.options``, never ``murlan_cli`` itself
-(``tests/test_command_layer.py`` holds every module to that).
+(``tests/test_imports.py`` holds every module to that).
 
 This package sits above both ``murlan_env`` and ``agents``: it is the only place that wires the
 two together for the command line, so ``murlan_env`` never imports ``agents``.
