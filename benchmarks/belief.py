@@ -46,7 +46,7 @@ import time
 
 import numpy as np
 
-from benchmarks.common import ci_text, expert_in, true_hidden_hands
+from benchmarks.common import ci_text, expert_in, paired_ci_text, true_hidden_hands
 from murlan_env.bots import registry
 from murlan_env.bots.belief import (
     exchange_facts,
@@ -189,8 +189,8 @@ def quality(args) -> None:
         a, b = base[w][with_facts], facts[w]
         print(
             f"| {w} | {ci_text(mean_ci(a[:, 0]))} | {ci_text(mean_ci(b[:, 0]))} "
-            f"| {ci_text(mean_ci(b[:, 0] - a[:, 0]), '+')} "
-            f"| {ci_text(mean_ci(b[:, 1] - a[:, 1]), '+')} |"
+            f"| {paired_ci_text(b[:, 0], a[:, 0])} "
+            f"| {paired_ci_text(b[:, 1], a[:, 1])} |"
         )
 
 
@@ -350,7 +350,7 @@ def headroom(args) -> None:
             points.append(result.board_points()[:, 0])
             misplaced += deal.misplaced
         points = np.concatenate(points)
-        gain = "" if saved is None else ci_text(mean_ci(points - saved[: points.size]), "+")
+        gain = "" if saved is None else paired_ci_text(points, saved[: points.size])
         took = (time.perf_counter() - start) / points.size
         print(
             f"| {k} | {np.mean(misplaced):.2f} | {ci_text(mean_ci(points))} | {gain} "

@@ -81,6 +81,7 @@ from benchmarks.common import (
     load_saved,
     markdown_table,
     mean_ci,
+    paired_ci_text,
     pooled,
     table_results,
 )
@@ -254,7 +255,7 @@ def paired(args, parser: argparse.ArgumentParser) -> None:
                     label,
                     ci_text(mean_ci(mine)),
                     ci_text(mean_ci(base)),
-                    ci_text(mean_ci(mine - base), "+"),
+                    paired_ci_text(mine, base),
                 ]
             )
         print(markdown_table(["hand", bot.name, args.base, "gain (paired)"], rows), flush=True)
@@ -275,7 +276,7 @@ def levels(args) -> None:
         points = {level: level_board_points(level, args.boards, seed) for level in LEVELS}
         line = f"seed {seed}: hard {ci_text(mean_ci(points['hard']))}"
         for better, worse in (("hard", "medium"), ("medium", "easy")):
-            line += f" | {better} - {worse} {ci_text(mean_ci(points[better] - points[worse]), '+')}"
+            line += f" | {better} - {worse} {paired_ci_text(points[better], points[worse])}"
         print(line, flush=True)
 
 
@@ -414,7 +415,7 @@ def against_saved(played: np.ndarray, runs: list[dict]) -> dict[str, np.ndarray]
 def arithmetic_table(have: dict[str, np.ndarray], label: str) -> None:
     """The three sides' points per hand and the played side's paired differences."""
     text = [ci_text(mean_ci(have[k])) for k in ("played", "float32", "hard")]
-    text += [ci_text(mean_ci(have["played"] - have[k]), "+") for k in ("float32", "hard")]
+    text += [paired_ci_text(have["played"], have[k]) for k in ("float32", "hard")]
     header = ["boards", label, "saved float32", "hard", f"{label} - saved", f"{label} - hard"]
     print(markdown_table(header, [[len(have["played"]), *text]]), flush=True)
 
