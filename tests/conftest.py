@@ -212,10 +212,18 @@ def bundle(checkpoint, tmp_path_factory) -> Path:
     return out
 
 
+# Fixtures made once for the tests that share them, and the xdist group that keeps those tests
+# on one worker: the session's bundle, and test_package's wheel, whose two builds would share
+# the checkout's build/ folder and fail each other ("File exists") if two workers made it.
+ONE_WORKER = {"bundle": "bundle", "wheel_env": "wheel"}
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(items):
-    """Under xdist (``--dist loadgroup``, pyproject.toml) the tests of the one bundle run on one
-    worker, so that it is made once rather than once per worker."""
+    """Under xdist (``--dist loadgroup``, pyproject.toml) the tests of one ``ONE_WORKER``
+    fixture run on one worker, so that it is made once rather than once per worker."""
     for item in items:
-        if "bundle" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("bundle"))
+        for fixture, group in ONE_WORKER.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
