@@ -11,7 +11,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
-import jsonschema
+import jsonschema_rs
 import numpy as np
 import pytest
 
@@ -21,7 +21,7 @@ from murlan_env.game.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "murlan_env" / "schemas" / "transitions.schema.json").read_text())
-VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+VALIDATOR = jsonschema_rs.validator_for(SCHEMA)
 NODE = shutil.which("node")
 
 
@@ -31,7 +31,7 @@ def transitions():
 
 
 def test_transition_vectors_follow_their_schema(transitions):
-    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema_rs.meta.validate(SCHEMA)
     VALIDATOR.validate(transitions)
 
 
@@ -218,7 +218,7 @@ def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
     rules = (Rules(), Rules(joker_pair=True, straight_plus_one=True))
     data = rule_vectors(np.random.default_rng(6), matches=1, keep=0.2, variants=rules)
     positions = data["positions"]
-    states = jsonschema.Draft202012Validator({"$ref": "#/$defs/state", "$defs": SCHEMA["$defs"]})
+    states = jsonschema_rs.validator_for({"$ref": "#/$defs/state", "$defs": SCHEMA["$defs"]})
     assert {p["state"]["phase"] for p in positions} == {"play", "exchange"}
     assert len({json.dumps(p["state"]["rules"]) for p in positions}) == 2
     for p in positions:
