@@ -485,3 +485,19 @@ def test_the_versions_page_names_every_format_the_code_writes():
     table = VERSIONS_PAGE.read_text(encoding="utf-8").split("## The package")[0]
     for name in written_versions().values():
         assert f"`{name}`" in table, f"docs/versions.md's table does not name {name}"
+
+
+CPU_INDEX = "--index-url https://download.pytorch.org/whl/cpu"
+
+
+def test_commands_that_install_torch_name_the_cpu_index():
+    """The docs promise the CPU build wherever they install torch; pip's default torch on Linux
+    is the CUDA build with its nvidia-* packages, so each command names PyTorch's CPU index."""
+    installs = re.compile(r"pip install (?:-q )?torch\b")
+    lines = [
+        f"{page_id(path)}:{number}"
+        for path in [*SAMPLED, ROOT / ".ci" / "run"]
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if installs.search(line) and CPU_INDEX not in line
+    ]
+    assert lines == []
