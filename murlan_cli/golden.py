@@ -19,6 +19,8 @@ from murlan_cli.terminal import UsageError
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``murlan golden`` options."""
+    from murlan_env.bundle.manifest import BUNDLE_FORMAT, UPGRADABLE_FORMATS
+
     parser.add_argument("bundle", metavar="BUNDLE_DIR", help="bundle directory (bot.json ...)")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the golden matches")
     parser.add_argument("--positions", type=int, default=256, help="positions to record")
@@ -32,8 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--upgrade",
         action="store_true",
-        help="rewrite an older (murlan-bundle/2 or /3) bot.json in this format first (the "
-        "model is kept; a shipped policy's bot.json gets its levels)",
+        help=f"rewrite an older ({' or '.join(UPGRADABLE_FORMATS)}) bot.json as "
+        f"{BUNDLE_FORMAT} first (the model is kept; a shipped policy's bot.json gets its levels)",
     )
     add_supports_argument(
         parser,

@@ -411,3 +411,93 @@ def test_optional_modules_are_the_extras_the_test_extra_does_not_bring():
     optional = optional_modules()
     assert optional["sb3_contrib"] == "examples" and optional["ray"] == "ray"
     assert "fastapi" not in optional and "pytest" not in optional  # serve and test come along
+
+
+def written_versions() -> dict[str, str]:
+    """Each versioned format family the code writes -> the version string it writes now: file
+    formats (``murlan-bundle/4``), the bot protocol, and the environment's names."""
+    from murlan_env.bots.process import PROTOCOL
+    from murlan_env.bundle.manifest import BUNDLE_FORMAT, GOLDEN_FORMAT
+    from murlan_env.bundle.plain_weights import WEIGHTS_FORMAT
+    from murlan_env.conformance.engine import LOCKSTEP_FORMAT, TRANSITIONS_FORMAT
+    from murlan_env.conformance.records import RECORD_VECTORS_FORMAT
+    from murlan_env.conformance.rule import RULE_VECTORS_FORMAT
+    from murlan_env.game.version import ENV_NAME, GYM_ID, GYM_SELFPLAY_ID
+    from murlan_env.records.files import FORMAT as RECORD_FORMAT
+
+    written = [BUNDLE_FORMAT, GOLDEN_FORMAT, WEIGHTS_FORMAT, RECORD_FORMAT, PROTOCOL,
+               TRANSITIONS_FORMAT, LOCKSTEP_FORMAT, RECORD_VECTORS_FORMAT, RULE_VECTORS_FORMAT,
+               ENV_NAME, GYM_ID, GYM_SELFPLAY_ID]  # fmt: skip
+    return {VERSIONED.fullmatch(name).group("family"): name for name in written}
+
+
+# A versioned name: ``murlan-bundle/4`` (or ``/N``, the family in general), ``murlan_v1``,
+# ``Murlan-v1``, ``MurlanSelfPlay-v1``.
+VERSIONED = re.compile(
+    r"(?P<family>murlan-[a-z]+(?:-[a-z]+)*/|murlan_v|Murlan-v|MurlanSelfPlay-v)(?P<n>\d+|N)\b"
+)
+# Where the versions are documented: the pages, the READMEs, the schemas, and the JavaScript
+# client's sources (their comments are its reference; its tests name old formats on purpose).
+DOCUMENTED = [
+    *PAGES,
+    *(ROOT / name for name in ("README.md", "RULES.md", "CONTRIBUTING.md")),
+    ROOT / "benchmarks" / "README.md",
+    ROOT / "clients" / "js" / "README.md",
+    *sorted((ROOT / "murlan_env" / "schemas").glob("*.json")),
+    *sorted((ROOT / "clients" / "js" / "src").rglob("*.js")),
+    *sorted((ROOT / "clients" / "js" / "bin").glob("*.js")),
+]
+VERSIONS_PAGE = DOCS / "versions.md"
+
+
+def history_lines(path: Path) -> set[int]:
+    """The 1-based numbers of the lines of the versions page's ``## History`` section, the one
+    place (with the changelog) where a format's older versions are named."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    start = lines.index("## History")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return set(range(start + 1, end + 1))
+
+
+def test_documented_format_versions_are_the_ones_the_code_writes():
+    """Every mention of a versioned format in the docs names the version the code writes now
+    (or the family, ``murlan-bundle/N``); an older version is named only in the history of
+    docs/versions.md, and a format the code does not write is named nowhere. The changelog,
+    a history, names what each release wrote."""
+    current = written_versions()
+    wrong = []
+    for path in DOCUMENTED:
+        history = history_lines(path) if path == VERSIONS_PAGE else set()
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for found in VERSIONED.finditer(line):
+                family, n = found.group("family", "n")
+                now = current.get(family)
+                if found.group(0) == now or n == "N" and now is not None:
+                    continue
+                older = now is not None and int(n) < int(VERSIONED.fullmatch(now).group("n"))
+                if not (older and number in history):
+                    wrong.append(f"{path.relative_to(ROOT)}:{number}: {found.group(0)} "
+                                 f"(the code writes {now or 'no such format'})")  # fmt: skip
+    assert wrong == []
+
+
+def test_the_versions_page_names_every_format_the_code_writes():
+    table = VERSIONS_PAGE.read_text(encoding="utf-8").split("## The package")[0]
+    for name in written_versions().values():
+        assert f"`{name}`" in table, f"docs/versions.md's table does not name {name}"
+
+
+CPU_INDEX = "--index-url https://download.pytorch.org/whl/cpu"
+
+
+def test_commands_that_install_torch_name_the_cpu_index():
+    """The docs promise the CPU build wherever they install torch; pip's default torch on Linux
+    is the CUDA build with its nvidia-* packages, so each command names PyTorch's CPU index."""
+    installs = re.compile(r"pip install (?:-q )?torch\b")
+    lines = [
+        f"{page_id(path)}:{number}"
+        for path in [*SAMPLED, ROOT / ".ci" / "run"]
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if installs.search(line) and CPU_INDEX not in line
+    ]
+    assert lines == []

@@ -7,8 +7,9 @@
   site-packages. The commands then run from an empty folder, so nothing is read from the
   checkout: the arena with the shipped levels, the replay of a record, ``murlan serve`` (its
   page and API answer), and training the ``quick`` preset (on a tiny budget).
-- ``murlan-client``: ``npm pack`` of ``clients/js`` installs into a fresh npm project, where the
-  docs' five lines (``import { loadBot } from 'murlan-client'`` ...) play a shipped bundle.
+- ``murlan-client``: docs/install.md's steps, run as written, pack ``clients/js`` and install it
+  into a fresh npm project with a shipped bundle, where docs/js-client.md's samples (a whole
+  ``Game``, and the five lines ``import { loadBot } from 'murlan-client'`` ...) run as written.
   These need Node.js 20+ and npm, as the JavaScript client's own tests do.
 
 Building and installing take tens of seconds, so these are slow tests (CI runs them).
@@ -175,42 +176,58 @@ def npm_ready() -> bool:
 
 
 FIVE_LINES = re.compile(r"```js\n(import \{ loadBot \} from 'murlan-client';\n.*?)```", re.S)
+WHOLE_MATCH = re.compile(r"## A whole match: `Game`\n\n```js\n(.*?)```", re.S)
+INSTALL_STEPS = re.compile(r"```bash\n((?:(?!```).)*?npm pack.*?)```", re.S)
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(
     not npm_ready(), reason="needs Node.js 20+ and npm (apt-get install nodejs npm)"
 )
-def test_npm_pack_installs_and_the_docs_five_lines_run(tmp_path):
-    """The packed tarball installs offline into a new project (the package has no
-    dependencies), and the five lines of docs/js-client.md, with ``position`` a golden
-    position of the shipped bundle and ``play`` a function that keeps the cards, choose the
-    golden move."""
-    env = {**os.environ, "npm_config_audit": "false", "npm_config_fund": "false",
-           "npm_config_update_notifier": "false"}  # fmt: skip
-    tarball = (
-        run(["npm", "pack", "--pack-destination", str(tmp_path)], JS, env).strip().splitlines()[-1]
-    )
-    app = tmp_path / "app"
-    app.mkdir()
-    (app / "package.json").write_text(
-        json.dumps({"name": "app", "version": "1.0.0", "type": "module"})
-    )
-    run(["npm", "install", "--offline", str(tmp_path / tarball)], app, env)
-    installed = app / "node_modules" / "murlan-client"
-    assert not (installed / "tests").exists() and (installed / "LICENSE").is_file()
-    five = FIVE_LINES.search((ROOT / "docs" / "js-client.md").read_text()).group(1)
-    bundle = ROOT / "murlan_env" / "bots" / "policies" / "ppo-finetune"
-    golden = json.loads((bundle / "golden.json").read_text())["positions"][0]
-    five = five.replace("'bundles/ppo-finetune'", json.dumps(str(bundle)))
-    script = (
-        f"import {{ readFileSync }} from 'node:fs';\n"
-        f"const position = JSON.parse(readFileSync({json.dumps(str(bundle / 'golden.json'))}))"
-        ".positions[0].state;\n"
-        "let played;\nconst play = (cards) => { played = cards; };\n"
-        f"{five}\nconsole.log(JSON.stringify({{ played, action: move.action }}));\n"
-    )
-    (app / "main.mjs").write_text(script)
-    out = json.loads(run(["node", "main.mjs"], app, env).strip().splitlines()[-1])
-    assert out["action"] == golden["action"]
-    assert " ".join(out["played"]) == golden["cards"]
+def test_npm_pack_installs_and_the_docs_samples_run_as_written(tmp_path):
+    """docs/install.md's steps, run as written from the root of a checkout (offline: the
+    package has no dependencies), make an app folder outside it where the package is
+    installed, a shipped bundle copied and ``.js`` files are ES modules, and leave no tarball
+    in the checkout; there the samples of docs/js-client.md run as written, each as a
+    ``.js`` file: the whole match to its end, and the five lines (with ``position`` a golden
+    position of the bundle and ``play`` a function that keeps the cards) choose the golden
+    move."""
+    env = {**os.environ, "npm_config_offline": "true", "npm_config_audit": "false",
+           "npm_config_fund": "false", "npm_config_update_notifier": "false"}  # fmt: skip
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    for name in ("clients", "murlan_env"):  # what the steps read from the checkout
+        (checkout / name).symlink_to(ROOT / name)
+    tarballs_before = set(JS.glob("*.tgz"))
+    steps = INSTALL_STEPS.search((ROOT / "docs" / "install.md").read_text()).group(1)
+    try:
+        run(["bash", "-euo", "pipefail", "-c", steps], checkout, env)
+        (installed,) = tmp_path.glob("**/node_modules/murlan-client")  # the app, wherever
+        app = installed.parents[1]
+        assert not (installed / "tests").exists() and (installed / "LICENSE").is_file()
+
+        page = (ROOT / "docs" / "js-client.md").read_text()
+        whole = WHOLE_MATCH.search(page).group(1)
+        (app / "match.js").write_text(f"{whole}\nconsole.log(JSON.stringify(game.winners));\n")
+        winners = json.loads(run(["node", "match.js"], app, env).strip().splitlines()[-1])
+        assert winners and set(winners) <= {0, 1, 2, 3}
+
+        five = FIVE_LINES.search(page).group(1)
+        bundle = app / "bundles" / "ppo-finetune"
+        golden = json.loads((bundle / "golden.json").read_text())["positions"][0]
+        script = (
+            "import { readFileSync } from 'node:fs';\n"
+            "const position = JSON.parse(readFileSync('bundles/ppo-finetune/golden.json'))"
+            ".positions[0].state;\n"
+            "let played;\nconst play = (cards) => { played = cards; };\n"
+            f"{five}\nconsole.log(JSON.stringify({{ played, action: move.action }}));\n"
+        )
+        (app / "main.js").write_text(script)
+        out = json.loads(run(["node", "main.js"], app, env).strip().splitlines()[-1])
+        assert out["action"] == golden["action"]
+        assert " ".join(out["played"]) == golden["cards"]
+    finally:
+        left = set(JS.glob("*.tgz")) - tarballs_before
+        for tarball in left:  # the tree as it was, whatever the steps did
+            tarball.unlink()
+    assert not left, f"the steps left {sorted(left)} in the checkout"

@@ -13,7 +13,10 @@ import pytest
 from murlan_env import records
 from murlan_env.bots import registry
 from murlan_env.bots.process import golden_requests
+from murlan_env.bundle.golden_positions import state_facts
+from murlan_env.game import engine
 from murlan_env.game.rules import RULE_CHOICES, Rules
+from murlan_env.game.state import Phase
 from murlan_env.schemas import NAMES, schema, validator
 
 
@@ -75,6 +78,35 @@ def test_records_of_every_variant_conform(rules):
     rec = records.selfplay(np.random.default_rng(4), n_games=3, rules=rules, max_hands=3)
     for record in rec.records():
         assert errors("record", record) == []
+
+
+def test_a_positions_exchange_is_always_an_object_of_two_cards_or_nulls():
+    """``exchange`` as ``state_facts`` writes it, and the schema holds it, in each case: no
+    exchange (hand 1), the 1st player before giving back (received, gave null), the last
+    player after the give-back (both); never ``null`` itself."""
+    deal = [
+        "3S 4S 5S 6S 7S 8S 9S TS JS QS KS AS 2S",
+        "3H 4H 5H 6H 7H 8H 9H TH JH QH KH AH 2H BJ",
+        "3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD 2D RJ",
+        "3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC 2C",
+    ]
+    first_hand = engine.deal_from(deal)
+    # Hand 2 after seat 1 went out 1st and seat 0 last: seat 0 gives 2S, seat 1 gives back.
+    give_back = engine.deal_from(deal, hand_no=1, previous=(1, 0))
+    assert give_back.phase[0] == Phase.EXCHANGE and give_back.to_act[0] == 1
+    after = engine.step(give_back, np.flatnonzero(engine.legal_action_mask(give_back)[0])[:1])
+    assert after.to_act[0] == 0
+    seen = []
+    for state in (first_hand, give_back, after):
+        facts = state_facts(state)
+        assert errors("state", facts) == []
+        seen.append(facts["exchange"])
+    assert seen == [
+        {"received": None, "gave": None},
+        {"received": "2S", "gave": None},
+        {"received": "3H", "gave": "2S"},
+    ]
+    assert errors("state", {**state_facts(first_hand), "exchange": None})
 
 
 def test_what_is_not_a_record_or_a_position_is_refused():

@@ -56,7 +56,7 @@ from murlan_env.bundle.golden_positions import state_facts
 from murlan_env.game import engine, moves
 from murlan_env.game.cards import CardError, format_cards, parse_card
 from murlan_env.game.combos import PASS
-from murlan_env.game.rules import RULE_CHOICES, Rules
+from murlan_env.game.rules import RULE_CHOICES, Rules, flag_word
 from murlan_env.game.version import ENV_NAME
 
 PROTOCOL = "murlan-bot/1"
@@ -272,7 +272,7 @@ class ProcessBot:
     def rules_conflict(self, rules: Rules) -> str | None:
         """Why the program does not play ``rules`` (from its hello), or None."""
         bad = [
-            f"{flag}={value}"
+            f"{flag}={flag_word(value)}"
             for flag, value in rules.to_dict(all_flags=True).items()
             if flag in self.supported_rules and value not in self.supported_rules[flag]
         ]

@@ -37,6 +37,7 @@ from murlan_env.bundle.manifest import (
     MANIFEST_FILE,
     OUTPUT_NAME,
     PREVIOUS_FORMAT,
+    UPGRADABLE_FORMATS,
     BundleError,
     BundleManifest,
     ModelFile,
@@ -157,11 +158,9 @@ def upgrade_manifest(
         return dataclasses.replace(
             manifest, levels=levels if levels is not None else manifest.levels
         )
-    if old.get("format") != "murlan-bundle/2":
-        raise BundleError(
-            f"{path}: format {old.get('format')!r}: only {PREVIOUS_FORMAT} and murlan-bundle/2 "
-            "upgrade"
-        )
+    if old.get("format") not in UPGRADABLE_FORMATS:
+        readable = " and ".join(UPGRADABLE_FORMATS)
+        raise BundleError(f"{path}: format {old.get('format')!r}: only {readable} upgrade")
     model = old.get("model") or {}
     model_path = bundle_dir / model.get("file", "model.onnx")
     if not model_path.is_file() or file_sha256(model_path) != model.get("sha256"):

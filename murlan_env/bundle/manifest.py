@@ -44,8 +44,10 @@ from murlan_env.game.rules import RULE_CHOICES, Rules, RulesError, flag_word
 from murlan_env.game.version import ENV_NAME
 
 BUNDLE_FORMAT = "murlan-bundle/4"
-# The format the upgrade (``bundle.upgrade_manifest``) reads besides the one before it.
+# The format before this one, whose golden set still holds after the upgrade.
 PREVIOUS_FORMAT = "murlan-bundle/3"
+# The formats the upgrade (``bundle.upgrade_manifest``) reads, newest first.
+UPGRADABLE_FORMATS = (PREVIOUS_FORMAT, "murlan-bundle/2")
 GOLDEN_FORMAT = "murlan-golden/2"
 # The environment version the bundle's observations and actions follow (the AEC env's name).
 ENV_VERSION = ENV_NAME
@@ -459,6 +461,7 @@ __all__ = [
     "OUTPUT_NAME",
     "MANIFEST_FILE",
     "PREVIOUS_FORMAT",
+    "UPGRADABLE_FORMATS",
     "action_catalogue_hash",
     "file_list",
     "canonical_json",

@@ -343,7 +343,7 @@ export function argmaxLegal(scores, mask) {
  * | `target`       | 21, 31, 41 or 51                                                     |
  * | `phase`        | "play" or "exchange" (choosing the card to give back)                |
  * | `start_duty`   | true when my play must contain the start card                        |
- * | `exchange`     | {received, gave}: cards of this hand's exchange, null when none      |
+ * | `exchange`     | {received, gave}: cards of this hand's exchange, each null when none |
  * | `rules`        | the game's variant flags (default: the bundle's)                     |
  *
  * Other keys (`seat`, `unseen`) are ignored: unseen cards follow from the others.
