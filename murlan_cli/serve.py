@@ -46,7 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens the "
         "server to the network, without login or encryption)",
     )
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="port (default 8000; 0: a free one, printed)"
+    )
     parser.add_argument("--open", action="store_true", help="open the page in a web browser")
     parser.add_argument(
         "--bots",
