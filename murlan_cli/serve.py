@@ -10,6 +10,10 @@ given with ``--allowed-host``, so a web page cannot reach it through a DNS name 
 (DNS rebinding). ``--bots`` adds bots to the menu, the only way a ``bundle:DIR`` or
 ``ckpt:PATH`` gets in (the browser never names a path).
 
+It binds before the app starts and prints the address it listens on (the port it got, for
+``--port 0``; for 0.0.0.0, 127.0.0.1 and this machine's LAN addresses), and says in words when
+the address is not this machine's or the port is taken.
+
 Building the parser imports neither the web framework nor torch: they load when the server
 starts.
 """
@@ -17,7 +21,11 @@ starts.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import ipaddress
+import os
+import socket
 import sys
 import threading
 import webbrowser
@@ -38,7 +46,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 opens the "
         "server to the network, without login or encryption)",
     )
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--port", type=int, default=8000, help="port (default 8000; 0: a free one, printed)"
+    )
     parser.add_argument("--open", action="store_true", help="open the page in a web browser")
     parser.add_argument(
         "--bots",
@@ -96,6 +106,57 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses other than loopback, where others on its network reach it:
+    the one its traffic to other networks leaves from (found by routing a UDP socket, which
+    sends nothing) and those its host name resolves to; empty when it has none."""
+    found: list[str] = []
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(("10.254.254.254", 1))
+        found.append(probe.getsockname()[0])
+    with contextlib.suppress(OSError):
+        found += [a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)]
+    usable = [ipaddress.ip_address(a) for a in dict.fromkeys(found)]
+    return [str(a) for a in usable if not (a.is_loopback or a.is_unspecified)]
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host``:``port`` (port 0: a free one), made before the app
+    starts, so that the address printed is the one bound and a failure is said in words."""
+    name = host.strip("[]")
+    family = socket.AF_INET6 if ":" in name else socket.AF_INET
+    try:
+        return socket.create_server((name, port), family=family)
+    except OSError as err:
+        why = os.strerror(err.errno) if err.errno else str(err)
+        if err.errno == errno.EADDRNOTAVAIL:
+            ours = ", ".join(["127.0.0.1", *lan_addresses(), "0.0.0.0 (all of them)"])
+            why += f": not an address of this machine (its addresses: {ours})"
+        elif err.errno == errno.EADDRINUSE:
+            why += ": pick another --port, or 0 for a free one"
+        raise UsageError(f"cannot listen on {host} port {port}: {why}") from err
+
+
+def url_of(host: str, port: int) -> str:
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/"
+
+
+def where_to_open(host: str, port: int) -> tuple[str, str]:
+    """The page's address on this machine, and a line saying where people open the server
+    bound to ``host``:``port``: that address, or for every address (0.0.0.0, ::) the loopback
+    one here and this machine's LAN addresses from other machines."""
+    name = host.strip("[]")
+    with contextlib.suppress(ValueError):
+        if ipaddress.ip_address(name).is_unspecified:
+            here = url_of("::1" if ":" in name else "127.0.0.1", port)
+            lan = " or ".join(url_of(a, port) for a in (lan_addresses() if ":" not in name else []))
+            elsewhere = lan or (
+                f"this machine's address, port {port} (none found: see `ip addr` or `ipconfig`)"
+            )
+            return here, f"{here} on this machine, {elsewhere} from others"
+    return url_of(name, port), url_of(name, port)
+
+
 def open_warning(host: str, port: int) -> str:
     line = "!" * 78
     return (
@@ -139,12 +200,14 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(settings)
     except (ValueError, OSError) as err:
         raise UsageError(str(err)) from err
-    if not loopback:
-        print(open_warning(args.host, args.port), file=sys.stderr, flush=True)
-    shown = "127.0.0.1" if not loopback else args.host
-    url = f"http://{f'[{shown}]' if ':' in shown else shown}:{args.port}/"
-    print(f"murlan serve: {url}  (records in {settings.records_dir}; Ctrl+C stops)", flush=True)
-    if args.open:
-        threading.Timer(1.0, webbrowser.open, (url,)).start()
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    with listen(args.host, args.port) as sock:
+        port = sock.getsockname()[1]
+        if not loopback:
+            print(open_warning(args.host, port), file=sys.stderr, flush=True)
+        url, where = where_to_open(args.host, port)
+        print(f"murlan serve: {where}  (records in {settings.records_dir}; Ctrl+C stops)")
+        sys.stdout.flush()
+        if args.open:
+            threading.Timer(1.0, webbrowser.open, (url,)).start()
+        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
     return 0

@@ -31,14 +31,14 @@ from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 __all__ = ["By", "Keys", "Select", "chrome", "wait_for", "when"]
 
 
-def chrome(window: tuple[int, int], downloads: Path | None = None):
-    """A headless Chromium at ``window`` (width, height); files it downloads go to
-    ``downloads`` without asking, when given."""
+def chrome(window: tuple[int, int], downloads: Path | None = None, args: tuple[str, ...] = ()):
+    """A headless Chromium at ``window`` (width, height), with command-line switches ``args``
+    besides; files it downloads go to ``downloads`` without asking, when given."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+    switches = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu")
+    for arg in (*switches, f"--window-size={window[0]},{window[1]}", *args):
         options.add_argument(arg)
-    options.add_argument(f"--window-size={window[0]},{window[1]}")
     if downloads is not None:
         options.add_experimental_option(
             "prefs",

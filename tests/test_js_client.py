@@ -109,6 +109,61 @@ def test_records_the_javascript_game_writes_are_valid_here(seed, rules, cut):
     assert (record["winners"] != []) == (cut > 10**5)
 
 
+# The client's sha256 (src/bundle/files.js) as a page without Web Crypto's digest runs it (a
+# page that is not a secure context has no crypto.subtle): each file named, hashed, then the
+# hard level's bundle loaded, which checks its files' hashes, and one move of it.
+_NO_SUBTLE_SCRIPT = """
+const real = globalThis.crypto;
+const insecure = { getRandomValues: (array) => real.getRandomValues(array) };
+Object.defineProperty(globalThis, 'crypto', { value: insecure, configurable: true });
+const { readFileSync } = await import('node:fs');
+const { Game, loadBot, sha256 } = await import('./src/index.js');
+const [bundle, ...paths] = process.argv.slice(1);
+const hashes = [];
+for (const path of paths) hashes.push(await sha256(new Uint8Array(readFileSync(path))));
+hashes.push(await sha256('abc'));
+const bot = await loadBot(bundle);
+const game = new Game({ seed: 5 });
+const move = await bot.choose(game.position());
+game.play(move.cards);
+console.log(JSON.stringify({ hashes, cards: move.cards }));
+"""
+
+
+def test_bundles_load_and_hash_like_hashlib_without_web_crypto(tmp_path: Path):
+    """Without crypto.subtle the client hashes with its own SHA-256, held to hashlib on the
+    lengths where the padding changes (55, 56, 64 bytes), others, a shipped model file and a
+    string's UTF-8; and a shipped bundle loads, its files checked, and plays."""
+    import hashlib
+    import json
+
+    import numpy as np
+
+    from murlan_env.bots import registry
+
+    bundle = registry.policies_dir() / registry.levels()["hard"]["policy"]
+    rng = np.random.default_rng(55)
+    data = [b"", b"abc", *(rng.bytes(n) for n in (1, 55, 56, 63, 64, 65, 119, 120, 1000, 70_001))]
+    paths = []
+    for i, blob in enumerate(data):
+        paths.append(tmp_path / f"{i}.bin")
+        paths[-1].write_bytes(blob)
+    paths.append(bundle / "model.onnx")
+    out = subprocess.run(
+        [NODE, "--input-type=module", "-e", _NO_SUBTLE_SCRIPT, str(bundle), *map(str, paths)],
+        cwd=CLIENT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    expected = [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]
+    assert answer["hashes"] == [*expected, hashlib.sha256(b"abc").hexdigest()]
+    assert answer["cards"], answer
+
+
 class _RuleAndJavaScriptRule:
     """A seat that plays the rule bot's move and asks the JavaScript rule bot
     (``murlan-bot --rule``, through murlan-bot/1) the same decision, keeping both moves."""

@@ -534,25 +534,68 @@ def test_report_rows_are_read_generically():
 # --------------------------------------------------------------------------- the command
 
 
-def test_serve_binds_to_loopback_and_warns_loudly_otherwise(monkeypatch, capsys, tmp_path):
+@pytest.fixture
+def served(monkeypatch) -> list[tuple]:
+    """What ``murlan serve`` would serve, instead of serving it: (app, the bound address) of
+    each run, the socket bound and let go."""
     import uvicorn
 
-    calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append((app, kw)))
+    runs = []
+    monkeypatch.setattr(
+        uvicorn.Server,
+        "run",
+        lambda self, sockets: runs.append((self.config.app, sockets[0].getsockname()[:2])),
+    )
+    return runs
+
+
+def test_serve_binds_to_loopback_and_warns_loudly_otherwise(served, capsys, tmp_path):
     records_dir = str(tmp_path / "r")
-    assert murlan_cli.main(["serve", "--records", records_dir]) == 0  # the murlan command
-    assert calls[-1][1]["host"] == "127.0.0.1" and calls[-1][1]["port"] == 8000
+    assert murlan_cli.build_parser().parse_args(["serve"]).port == 8000
+    assert murlan_cli.main(["serve", "--port", "0", "--records", records_dir]) == 0  # the command
+    assert served[-1][1][0] == "127.0.0.1"
     assert "WARNING" not in capsys.readouterr().err
     assert (
-        murlan_cli.main(["serve", "--host", "0.0.0.0", "--port", "9000", "--records", records_dir])
+        murlan_cli.main(["serve", "--host", "0.0.0.0", "--port", "0", "--records", records_dir])
         == 0
     )
-    assert calls[-1][1]["host"] == "0.0.0.0"
-    assert "WARNING: murlan serve is listening on 0.0.0.0:9000" in capsys.readouterr().err
+    host, port = served[-1][1]
+    assert host == "0.0.0.0"
+    assert f"WARNING: murlan serve is listening on 0.0.0.0:{port}" in capsys.readouterr().err
     assert murlan_cli.main(["serve", "--bots", "nonsense", "--records", records_dir]) == 2
     assert "unknown bot 'nonsense'" in capsys.readouterr().err
     assert serve.is_loopback("127.0.0.5") and serve.is_loopback("::1")
     assert not serve.is_loopback("192.168.1.2") and serve.is_loopback("localhost")
+
+
+def test_serve_prints_the_address_it_listens_on(served, capsys, tmp_path, monkeypatch):
+    """The line to open is the address bound: the port got for --port 0, a LAN address as
+    given, and for 0.0.0.0 this machine's loopback and LAN addresses (or a line saying how to
+    find them); an address that is not this machine's is said in words."""
+    argv = ["serve", "--port", "0", "--records", str(tmp_path)]
+    assert murlan_cli.main(argv) == 0
+    port = served[-1][1][1]
+    assert port != 0 and f"murlan serve: http://127.0.0.1:{port}/ " in capsys.readouterr().out
+    lan = serve.lan_addresses()
+    if lan:  # this machine's own LAN address, bound and printed
+        assert murlan_cli.main([*argv, "--host", lan[0]]) == 0
+        host, port = served[-1][1]
+        said = capsys.readouterr().out
+        assert host == lan[0] and f"murlan serve: http://{lan[0]}:{port}/ " in said
+        assert "127.0.0.1" not in said
+    for found in (["10.0.0.7", "192.168.1.20"], []):
+        monkeypatch.setattr(serve, "lan_addresses", lambda found=found: found)
+        assert murlan_cli.main([*argv, "--host", "0.0.0.0"]) == 0
+        port = served[-1][1][1]
+        said = capsys.readouterr().out
+        assert f"murlan serve: http://127.0.0.1:{port}/ on this machine, " in said
+        elsewhere = f"http://10.0.0.7:{port}/ or http://192.168.1.20:{port}/"
+        if not found:
+            elsewhere = f"this machine's address, port {port} (none found: see `ip addr`"
+        assert elsewhere in said
+    assert murlan_cli.main([*argv, "--host", "198.51.100.254"]) == 2  # TEST-NET-2, not ours
+    said = capsys.readouterr().err
+    assert "cannot listen on 198.51.100.254 port 0" in said and "not an address of" in said
 
 
 def test_bots_named_on_the_command_line_join_the_menu(tmp_path):
@@ -936,20 +979,17 @@ def test_a_tournament_stops_at_its_time_limit_and_its_cost_is_bounded(folder):
         assert job["seconds"] == 61.0
 
 
-def test_lan_mode_keeps_the_host_check(monkeypatch, tmp_path):
-    import uvicorn
-
-    calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(app))
-    argv = ["--host", "0.0.0.0", "--records", str(tmp_path), "--allowed-host", "murlan.lan"]
+def test_lan_mode_keeps_the_host_check(served, tmp_path):
+    argv = ["--host", "0.0.0.0", "--port", "0", "--records", str(tmp_path)]
+    argv += ["--allowed-host", "murlan.lan"]
     assert murlan_cli.main(["serve", *argv]) == 0
-    with TestClient(calls[-1], base_url="http://127.0.0.1") as c:
+    with TestClient(served[-1][0], base_url="http://127.0.0.1") as c:
         refused = c.get("/api/records", headers={"host": "attacker.example.com"})
         assert refused.status_code == 400 and "--allowed-host" in refused.json()["error"]
         for host in ("murlan.lan:8000", "192.168.1.20:8000", "[fe80::1]:8000", "localhost"):
             assert c.get("/api/records", headers={"host": host}).status_code == 200, host
     assert murlan_cli.main(["serve", *argv, "--allowed-host", "*"]) == 0
-    with TestClient(calls[-1]) as c:
+    with TestClient(served[-1][0]) as c:
         assert c.get("/api/records", headers={"host": "anything.example"}).status_code == 200
 
 

@@ -1,8 +1,11 @@
 /**
  * Reading a bundle's files from a directory (Node.js) or a URL (browsers, or Node's fetch),
- * and sha256 with Web Crypto (in both).
+ * and sha256 with Web Crypto where it is (Node.js, and pages in a secure context), else with
+ * src/util/sha256.js (a page over plain http to a LAN address has no `crypto.subtle`).
  * @module
  */
+
+import { sha256Digest } from '../util/sha256.js';
 
 const isUrl = (source) => source instanceof URL || /^(https?|file|blob|data):/.test(String(source));
 
@@ -48,7 +51,8 @@ export async function readJson(source, name) {
  */
 export async function sha256(data) {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', /** @type {BufferSource} */ (bytes));
+  const subtle = globalThis.crypto?.subtle;
+  const digest = subtle ? await subtle.digest('SHA-256', /** @type {BufferSource} */ (bytes)) : sha256Digest(bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
