@@ -115,6 +115,17 @@ def scratch(tmp_path, monkeypatch):
     return tmp_path, {**os.environ, "PATH": path, "PYTHONPATH": pythonpath}
 
 
+def test_the_samples_python_is_the_tests_own_interpreter(scratch):
+    """``python`` in a sample runs with this interpreter's packages: its ``sys.prefix`` is the
+    tests' own, a virtual environment's included (a link to a venv's python outside the venv
+    runs as the base interpreter; .ci/run runs this test from a venv to catch that)."""
+    _, env = scratch
+    code = "import sys; print(sys.prefix)"
+    shown = subprocess.run(["python", "-c", code], env=env, capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.strip() == sys.prefix
+
+
 def page_param(path: Path):
     """The page as a test parameter, marked slow when one of its samples is."""
     slow = any(sample.marker == "slow" for sample in samples(path))
