@@ -465,6 +465,10 @@ def test_a_level_makes_the_mix_draw_then_the_play_draw_of_whoever_plays(bundle, 
     assert rng.bit_generator.state == twin.bit_generator.state
     with pytest.raises(ValueError, match="needs a generator"):
         bot.act(obs, mask, None)
+    # The argmax draws nothing: it takes no seed from the generator (as no deterministic bot).
+    untouched = np.random.default_rng(3)
+    BundleBot(bundle).act(obs, mask, untouched)
+    assert untouched.bit_generator.state == np.random.default_rng(3).bit_generator.state
 
 
 TEST_LEVELS = {

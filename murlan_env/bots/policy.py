@@ -155,14 +155,20 @@ class BundleBot:
         one decision seed per row, drawn from the generator (``draws.decision_seeds``, as a
         bot in another process is sent its requests' seeds), so the same seeds give a port of
         the level the same moves (``act_for_seeds``). A bot that draws nothing (temperature
-        0, no mix) also acts without a generator (``rng`` None)."""
+        0, no mix) takes no seed, as no deterministic bot takes a draw, and acts without a
+        generator (``rng`` None)."""
         rng = self._rng if self._rng is not None else rng
         n = np.shape(mask)[0]
-        if rng is None:
-            if self.temperature > 0 or (self.weak is not None and self.mix_p > 0):
-                raise ValueError(f"{self.name} draws at random: act needs a generator")
+        if not self.draws_at_random:
             return self.act_for_seeds(obs, mask, np.zeros(n, np.int64))
+        if rng is None:
+            raise ValueError(f"{self.name} draws at random: act needs a generator")
         return self.act_for_seeds(obs, mask, draws.decision_seeds(rng, n))
+
+    @property
+    def draws_at_random(self) -> bool:
+        """Whether a decision draws (a temperature above 0, or a mix)."""
+        return self.temperature > 0 or (self.weak is not None and self.mix_p > 0)
 
     def act_for_seeds(self, obs: np.ndarray, mask: np.ndarray, seeds: np.ndarray) -> np.ndarray:
         """(B,) the level's moves for each row's decision seed in [0, 2^32), every random
@@ -171,10 +177,11 @@ class BundleBot:
         play draw (the policy's sample at a temperature above 0, the random bot's pick; the
         greedy bot and the argmax make none). The exchange give-back is a decision like any
         other, mix included."""
+        obs = np.asarray(obs)
         mask = np.asarray(mask, dtype=bool)
         seeds = np.asarray(seeds)
         if self.strict_rules:
-            self._check_rules(np.asarray(obs))
+            self._check_rules(obs)
         play = draws.uniforms(seeds, draws.PLAY_DRAW) if self.temperature > 0 else None
         actions = pick_from_scores(self.scores(obs, mask), mask, self.temperature, play)
         actions = actions.astype(np.int64)

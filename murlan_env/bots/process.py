@@ -15,8 +15,8 @@ answer it, so the program keeps no state between requests:
    position as the seat to act sees it (the ``state`` of a golden set's positions,
    ``golden_positions.state_facts``), ``legal`` every legal move as cards, ``seed`` a number
    for a bot that draws at random (so the match replays for murlan's seed): the decision seed
-   a level here draws for the same decision (``murlan_env.bots.draws``), so a program that
-   keys its draws by it as the levels do makes their moves. The bot answers
+   a level that draws here takes for the same decision (``murlan_env.bots.draws``), so a
+   program that keys its draws by it as the levels do makes their moves. The bot answers
    ``{"id", "move": ["7S", "7H"]}`` (``[]`` passes; in the exchange, the one card given back).
    Requests for several games may be written before the first answer; answers may come in
    any order, matched by ``id``.
