@@ -5,9 +5,9 @@ Each level plays one seat against three rule bots twice on the same seeded dupli
 ``clients/js``'s ``murlan-bot BUNDLE --level NAME``, a separate Node.js process answering
 murlan-bot/1 requests (``proc:``), once as Python's level of that name. It prints both points
 per hand with 95% confidence intervals over boards and their difference paired board by board.
-The JavaScript level draws from its own generator (seeded per request from the arena's seed),
-so a sampling level's moves differ from Python's; the two should be equally strong: the
-difference's interval should hold 0. ``hard`` (the argmax) plays the same moves in both.
+The levels without a search draw from the same generator keyed by each request's seed
+(docs/bundle.md, "Levels move for move"), so ``easy``, ``medium`` and ``hard`` make Python's
+moves and the difference is 0 (but for a rare draw within the scores' tolerance of a boundary).
 
     nice -n 10 python -m benchmarks.js_levels --levels easy,medium,hard --boards 150
 

@@ -5,7 +5,9 @@
 one match a line), ``records`` valid and corrupted records with the validator's verdict,
 ``search`` the search's belief and rollouts for fixed worlds and uniforms
 (``murlan_env.conformance.search``) of the ``expert`` level's policy,
-and ``rule`` positions from real play with the rule bot's move and its moves' log-probabilities.
+``rule`` positions from real play with the rule bot's move and its moves' log-probabilities,
+and ``levels`` the draws of the levels' generator and positions from real play with each
+non-search level's move for the decision's seed (``murlan_env.conformance.levels``).
 The JavaScript client's tests read them (clients/js/tests/make-vectors.sh).
 """
 
@@ -17,7 +19,7 @@ import sys
 
 from murlan_cli.terminal import UsageError
 
-KINDS = ("transitions", "lockstep", "records", "search", "rule")
+KINDS = ("transitions", "lockstep", "records", "search", "rule", "levels")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="matches to play (default: transitions 2 per variant, lockstep 16, records 8, "
-        "search 4, rule 2 per variant)",
+        "search 4, rule 2 per variant, levels 1 per level and variant)",
     )
     parser.add_argument("--out", help="file to write (default: print)")
 
@@ -59,6 +61,15 @@ def run(args: argparse.Namespace) -> int:
         from murlan_env.conformance.rule import rule_vectors
 
         lines = [json.dumps({"seed": args.seed, **rule_vectors(rng, args.matches or 2)})]
+    elif args.kind == "levels":
+        from murlan_env.bots import registry
+        from murlan_env.conformance.levels import level_vectors
+
+        bots = {
+            n: registry.make_bot(n) for n, lv in registry.levels().items() if not lv.get("search")
+        }
+        data = level_vectors(rng, bots, args.matches or 1)
+        lines = [json.dumps({"seed": args.seed, **data})]
     else:
         from murlan_env.conformance.records import record_vectors
 

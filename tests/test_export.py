@@ -24,8 +24,10 @@ import murlan_env
 from agents.export import export_bundle, export_coreml
 from agents.networks import load_policy
 from murlan_env import records
+from murlan_env.bots import draws
 from murlan_env.bots.baseline import GreedyBot, RandomBot
 from murlan_env.bots.policy import BundleBot
+from murlan_env.bots.protocol import pick_from_scores
 from murlan_env.bundle import contract as bundle_contract
 from murlan_env.bundle.files import verify_golden
 from murlan_env.bundle.golden import dense_obs
@@ -349,9 +351,10 @@ def test_seed_gives_the_bot_its_own_stream(bundle, golden):
     assert (c == d).all() and (c != e).any()
 
 
-def test_a_sampled_bundle_plays_as_the_bundle_at_that_temperature(bundle, golden):
-    """Search samples its guiding policy through SampledBot; on a bundle it is the same bot
-    as the bundle's own temperature, draw for draw."""
+def test_a_sampled_bundle_samples_as_the_bundle_at_that_temperature(bundle, golden):
+    """Search samples its guiding policy through SampledBot (one uniform draw a row from its
+    generator), a level with its decision seed's play draw: the same sampling of the same
+    scores, each from its own draws."""
     from murlan_env.bots.protocol import SampledBot, ScoringBot
 
     _, obs, mask = golden
@@ -359,10 +362,21 @@ def test_a_sampled_bundle_plays_as_the_bundle_at_that_temperature(bundle, golden
     mask[1] = False
     argmax = BundleBot(bundle)
     assert isinstance(argmax, ScoringBot)
+    scores = argmax.scores(obs, mask)
+    seeds = np.arange(len(mask)) + 2**31
     for temperature in (0.0, 0.5, 1.0):
         sampled = SampledBot(argmax, temperature).act(obs, mask, np.random.default_rng(4))
-        own = BundleBot(bundle, temperature=temperature).act(obs, mask, np.random.default_rng(4))
-        assert sampled.dtype == own.dtype and (sampled == own).all()
+        draw = None if temperature == 0 else np.random.default_rng(4).random(len(mask))
+        assert (
+            sampled
+            == np.where(mask.any(1), pick_from_scores(scores, mask, temperature, draw), PASS)
+        ).all()
+        own = BundleBot(bundle, temperature=temperature).act_for_seeds(obs, mask, seeds)
+        play = draws.uniforms(seeds, draws.PLAY_DRAW) if temperature else None
+        assert sampled.dtype == own.dtype
+        assert (
+            own == np.where(mask.any(1), pick_from_scores(scores, mask, temperature, play), PASS)
+        ).all()
     assert sampled[1] == PASS and mask[0, sampled[0]]
     with pytest.raises(ValueError, match="temperature"):
         SampledBot(argmax, -1.0)
@@ -397,6 +411,64 @@ def test_mix_hands_a_share_of_decisions_to_the_weaker_bot(bundle, golden):
         BundleBot(bundle, mix=(RandomBot(), 1.5))
     with pytest.raises(ValueError, match="temperature"):
         BundleBot(bundle, temperature=-1.0)
+
+
+def test_the_levels_generator_is_splitmix64_keyed_by_the_decision_seed():
+    """Draw i of a decision seed is SplitMix64's output i when seeded with it (the published
+    outputs for seeds 0 and 1234567), its uniform the top 53 bits times 2^-53."""
+    outputs = [0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4, 0x06C45D188009454F, 0xF88BB8A8724C81EC]
+    assert [int(draws.draw_bits(np.array([0]), i)[0]) for i in range(4)] == outputs
+    assert [int(draws.draw_bits(np.array([1234567]), i)[0]) for i in range(3)] == [
+        6457827717110365317,
+        3203168211198807973,
+        9817491932198370423,
+    ]
+    seeds = np.array([0, 1, 2**31, 2**32 - 1])
+    bits = draws.draw_bits(seeds, 1)
+    uniform = draws.uniforms(seeds, 1)
+    assert [float(u) for u in uniform] == [(int(b) >> 11) / 2**53 for b in bits]
+    assert ((uniform >= 0) & (uniform < 1)).all()
+
+
+@pytest.mark.parametrize(("draw", "action"), [(0.0, 1), (0.2499, 1), (0.2501, 3), (0.9999999, 3)])
+def test_a_sample_is_the_first_action_whose_cumulative_weight_exceeds_the_draw(draw, action):
+    """softmax over the legal actions 1 and 3 (weights 1 and 3; 0 and 2 illegal): the draw
+    times the total against the cumulative weights in action id order."""
+    scores = np.full((1, N_ACTIONS), np.finfo(np.float32).min, np.float32)
+    mask = np.zeros((1, N_ACTIONS), bool)
+    scores[0, [1, 3]] = [0.0, np.log(3.0)]
+    mask[0, [1, 3]] = True
+    assert pick_from_scores(scores, mask, 1.0, np.array([draw]))[0] == action
+    assert pick_from_scores(scores, mask, 0.0, None)[0] == 3
+
+
+def test_a_level_makes_the_mix_draw_then_the_play_draw_of_whoever_plays(bundle, golden):
+    """BundleBot.act_for_seeds: draw 0 below the share hands the decision to the weaker bot,
+    which plays with draw 1 (the random bot) or none (greedy); else the policy samples with
+    draw 1. ``act`` draws one decision seed per decision from the generator, as a bot in
+    another process is sent one."""
+    _, obs, mask = golden
+    seeds = np.arange(len(mask)) * 7919 + 11
+    play = draws.uniforms(seeds, draws.PLAY_DRAW)
+    mixed = draws.uniforms(seeds, draws.MIX_DRAW) < 0.3
+    assert 0 < mixed.sum() < len(mixed)
+    for weak in (GreedyBot(), RandomBot()):
+        bot = BundleBot(bundle, temperature=0.5, mix=(weak, 0.3))
+        actions = bot.act_for_seeds(obs, mask, seeds)
+        sampled = pick_from_scores(bot.scores(obs, mask), mask, 0.5, play)
+        assert (actions[~mixed] == sampled[~mixed]).all()
+        assert (actions[mixed] == weak.act_with_draws(obs[mixed], mask[mixed], play[mixed])).all()
+    bot = BundleBot(bundle, temperature=1.0, mix=(RandomBot(), 0.3))
+    rng, twin = np.random.default_rng(3), np.random.default_rng(3)
+    by_seeds = bot.act_for_seeds(obs, mask, draws.decision_seeds(twin, len(mask)))
+    assert (bot.act(obs, mask, rng) == by_seeds).all()
+    assert rng.bit_generator.state == twin.bit_generator.state
+    with pytest.raises(ValueError, match="needs a generator"):
+        bot.act(obs, mask, None)
+    # The argmax draws nothing: it takes no seed from the generator (as no deterministic bot).
+    untouched = np.random.default_rng(3)
+    BundleBot(bundle).act(obs, mask, untouched)
+    assert untouched.bit_generator.state == np.random.default_rng(3).bit_generator.state
 
 
 TEST_LEVELS = {
@@ -479,7 +551,9 @@ import sys
 import numpy as np
 from murlan_env.game import engine
 from murlan_env.bots.baseline import GreedyBot
+from murlan_env.bots import draws
 from murlan_env.bots.policy import BundleBot
+from murlan_env.bots.protocol import pick_from_scores
 bot = BundleBot({str(bundle)!r}, temperature=0.5, mix=(GreedyBot(), 0.2), seed=0)
 state = engine.init(np.random.default_rng(0), 3, bot.rules)
 actions = bot.act(engine.observe(state), engine.legal_action_mask(state), None)

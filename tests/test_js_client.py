@@ -6,7 +6,8 @@ side writes afresh (tests/make-vectors.sh: the weights for the runtime-free path
 their verdicts, the search's and the rule bot's vectors), so the client is held to this
 engine, never to stale files. The fast tests play the JavaScript rule bot in lock-step with
 Python's through the bot protocol and judge the records the JavaScript Game writes with this
-validator. ``MURLAN_VECTORS`` names vectors already written by this checkout (``npm run
+validator; slow ones play the JavaScript ``easy`` and ``medium`` in the arena beside Python's,
+move for move. ``MURLAN_VECTORS`` names vectors already written by this checkout (``npm run
 vectors``), to run the node suite on them alone; ``SEED`` (make-vectors.sh's) draws other
 golden sets and matches, as CI does on every run.
 
@@ -22,6 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 CLIENT = Path(__file__).resolve().parents[1] / "clients" / "js"
@@ -218,3 +220,61 @@ def test_the_javascript_rule_bot_makes_the_rule_bots_moves_in_the_arena(rules):
     assert len(both.moves) >= 300 and both.exchanges >= 1, (len(both.moves), both.exchanges)
     differ = [(i, ours, theirs) for i, (ours, theirs) in enumerate(both.moves) if ours != theirs]
     assert differ == [], (len(both.moves), both.exchanges)
+
+
+class _JavaScriptLevelBesidePython:
+    """A seat played by the JavaScript level (``murlan-bot BUNDLE --level NAME``, through
+    murlan-bot/1) that also asks Python's level the same decision with the same generator state
+    (both draw one decision seed per decision), keeping both moves."""
+
+    uses_match = True  # the driver sends the matches so far, which the program is sent
+
+    def __init__(self, program, level) -> None:
+        self.program = program
+        self.level = level
+        self.name = level.name
+        self.moves: list[tuple[int, int]] = []
+        self.exchanges = 0
+
+    def act(self, obs, mask, rng, match=None):
+        from murlan_env.game import observation
+
+        self.exchanges += int(observation.decode(obs).exchanging.sum())
+        before = rng.bit_generator.state
+        ours = self.level.act(obs, mask, rng)
+        rng.bit_generator.state = before
+        theirs = self.program.act(obs, mask, rng, match=match)
+        self.moves += zip(ours.tolist(), theirs.tolist(), strict=True)
+        return theirs
+
+
+@pytest.mark.slow  # about 10 s: node's level answers a few hundred requests
+@pytest.mark.parametrize("level", ["easy", "medium"])
+def test_the_javascript_levels_play_pythons_moves_in_the_arena(level):
+    """``murlan-bot BUNDLE --level NAME`` in the duplicate arena's seats plays the match Python's
+    level of that name plays on the same seeded boards (against greedy and random seats, the
+    first two hands, an exchange among them): the same move at every decision, the mix and
+    the give-back included, so the same results hand by hand."""
+    from murlan_env.bots import registry
+    from murlan_env.bots.baseline import GreedyBot, RandomBot
+    from murlan_env.bots.process import ProcessBot
+    from murlan_env.eval.duplicate import play_duplicate
+
+    def play(bot):
+        lineups = [[0, 1, 0, 2], [2, 0, 1, 0]]
+        return play_duplicate(
+            [bot, GreedyBot(), RandomBot()], 3, lineups=lineups, seed=5, max_hands=2
+        )
+
+    python = play(registry.make_bot(level))
+    policy = registry.policies_dir() / registry.levels()[level]["policy"]
+    command = [NODE, str(CLIENT / "bin" / "bot.js"), str(policy), "--level", level]
+    with ProcessBot(command, strict=True) as program:
+        both = _JavaScriptLevelBesidePython(program, registry.make_bot(level))
+        javascript = play(both)
+    assert len(both.moves) >= 200 and both.exchanges >= 1, (len(both.moves), both.exchanges)
+    differ = [(i, ours, theirs) for i, (ours, theirs) in enumerate(both.moves) if ours != theirs]
+    assert differ == [], (len(both.moves), differ[:5])
+    for field in ("hand_points", "hand_deal", "hand_number", "match_winners", "match_hands"):
+        assert np.array_equal(getattr(python, field), getattr(javascript, field)), field
+    assert python.unfinished == javascript.unfinished

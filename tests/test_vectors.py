@@ -230,3 +230,39 @@ def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
         assert np.isclose(np.exp(p["log_probs"]).sum(), 1.0)
         assert p["log_probs"][p["legal"].index(p["move"])] == max(p["log_probs"])
     assert data == rule_vectors(np.random.default_rng(6), matches=1, keep=0.2, variants=rules)
+
+
+@pytest.mark.slow  # a whole match of a level per variant: several seconds on two cores
+def test_level_vectors_hold_each_levels_moves_for_its_decision_seeds():
+    """``murlan conformance levels``: schema-valid, seeded, the give-back and the mix among the
+    positions, and every action the level's own for the position's seed (replayed from the
+    vectors' scores and draws: the mix draw, then the play draw of whoever plays)."""
+    from murlan_env.bots import draws, registry
+    from murlan_env.bots.protocol import pick_from_scores
+    from murlan_env.conformance.levels import level_vectors
+    from murlan_env.game.combos import N_ACTIONS
+    from murlan_env.schemas import validator
+
+    rules = (Rules(),)
+    bots = {"medium": registry.make_bot("medium")}
+    data = level_vectors(np.random.default_rng(4), bots, variants=rules)
+    validator("levels").validate({"seed": 4, **data})
+    positions = data["positions"]
+    kinds = {(p["position"]["phase"], p["weak"]) for p in positions}
+    assert kinds >= {("play", False), ("play", True), ("exchange", False)}
+    medium = {"policy": "ppo-strong", "temperature": 0.5, "mix": ["greedy", 0.3]}
+    assert data["levels"] == {"medium": medium}
+    for d in data["draws"]:
+        assert d["uniform"] == float(draws.uniforms(np.array([d["seed"]]), d["index"])[0])
+    for p in positions:
+        seed = np.array([p["seed"]])
+        assert p["draws"] == [float(draws.uniforms(seed, i)[0]) for i in (0, 1)]
+        assert p["weak"] == (p["draws"][0] < 0.3) and p["action"] in p["legal"]
+        if p["weak"]:
+            continue  # the greedy bot's move: clients/js holds its own to Python's
+        scores = np.full((1, N_ACTIONS), np.finfo(np.float32).min, np.float32)
+        mask = np.zeros((1, N_ACTIONS), bool)
+        scores[0, p["legal"]] = p["scores"]
+        mask[0, p["legal"]] = True
+        assert pick_from_scores(scores, mask, 0.5, np.array(p["draws"][1:]))[0] == p["action"]
+    assert data == level_vectors(np.random.default_rng(4), bots, variants=rules)

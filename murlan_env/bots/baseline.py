@@ -14,7 +14,7 @@ import numpy as np
 from murlan_env.bots.rule import IS_QUAD
 from murlan_env.game import observation
 from murlan_env.game.combos import COST, PASS
-from murlan_env.game.engine import random_legal_actions
+from murlan_env.game.engine import legal_action_at, random_legal_actions
 
 
 class RandomBot:
@@ -24,6 +24,11 @@ class RandomBot:
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return random_legal_actions(mask, rng)
+
+    def act_with_draws(self, obs: np.ndarray, mask: np.ndarray, uniforms: np.ndarray):
+        """(B,) the actions for each row's one uniform draw: the legal action at
+        floor(u * n_legal) in id order (a level's mix, ``murlan_env.bots.draws``)."""
+        return legal_action_at(mask, uniforms)
 
 
 class GreedyBot:
@@ -41,7 +46,13 @@ class GreedyBot:
 
     name = "greedy"
 
-    def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    def act_with_draws(self, obs: np.ndarray, mask: np.ndarray, uniforms: np.ndarray):
+        """(B,) ``act``'s actions: greedy draws nothing (a level's mix reads no draw for it)."""
+        return self.act(obs, mask, None)
+
+    def act(
+        self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator | None = None
+    ) -> np.ndarray:
         batch = len(obs)
         seen = observation.decode(obs)
         hand = seen.my_hand  # (B, 15)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from murlan_env.bots import draws
 from murlan_env.bots import protocol as bots
+from murlan_env.bots.protocol import pick_from_scores
 from murlan_env.bundle.files import onnx_session, session_scorer
 from murlan_env.bundle.manifest import OUTPUT_NAME, BundleError, BundleManifest
 from murlan_env.bundle.quantize import to_int8
@@ -48,9 +50,11 @@ class BundleBot:
     ``temperature`` 0 plays the argmax of the model's scores; above 0 it samples from
     softmax(scores / temperature) over the legal actions. ``mix=(bot, p)`` hands each decision
     to a weaker Bot with probability p (``murlan_env.bots.registry`` builds it from a name).
-    ``seed`` gives the bot its own random stream; without it, the ``rng`` passed to ``act`` is
-    used, so games replay exactly for the caller's seed either way. ``precision`` picks the
-    model file ("float32", or "float16" when the bundle has one).
+    Every random number of a decision comes from its decision seed (``act_for_seeds``,
+    ``murlan_env.bots.draws``: the generator, the draws and their order, which every client
+    reproduces); ``act`` draws the seeds from the bot's own generator when ``seed`` is given,
+    else from the ``rng`` passed to it, so games replay exactly for the caller's seed.
+    ``precision`` picks the model file ("float32", or "float16" when the bundle has one).
 
     The policy plays the rules bot.json lists as supported (``supported_rules``: those it was
     trained under and those it is measured to play at par); by default ``act`` refuses
@@ -147,18 +151,56 @@ class BundleBot:
         return self.session.run([OUTPUT_NAME], {"obs": obs, "mask": mask})[0]
 
     def act(self, obs: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """(B,) legal actions (PASS where a row has no legal action)."""
+        """(B,) legal actions (PASS where a row has no legal action): the level's moves for
+        one decision seed per row, drawn from the generator (``draws.decision_seeds``, as a
+        bot in another process is sent its requests' seeds), so the same seeds give a port of
+        the level the same moves (``act_for_seeds``). A bot that draws nothing (temperature
+        0, no mix) takes no seed, as no deterministic bot takes a draw, and acts without a
+        generator (``rng`` None)."""
         rng = self._rng if self._rng is not None else rng
+        n = np.shape(mask)[0]
+        if not self.draws_at_random:
+            return self.act_for_seeds(obs, mask, np.zeros(n, np.int64))
+        if rng is None:
+            raise ValueError(f"{self.name} draws at random: act needs a generator")
+        return self.act_for_seeds(obs, mask, draws.decision_seeds(rng, n))
+
+    @property
+    def draws_at_random(self) -> bool:
+        """Whether a decision draws (a temperature above 0, or a mix)."""
+        return self.temperature > 0 or (self.weak is not None and self.mix_p > 0)
+
+    def act_for_seeds(self, obs: np.ndarray, mask: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """(B,) the level's moves for each row's decision seed in [0, 2^32), every random
+        number a draw of the seed's stream (``murlan_env.bots.draws``): the mix draw first
+        (the weaker bot plays when it is below the mix's share), then whoever plays makes the
+        play draw (the policy's sample at a temperature above 0, the random bot's pick; the
+        greedy bot and the argmax make none). The exchange give-back is a decision like any
+        other, mix included."""
+        obs = np.asarray(obs)
         mask = np.asarray(mask, dtype=bool)
+        seeds = np.asarray(seeds)
         if self.strict_rules:
-            self._check_rules(np.asarray(obs))
-        actions = bots.sample_from_scores(self.scores(obs, mask), mask, self.temperature, rng)
+            self._check_rules(obs)
+        play = draws.uniforms(seeds, draws.PLAY_DRAW) if self.temperature > 0 else None
+        actions = pick_from_scores(self.scores(obs, mask), mask, self.temperature, play)
+        actions = actions.astype(np.int64)
         if self.weak is not None and self.mix_p > 0:
-            weak = rng.random(mask.shape[0]) < self.mix_p
-            if weak.any():
-                actions = np.where(weak, self.weak.act(obs, mask, rng), actions)
+            rows = np.flatnonzero(draws.uniforms(seeds, draws.MIX_DRAW) < self.mix_p)
+            if rows.size:
+                actions[rows] = self._weak_actions(obs[rows], mask[rows], seeds[rows])
         actions = np.where(mask.any(1), actions, PASS)
         return actions.astype(np.int16)
+
+    def _weak_actions(self, obs: np.ndarray, mask: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+        """The mixed-in bot's moves: the random and greedy bots read the play draw; another
+        bot acts with a numpy generator seeded by the play draws' bits (the same moves for
+        the same seeds here, but no port's)."""
+        with_draws = getattr(self.weak, "act_with_draws", None)
+        if with_draws is not None:
+            return with_draws(obs, mask, draws.uniforms(seeds, draws.PLAY_DRAW))
+        rng = np.random.default_rng(draws.draw_bits(seeds, draws.PLAY_DRAW))
+        return self.weak.act(obs, mask, rng)
 
 
 @functools.cache

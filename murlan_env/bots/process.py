@@ -14,7 +14,9 @@ answer it, so the program keeps no state between requests:
    "state", "legal"}``: ``record`` is the match so far (``murlan-record/1``), ``state`` the
    position as the seat to act sees it (the ``state`` of a golden set's positions,
    ``golden_positions.state_facts``), ``legal`` every legal move as cards, ``seed`` a number
-   for a bot that draws at random (so the match replays for murlan's seed). The bot answers
+   for a bot that draws at random (so the match replays for murlan's seed): the decision seed
+   a level that draws here takes for the same decision (``murlan_env.bots.draws``), so a
+   program that keys its draws by it as the levels do makes their moves. The bot answers
    ``{"id", "move": ["7S", "7H"]}`` (``[]`` passes; in the exchange, the one card given back).
    Requests for several games may be written before the first answer; answers may come in
    any order, matched by ``id``.
@@ -51,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from murlan_env.bots.draws import decision_seeds
 from murlan_env.bots.history import MatchSoFar
 from murlan_env.bundle.golden_positions import state_facts
 from murlan_env.game import engine, moves
@@ -299,7 +302,7 @@ class ProcessBot:
                 f"{getattr(self, 'name', 'proc')}: a bot in another process is sent the match "
                 "so far: it plays where the driver keeps records (murlan arena, play, serve)"
             )
-        seeds = rng.integers(0, 2**32, len(mask))  # drawn alike whatever the program answers
+        seeds = decision_seeds(rng, len(mask))  # drawn alike whatever the program answers
         fallback = np.where(mask[:, PASS], PASS, mask.argmax(1)).astype(np.int64)
         if self.given_up:
             return fallback

@@ -82,14 +82,33 @@ def sample_from_scores(
     scores: np.ndarray, mask: np.ndarray, temperature: float, rng: np.random.Generator
 ) -> np.ndarray:
     """(B,) actions drawn from softmax(scores / temperature) over each row's legal actions;
-    temperature 0 takes the argmax. Rows without a legal action get an arbitrary index."""
-    mask = np.asarray(mask, bool)
+    temperature 0 takes the argmax. One uniform draw per row (``pick_from_scores``)."""
     if temperature == 0:
-        return np.argmax(np.where(mask, scores, -np.inf), axis=1)
+        return pick_from_scores(scores, mask, 0.0, None)
+    return pick_from_scores(scores, mask, temperature, rng.random(np.shape(mask)[0]))
+
+
+def pick_from_scores(
+    scores: np.ndarray, mask: np.ndarray, temperature: float, uniforms: np.ndarray | None
+) -> np.ndarray:
+    """(B,) the action of softmax(scores / temperature) over each row's legal actions that
+    each row's uniform draw u in [0, 1) picks; temperature 0 takes the argmax (the first best
+    in id order) and reads no draw. Rows without a legal action get an arbitrary index.
+
+    Exactly, so another language picks the same action (docs/bundle.md): in float64, from the
+    float32 scores s, z_a = s_a / T - max over legal b of s_b / T, w_a = exp(z_a); the
+    cumulative sums of w in action id order (illegal actions add nothing); the pick is the
+    first action whose cumulative sum exceeds u times the total."""
+    mask = np.asarray(mask, bool)
+    best = np.argmax(np.where(mask, scores, -np.inf), axis=1)
+    if temperature == 0:
+        return best
     probs = np.where(mask, np.exp(legal_logits(scores, mask, temperature)), 0.0)
     cum = np.cumsum(probs, axis=1)
-    pick = rng.random(mask.shape[0]) * cum[:, -1]
-    return np.argmax(cum > pick[:, None], axis=1)
+    over = cum > (np.asarray(uniforms, np.float64) * cum[:, -1])[:, None]
+    # u < 1 keeps u * total below the total, so some action is over it; the argmax stands in
+    # for a row where none is (no legal action).
+    return np.where(over.any(1), np.argmax(over, axis=1), best)
 
 
 class SampledBot:
@@ -148,5 +167,6 @@ __all__ = [
     "ScoringBot",
     "legal_log_probs",
     "legal_logits",
+    "pick_from_scores",
     "sample_from_scores",
 ]

@@ -224,16 +224,20 @@ def legal_action_mask(state: State) -> np.ndarray:
 
 
 def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(B,) a uniformly random legal action per game (PASS where nothing is legal).
+    """(B,) a uniformly random legal action per game (PASS where nothing is legal): one
+    uniform draw per game, ``legal_action_at``."""
+    return legal_action_at(mask, rng.random(np.shape(mask)[0]))
 
-    Draws one uniform number u per game and takes the legal action at position
-    floor(u * n_legal) among the game's legal actions, so the choice is exactly uniform.
-    """
+
+def legal_action_at(mask: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """(B,) int16 the legal action at position floor(u * n_legal) among each game's legal
+    actions in id order, u being the game's uniform draw in [0, 1) (PASS where nothing is
+    legal): for uniform u, an exactly uniform choice."""
     mask = np.asarray(mask, dtype=bool)
     if mask.ndim != 2 or mask.shape[1] != N_ACTIONS:
         raise ValueError(f"expected a (B, {N_ACTIONS}) mask, got shape {mask.shape}")
     out = np.empty(mask.shape[0], np.int16)
-    pick_legal(mask_words(mask), rng.random(mask.shape[0]), out)
+    pick_legal(mask_words(mask), np.asarray(uniforms, np.float64), out)
     return out
 
 
@@ -365,6 +369,7 @@ __all__ = [
     "deal_sizes",
     "holders",
     "init",
+    "legal_action_at",
     "legal_action_mask",
     "make_state",
     "match_result",

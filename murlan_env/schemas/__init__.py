@@ -5,7 +5,9 @@
 - ``record.schema.json``: a ``murlan-record/1`` record's shape (the validator judges its play);
 - ``golden.schema.json``: a ``murlan-golden/2`` golden set;
 - ``protocol.schema.json``: the lines of the bot protocol ``murlan-bot/1`` (its ``$defs``
-  name each message: ``hello_from_murlan``, ``hello_from_bot``, ``move``, ``answer``, ``bye``).
+  name each message: ``hello_from_murlan``, ``hello_from_bot``, ``move``, ``answer``, ``bye``);
+- ``levels.schema.json``: ``murlan-level-vectors/1``, the levels' moves for given decision seeds
+  (``murlan conformance levels``).
 
 The schemas refer to each other by ``$id`` (``urn:murlan:schemas:NAME``); ``validator``
 resolves those references. Validating needs the ``jsonschema-rs`` package (the test extra), a
@@ -18,7 +20,7 @@ import json
 from importlib import resources
 from typing import Any
 
-NAMES = ("state", "record", "golden", "protocol")
+NAMES = ("state", "record", "golden", "protocol", "levels")
 
 
 def schema(name: str) -> dict[str, Any]:

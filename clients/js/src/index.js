@@ -37,7 +37,7 @@ export {
 } from './game/engine.js';
 export { readMove, readPlay, readGiveBack, describe, IllegalMove, cardsOfAction } from './game/moves.js';
 export { stateJson, stateFromJson } from './game/state_json.js';
-export { seededRandom } from './util/random.js';
+export { seededRandom, drawBits, drawUniform } from './util/random.js';
 export { actionIds, cardIds, cardsToWords } from './game/bitsets.js';
 export { validate, replay, decisions } from './records/validator.js';
 export { RecordWriter, playText, finishOrder } from './records/writer.js';
@@ -48,7 +48,7 @@ export { CARD_NAMES, RANKS, SUITS, CardError, cardRank, parseCard, parseCards, f
 export { encode, checkLayout, ruleFeatures, PIECE_SIZES } from './game/observation.js';
 export { denseModel, denseScores, halfToFloat } from './bundle/plain_weights.js';
 export { canonicalJson, sha256 } from './bundle/files.js';
-export { levelPlayer, searchPlayer, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE } from './bots/levels.js';
+export { levelPlayer, searchPlayer, levelAction, greedyAction, randomAction, sampleFromScores, mulberry32, MIXABLE, MIX_DRAW, PLAY_DRAW } from './bots/levels.js';
 export { Search, searchSettings, handHistory, chooseFromValues, rollout, policyModel, TIE_BREAK } from './bots/search.js';
 export { SEAT_MODELS, ruleModel } from './bots/models.js';
 export {

@@ -12,7 +12,9 @@
 # validator's verdict (`murlan conformance records`); for the search, the expert level's belief
 # and rollouts for fixed worlds and uniforms (`murlan conformance search`); for the rule bot,
 # positions from real play under every variant with its move and its moves' log-probabilities as
-# a scoring model (`murlan conformance rule`). Run from anywhere: npm run vectors (SEED,
+# a scoring model (`murlan conformance rule`); for the levels, the draws of their generator and
+# positions from real play with each non-search level's move for the decision's seed (`murlan
+# conformance levels`, checked against murlan_env/schemas/levels.schema.json). Run from anywhere: npm run vectors (SEED,
 # POSITIONS, MATCHES (lock-step matches, default 8) to change them, MURLAN_VECTORS to write
 # elsewhere; the tests read the same variable).
 set -euo pipefail
@@ -59,6 +61,10 @@ conformance_vectors() {
   python -m murlan_cli conformance records --seed "$seed" --out "$out/records.json"
   python -m murlan_cli conformance search --seed "$seed" --out "$out/search.json"
   python -m murlan_cli conformance rule --seed "$seed" --out "$out/rule.json"
+  python -m murlan_cli conformance levels --seed "$seed" --out "$out/levels.json"
+  python -c 'import json, sys
+from murlan_env.schemas import validator
+validator("levels").validate(json.load(open(sys.argv[1])))' "$out/levels.json"
 }
 mkdir -p "$out"
 pids=()

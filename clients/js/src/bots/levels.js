@@ -3,14 +3,16 @@
  * mixes in, as the Python side plays them (murlan_env/bots/policy.py `BundleBot.act`,
  * murlan_env/bots/baseline.py `RandomBot`, `GreedyBot`).
  *
- * A level is `{temperature, mix: [bot, share] | null, search, supported_rules}`. One decision:
- * the policy's move is the argmax of its scores (temperature 0) or drawn from
- * softmax(scores / temperature) over the legal actions; then with probability `share` the
- * decision goes to the mixed-in bot instead. Draws come from a generator seeded per decision
- * (`mulberry32`), so a decision replays for its seed; the draws are made in Python's order
- * (the policy's draw, the mix draw, the weaker bot's draw) but the generator is not numpy's,
- * so a level plays Python's level in distribution, not move for move. A level with a search
- * (`expert`) is played by `searchPlayer` (bots/search.js), which `levelPlayer` hands it to.
+ * A level is `{temperature, mix: [bot, share] | null, search, supported_rules}`. One decision
+ * (a play or the give-back) has a decision seed, and every random number of it is a draw of
+ * that seed's stream (util/random.js `drawUniform`, the Python side's generator): draw 0 (the
+ * mix draw) hands the decision to the mixed-in bot when it is below `share`; then whoever
+ * plays makes draw 1 (the play draw): the policy samples softmax(scores / temperature) over
+ * the legal actions with it (temperature 0: the argmax, no draw), the random bot picks with
+ * it, the greedy bot makes none. So a level makes Python's moves for the same seeds (the level
+ * vectors, `murlan conformance levels`, hold it to them; docs/bundle.md). A level with a search
+ * (`expert`) is played by `searchPlayer` (bots/search.js), which `levelPlayer` hands it to; its
+ * draws come from `mulberry32(seed)` and match Python's search in distribution only.
  * @module
  */
 
@@ -18,6 +20,12 @@ import { actionOfCounts, KINDS, PASS } from '../game/combos.js';
 import { N_RANKS, rankCounts } from '../game/cards.js';
 import { argmaxLegal } from '../bundle/bundle.js';
 import { Search, handHistory, searchSettings } from './search.js';
+import { drawUniform } from '../util/random.js';
+
+/** The index of a level decision's draw that decides the mix. */
+export const MIX_DRAW = 0;
+/** The index of the draw whoever plays the decision makes (the policy's sample, the random bot's pick). */
+export const PLAY_DRAW = 1;
 
 /**
  * A generator of floats in [0, 1) from a 32-bit seed (mulberry32).
@@ -37,8 +45,9 @@ export function mulberry32(seed) {
 
 /**
  * An action drawn from softmax(scores / temperature) over the legal actions (temperature 0:
- * the argmax), as murlan_env/bots/protocol.py `sample_from_scores` draws it: one draw u, the
- * first action whose cumulative weight exceeds u times the total.
+ * the argmax, no draw), as murlan_env/bots/protocol.py `pick_from_scores` picks it: one draw
+ * u; in doubles from the float32 scores, weights exp(s / T - max s / T); the first action
+ * whose cumulative weight (in action id order) exceeds u times the total.
  * @param {Float32Array} scores
  * @param {Uint8Array} mask
  * @param {number} temperature
@@ -143,9 +152,10 @@ export const MIXABLE = Object.freeze(['random', 'greedy']);
  * @property {object} level the level as bot.json states it
  * @property {string[]} missingModels the level's seat models this client lacks
  * @property {(position: object, seed: number, context?: MoveContext) => Promise<import('../bundle/bundle.js').Move>} choose
- *   the level's move in a position (a golden set's or murlan-bot/1's `state`), every draw from
- *   `mulberry32(seed)`; a search level reads `context` for the hand so far (without it, it
- *   deals its worlds uniformly)
+ *   the level's move in a position (a golden set's or murlan-bot/1's `state`) for a decision
+ *   seed in [0, 2^32) (murlan-bot/1's `seed`), every draw from the seed's stream
+ *   (`levelAction`; a search level's from `mulberry32(seed)`); a search level reads `context`
+ *   for the hand so far (without it, it deals its worlds uniformly)
  */
 
 /**
@@ -173,16 +183,33 @@ export function levelPlayer(bot, name, opts = {}) {
     level,
     missingModels: [],
     async choose(position, seed) {
-      const rng = mulberry32(seed);
       const move = await bot.choose(position);
-      let action = sampleFromScores(move.scores, move.mask, temperature, rng);
-      if (weak !== null && share > 0 && rng() < share) {
+      const action = levelAction(move.scores, move.mask, { temperature, weak, share }, seed, () => {
         const pos = bot.position(position);
-        action = weak === 'random' ? randomAction(move.mask, rng) : greedyAction(bot.catalogue, pos.hand, move.mask, pos.exchange);
-      }
+        return greedyAction(bot.catalogue, pos.hand, move.mask, pos.exchange);
+      });
       return action === move.action ? move : bot.move(position, action, move);
     },
   };
+}
+
+/**
+ * A non-search level's action for a decision seed, from the policy's scores (murlan_env/bots/
+ * policy.py `BundleBot.act_for_seeds`): the mix draw first (the weaker bot plays when it is
+ * below `share`), then the play draw of whoever plays.
+ * @param {Float32Array} scores (A,) the policy's scores
+ * @param {Uint8Array} mask (A,) the legal actions
+ * @param {{temperature: number, weak: string | null, share: number}} level
+ * @param {number} seed the decision seed, an integer in [0, 2^32)
+ * @param {() => number} greedy the greedy bot's action here (asked only when it plays)
+ * @returns {number}
+ */
+export function levelAction(scores, mask, { temperature, weak, share }, seed, greedy) {
+  const play = () => drawUniform(seed, PLAY_DRAW);
+  if (weak !== null && share > 0 && drawUniform(seed, MIX_DRAW) < share) {
+    return weak === 'random' ? randomAction(mask, play) : greedy();
+  }
+  return sampleFromScores(scores, mask, temperature, play);
 }
 
 /**
