@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murlan_cli.options import add_rules_argument, output_file, seed
+from murlan_cli.options import add_rules_argument, output_file, png_file, seed
 from murlan_cli.terminal import UsageError
 
 REPLACED = (
@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the report as JSON (to stdout without FILE)",
     )
     parser.add_argument(
-        "--png", type=output_file, default=None, metavar="FILE", help="save a chart of the report"
+        "--png", type=png_file, default=None, metavar="FILE.png", help="save a chart of the report"
     )
     # Options of earlier versions, kept only to say what replaced them.
     for gone in ("--hands", "--lanes"):

@@ -14,7 +14,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from murlan_cli.options import add_supports_argument, count, seed, supported_rules
+from murlan_cli.options import (
+    add_supports_argument,
+    count,
+    output_folder,
+    seed,
+    supported_rules,
+)
 from murlan_cli.terminal import UsageError
 
 TORCH_TOLERANCE = 1e-5  # the largest score difference between ONNX Runtime and PyTorch
@@ -23,7 +29,9 @@ TORCH_TOLERANCE = 1e-5  # the largest score difference between ONNX Runtime and 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The ``murlan export`` options."""
     parser.add_argument("checkpoint", help="checkpoint file or run directory")
-    parser.add_argument("--out", required=True, help="bundle directory to write")
+    parser.add_argument(
+        "--out", required=True, type=output_folder, help="bundle directory to write"
+    )
     parser.add_argument("--positions", type=count, default=256, help="golden positions to record")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the golden matches")
     add_supports_argument(parser, "rule variants the policy is measured to play besides its own")
