@@ -516,6 +516,19 @@ def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):
         export_bundle(tiny_policy(), tmp_path, n_positions=40, coreml=False, float16=False)
 
 
+def test_a_bundle_bot_is_named_apart_from_the_greedy_bot():
+    """A bundle's bot says how it picks moves, "argmax" or "T=..", never "greedy", which in
+    an arena table is the greedy bot's own row."""
+    from murlan_env.bundle.shipped import policies_dir
+
+    folder = policies_dir() / "ppo-finetune"
+    assert BundleBot(folder).name == "bundle:ppo-finetune(argmax)"
+    assert BundleBot(folder, temperature=0.5).name == "bundle:ppo-finetune(T=0.5)"
+    mixed = BundleBot(folder, mix=(GreedyBot(), 0.25))
+    assert mixed.name == "bundle:ppo-finetune(argmax,greedy@0.25)"
+
+
+
 def test_export_refuses_a_policy_for_another_observation(tmp_path):
     net = tiny_policy()
     net.arch = {**net.arch, "obs_size": 500}
