@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from agents.networks import CheckpointError, load_policy
     from murlan_env.bots.policy import BundleBot
     from murlan_env.bundle.files import GOLDEN_FILE, MANIFEST_FILE, verify_golden
-    from murlan_env.bundle.golden import GoldenError
+    from murlan_env.bundle.golden import GoldenError, TooFewPositions
 
     try:
         bundle = export_checkpoint(
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
             float16=not args.no_fp16,
             supported_rules=supported_rules(args.supports),
         )
-    except (CheckpointError, FileNotFoundError) as exc:
+    except (CheckpointError, FileNotFoundError, TooFewPositions) as exc:
         raise UsageError(str(exc)) from None
     except GoldenError as exc:
         print(f"murlan export: error: {exc}", file=sys.stderr)
