@@ -96,9 +96,7 @@ def png_file(text: str) -> str:
     from pathlib import Path
 
     if Path(text).suffix.lower() != ".png":
-        raise argparse.ArgumentTypeError(
-            f"a chart is a PNG image: name a .png file, got {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"a chart is a PNG image: name a .png file, got {text!r}")
     return output_file(text)
 
 

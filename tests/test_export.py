@@ -500,7 +500,23 @@ def test_dmc_network_exports_with_parity(tmp_path):
     from agents.export import torch_parity
 
     net = tiny_policy("dmc", seed=1)
-    manifest = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
+    told = []  # the progress murlan export shows as bars: each stage's start and end
+    manifest = export_bundle(
+        net,
+        tmp_path,
+        n_positions=200,
+        seed=5,
+        coreml=False,
+        float16=False,
+        progress=lambda *step: told.append(step),
+    )
+    assert [s for s in told if s[0] != "play"] == [
+        ("onnx", 0, 1),
+        ("onnx", 1, 1),
+        ("coreml", 0, 1),
+        ("coreml", 1, 1),
+    ]
+    assert told[-1][0] == "play" and told[-1][1] == told[-1][2]
     assert manifest.policy["algorithm"] == "dmc" and manifest.rules.joker_pair is False
     assert [m.file for m in manifest.models] == ["model.onnx"]
     check = verify_golden(tmp_path)
@@ -532,7 +548,7 @@ def test_the_least_positions_are_one_per_required_play_to_beat():
 def test_a_short_golden_cover_names_the_positions_it_needs():
     """When the matches need more positions than asked for, the error says how many: the
     step of the greedy cover that sets the last required entry (here one per candidate)."""
-    from murlan_env.bundle.golden import GoldenError, TAGS, _choose, required_entries
+    from murlan_env.bundle.golden import TAGS, GoldenError, _choose, required_entries
 
     manifest = BundleManifest.load(policies_dir() / "ppo-finetune")
     need = np.flatnonzero(required_entries(manifest))
@@ -571,7 +587,6 @@ def test_a_bundle_bot_is_named_apart_from_the_greedy_bot():
     assert mixed.name == "bundle:ppo-finetune(argmax,greedy@0.25)"
 
 
-
 def test_export_refuses_a_policy_for_another_observation(tmp_path):
     net = tiny_policy()
     net.arch = {**net.arch, "obs_size": 500}
@@ -592,3 +607,34 @@ def test_coreml_package_or_a_note_saying_why_not(tmp_path):
     else:
         assert note.startswith("model.mlpackage converted"), note
         assert (path / "Manifest.json").is_file()
+
+
+def test_export_summary_reads_as_files_sizes_and_checks():
+    """``murlan export`` prints what it wrote, with sizes people read, and both checks in
+    words; the same report is ``--json``'s."""
+    from murlan_cli.export import summary_lines
+
+    report = {
+        "bundle": "bundles/quick",
+        "files": {"bot.json": 2_100, "golden.json": 1_234_567, "model.onnx": 171_800},
+        "models": {"model.onnx": {"precision": "float32", "tolerance": 1e-4}},
+        "golden": {
+            "positions": 256,
+            "ok": True,
+            "models": {"model.onnx": {"action_mismatches": 0}},
+        },
+        "torch_parity": 4.8e-7,
+        "coreml": "Core ML export not asked for",
+        "ok": True,
+    }
+    assert summary_lines(report) == [
+        "wrote bundles/quick: 3 files, 1.4 MB",
+        "  bot.json        2.1 KB",
+        "  golden.json     1.2 MB",
+        "  model.onnx    171.8 KB  float32, tolerance 0.0001",
+        "golden positions: 256, every one replays and every model picks its move",
+        "PyTorch vs ONNX Runtime on them: largest score difference 4.8e-07 (within 1e-05)",
+        "Core ML: Core ML export not asked for",
+    ]
+    report["golden"] = {**report["golden"], "ok": False, "models": {"m": {"action_mismatches": 3}}}
+    assert "FAILED: 3 move(s) differ" in summary_lines(report)[4]
