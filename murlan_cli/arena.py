@@ -113,6 +113,7 @@ def print_report(report: dict[str, Any], console=None) -> None:
     from rich.console import Console
     from rich.measure import Measurement
 
+    from murlan_env.bots.process import describe_faults
     from murlan_env.eval.arena import report_table
 
     console = console or Console()
@@ -123,13 +124,8 @@ def print_report(report: dict[str, Any], console=None) -> None:
     console.print(f"murlan arena: {report['summary']}", soft_wrap=True)
     console.print(table)
     for row in report.get("faults", ()):
-        kinds = ", ".join(sorted({f["fault"] for f in row["faults"]}))
-        console.print(
-            f"{row['bot']}: {len(row['faults'])} fault(s) ({kinds}; first: "
-            f"{row['faults'][0]['message']}), {row['forfeited']} decision(s) forfeited",
-            soft_wrap=True,
-            markup=False,
-        )
+        for line in describe_faults(row["bot"], row):
+            console.print(line, soft_wrap=True, markup=False)
 
 
 def _progress_bar():
