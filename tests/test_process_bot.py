@@ -275,3 +275,33 @@ def test_murlan_play_reads_a_proc_command_with_spaces_as_one_spec():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("(lowest-play)") >= 1 and out.stderr == ""
+
+
+def test_murlan_play_reports_a_crashing_bot_given_up_with_its_stderr(tmp_path):
+    bot = tmp_path / "crashy.py"
+    bot.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello':\n"
+        f"        print(json.dumps({{'type': 'hello', 'protocol': '{PROTOCOL}'}}), flush=True)\n"
+        "        continue\n"
+        "    raise ValueError('I cannot play ' + str(m['id']))\n"
+    )
+    moves = "\n".join(["pass", "1"] * 100 + ["quit"]) + "\n"  # pass, else the lowest card
+    out = subprocess.run(
+        [sys.executable, "-m", "murlan_cli", "play", "--seed", "1", "--hands", "1"]
+        + ["--bots", f"proc:{sys.executable} {bot}"],
+        input=moves,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    reports = [line for line in out.stderr.splitlines() if line.startswith("murlan play: ")]
+    assert len(reports) == 3  # one process per seat, each given up
+    for line in reports:
+        assert "5 fault(s) (crash" in line and "given up after 5 faults, at its decision 5" in line
+    assert "    ValueError: I cannot play 4" in out.stderr.splitlines()
