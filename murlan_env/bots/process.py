@@ -350,25 +350,25 @@ class ProcessBot:
             )
         seeds = rng.integers(0, 2**32, len(mask))  # drawn alike whatever the program answers
         fallback = np.where(mask[:, PASS], PASS, mask.argmax(1)).astype(np.int64)
-        self.decisions += len(mask)
-        if self.given_up_at is not None:  # not asked: every decision forfeited, and counted
-            self.given_up_at = dataclasses.replace(
-                self.given_up_at, forfeited=self.given_up_at.forfeited + len(mask)
-            )
-            return fallback
-        try:
-            with self._lock:
+        with self._lock:  # one batch at a time (a web server's threads), the counts with it
+            self.decisions += len(mask)
+            if self.given_up_at is not None:  # not asked: every decision forfeited, counted
+                self.given_up_at = dataclasses.replace(
+                    self.given_up_at, forfeited=self.given_up_at.forfeited + len(mask)
+                )
+                return fallback
+            try:
                 return self.decide(match, seeds)
-        except _Partial as partial:
-            out = np.where(partial.answered, partial.actions, fallback)
-            for fault, n in partial.faults:
-                stderr = getattr(fault, "stderr", ())
-                self.faults.append(Fault(fault.fault, str(fault), n, stderr))
-                if self.strict:
-                    raise fault from None
-            if self.given_up:
-                self.given_up_at = GivenUp(len(self.faults), self.decisions, 0)
-            return out
+            except _Partial as partial:
+                out = np.where(partial.answered, partial.actions, fallback)
+                for fault, n in partial.faults:
+                    stderr = getattr(fault, "stderr", ())
+                    self.faults.append(Fault(fault.fault, str(fault), n, stderr))
+                    if self.strict:
+                        raise fault from None
+                if self.given_up:
+                    self.given_up_at = GivenUp(len(self.faults), self.decisions, 0)
+                return out
 
     def fault_report(self) -> dict[str, Any]:
         """The faults as JSON: every decision forfeited (``forfeited``, those after the bot
