@@ -150,6 +150,7 @@ class RunConfig(ConfigPart):
 
     def check_values(self) -> None:
         super().check_values()
+        check_at_least(self, 0, "seed")  # numpy's seed sequences take no negative seed
         check_at_least(self, 1, "torch_threads")
 
     def run_dir(self) -> Path:
@@ -204,7 +205,7 @@ class EvalConfig(ConfigPart):
     def check_values(self) -> None:
         super().check_values()
         check_at_least(self, 1, "eval_deals")
-        check_at_least(self, 0, "eval_hands")
+        check_at_least(self, 0, "eval_hands", "eval_seed")
         check_bots("eval_bots", self.eval_bots)
 
 

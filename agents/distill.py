@@ -44,7 +44,6 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch import nn
-from tqdm import tqdm
 
 from agents import seeds
 from agents.checkpoint import Checkpoint
@@ -64,6 +63,7 @@ from agents.labelling import Positions, label_positions, play_positions, save_ar
 from agents.minibatches import gradient_steps, shuffled
 from agents.networks import ActorCritic, make_arch, masked_logits
 from agents.policy_bot import TorchPolicyBot, int8_policy_bot
+from agents.progress import ProgressBar
 from agents.training import Run, cpu_weights
 from murlan_env.bots import registry
 from murlan_env.bots.search import SearchBot
@@ -455,7 +455,7 @@ def _round(net, cfg, r, run, counters, start_eval, save) -> dict:
         with np.load(label_file) as saved:
             labels = {k: saved[k].copy() for k in saved.files}
     done = int(labels["done"][0])
-    bar = tqdm(
+    bar = ProgressBar(
         total=len(positions),
         initial=done,
         desc=f"round {r}: label",

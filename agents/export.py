@@ -194,7 +194,14 @@ def export_bundle(
     to play as well (default: only ``rules``); golden vectors cover them all, seeded by
     ``seed`` (``n_positions=0``: none, and no float16 model, whose tolerance they measure).
     ``source``: a name for where the policy came from (a run name, never a path).
+    ``progress(stage, done, total)`` is told as each stage starts and ends: "onnx", "coreml",
+    then ``make_golden``'s "play", then "float16" (``murlan export`` shows them as bars).
     """
+
+    def step(stage: str, done: int) -> None:
+        if progress:
+            progress(stage, done, 1)
+
     policy = policy.eval()
     arch = dict(getattr(policy, "arch", {}) or {})
     for key, wanted in (("obs_size", observation.SIZE), ("n_actions", N_ACTIONS)):
@@ -205,8 +212,10 @@ def export_bundle(
     out.mkdir(parents=True, exist_ok=True)
 
     model_path = out / MODEL_FILE
+    step("onnx", 0)
     export_onnx(policy, model_path)
     plain = _write_plain_weights(model_path, out)
+    step("onnx", 1)
     models = [_model_file(model_path, "float32", FLOAT32_TOLERANCE)]
     fp16_weights = map(out.joinpath, weights_names(FP16_FILE))
     for stale in (out / FP16_FILE, out / GOLDEN_FILE, *fp16_weights):
@@ -214,7 +223,9 @@ def export_bundle(
 
     coreml_path = out / COREML_FILE
     shutil.rmtree(coreml_path, ignore_errors=True)
+    step("coreml", 0)
     coreml_note = export_coreml(policy, coreml_path) if coreml else "Core ML export not asked for"
+    step("coreml", 1)
     supported = BundleManifest.only(rules)
     for flag, values in (supported_rules or {}).items():
         supported[flag] = tuple(dict.fromkeys([*supported.get(flag, ()), *values]))
@@ -238,11 +249,13 @@ def export_bundle(
         bundle, session_scorer(session), n_positions=n_positions, seed=seed, progress=progress
     )
     if float16:
+        step("float16", 0)
         half = out / FP16_FILE
         to_float16(model_path, half)
         if plain:
             _write_plain_weights(half, out)
         tolerance = float16_tolerance(golden, session_scorer(onnx_session(half)))
+        step("float16", 1)
         bundle = dataclasses.replace(
             bundle, models=(*bundle.models, _model_file(half, "float16", tolerance))
         )

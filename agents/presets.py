@@ -23,6 +23,7 @@ apply to every stage, and ``stages=[...]`` replaces the list.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -48,6 +49,24 @@ ALGORITHMS = {
     "dmc": (dmc.DMCConfig, dmc.train),
     "distill": (distill.DistillConfig, distill.train),
 }
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader reading numbers as YAML 1.2 does: ``1e3`` and ``5e6`` are floats
+    (YAML 1.1, PyYAML's default, wants ``1.0e+3`` and reads ``1e3`` as a string), so budgets
+    written the usual way reach the config checks, which take integral floats for integers."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
+def read_yaml(text: str) -> Any:
+    """``text`` read as YAML by the safe loader, with ``1e3``-style numbers read as numbers."""
+    return yaml.load(text, Loader=_Loader)
 
 
 def preset_dir():
@@ -97,7 +116,7 @@ def load_preset(name_or_path: str) -> dict[str, Any]:
                 f"no config {name_or_path!r}: give a YAML path or one of {preset_names()}"
             )
     try:
-        raw = yaml.safe_load(path.read_text())
+        raw = read_yaml(path.read_text())
     except OSError as e:
         raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as e:
@@ -127,7 +146,7 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         if not sep or not key:
             raise ConfigError(f"override {item!r} is not key=value")
         try:
-            out[key.strip()] = yaml.safe_load(value)
+            out[key.strip()] = read_yaml(value)
         except yaml.YAMLError as e:
             raise ConfigError(
                 f"override {item!r}: the value is not valid YAML ({yaml_problem(e)})"
@@ -240,6 +259,7 @@ __all__ = [
     "parse_overrides",
     "preset_dir",
     "preset_names",
+    "read_yaml",
     "run_configs",
     "stages_of",
     "trainer_of",

@@ -120,9 +120,9 @@ class Run:
         self.latest_eval: dict[str, EvalResult] = {}
         self.bar = None
         if cfg.progress and isinstance(cfg, SelfPlayConfig):
-            from tqdm import tqdm
+            from agents.progress import ProgressBar
 
-            self.bar = tqdm(
+            self.bar = ProgressBar(
                 total=cfg.total_decisions,
                 initial=resumed_step or 0,
                 unit="dec",

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from murlan_cli.options import add_rules_argument, output_file, seed
+from murlan_cli.options import add_rules_argument, output_file, png_file, seed
 from murlan_cli.terminal import UsageError
 
 REPLACED = (
@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the report as JSON (to stdout without FILE)",
     )
     parser.add_argument(
-        "--png", type=output_file, default=None, metavar="FILE", help="save a chart of the report"
+        "--png", type=png_file, default=None, metavar="FILE.png", help="save a chart of the report"
     )
     # Options of earlier versions, kept only to say what replaced them.
     for gone in ("--hands", "--lanes"):
@@ -113,6 +113,7 @@ def print_report(report: dict[str, Any], console=None) -> None:
     from rich.console import Console
     from rich.measure import Measurement
 
+    from murlan_env.bots.process import describe_faults
     from murlan_env.eval.arena import report_table
 
     console = console or Console()
@@ -123,13 +124,8 @@ def print_report(report: dict[str, Any], console=None) -> None:
     console.print(f"murlan arena: {report['summary']}", soft_wrap=True)
     console.print(table)
     for row in report.get("faults", ()):
-        kinds = ", ".join(sorted({f["fault"] for f in row["faults"]}))
-        console.print(
-            f"{row['bot']}: {len(row['faults'])} fault(s) ({kinds}; first: "
-            f"{row['faults'][0]['message']}), {row['forfeited']} decision(s) forfeited",
-            soft_wrap=True,
-            markup=False,
-        )
+        for line in describe_faults(row["bot"], row):
+            console.print(line, soft_wrap=True, markup=False)
 
 
 def _progress_bar():

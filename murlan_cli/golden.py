@@ -14,7 +14,10 @@ import argparse
 import sys
 
 from murlan_cli.options import add_supports_argument, output_file, seed, supported_rules
-from murlan_cli.terminal import UsageError
+from murlan_cli.terminal import UsageError, stage_progress
+
+# The stages of making a golden set (``make_golden``'s progress), as the bars name them.
+GOLDEN_STAGES = {"play": "playing matches", "replay": "replaying them"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,27 +54,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``murlan golden`` from parsed arguments; UsageError for bad input."""
-    from rich.console import Console
-    from rich.progress import Progress
-
     from murlan_env.bundle.files import BundleError, regenerate_golden, verify_golden
-    from murlan_env.bundle.golden import GoldenError
+    from murlan_env.bundle.golden import GoldenError, TooFewPositions
 
     if args.positions < 1:
         raise UsageError(f"--positions must be at least 1, got {args.positions}")
     if args.fp16 and args.out is not None:
         raise UsageError("--fp16 measures the new model on the bundle's own set: drop --out")
     supports = supported_rules(args.supports)
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            label = {"play": "playing matches", "replay": "replaying them"}.get(stage, stage)
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(label, total=total)
-            bar.update(tasks[stage], completed=done)
-
-        try:
+    try:
+        with stage_progress(GOLDEN_STAGES) as progress:
             _, golden = regenerate_golden(
                 args.bundle,
                 seed=args.seed,
@@ -81,11 +73,11 @@ def run(args: argparse.Namespace) -> int:
                 supports=supports,
                 progress=progress,
             )
-        except BundleError as e:
-            raise UsageError(str(e)) from None
-        except GoldenError as e:
-            print(f"murlan golden: {e}", file=sys.stderr)
-            return 1
+    except (BundleError, TooFewPositions) as e:
+        raise UsageError(str(e)) from None
+    except GoldenError as e:
+        print(f"murlan golden: {e}", file=sys.stderr)
+        return 1
     if args.fp16:
         from murlan_env.bundle.quantize import add_float16
 

@@ -75,12 +75,41 @@ def count(text: str) -> int:
 
 
 def output_file(text: str) -> str:
-    """A file to write: its folder must exist, so that the work is not lost at the end."""
+    """A file to write: its folder must exist and be writable, so that the work is not lost
+    at the end."""
+    import os
     from pathlib import Path
 
     folder = Path(text).expanduser().parent
     if not folder.is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {text}: there is no folder {folder}")
-    if Path(text).is_dir():
+    if Path(text).expanduser().is_dir():
         raise argparse.ArgumentTypeError(f"cannot write {text}: it is a folder; name a file")
+    if not os.access(folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: the folder {folder} is read-only")
+    return text
+
+
+def png_file(text: str) -> str:
+    """A PNG image to write (``output_file`` whose name ends in .png: the chart's format
+    follows the name)."""
+    from pathlib import Path
+
+    if Path(text).suffix.lower() != ".png":
+        raise argparse.ArgumentTypeError(f"a chart is a PNG image: name a .png file, got {text!r}")
+    return output_file(text)
+
+
+def output_folder(text: str) -> str:
+    """A folder to write into (made when missing): not an existing file, and its nearest
+    existing folder writable."""
+    import os
+    from pathlib import Path
+
+    path = Path(text).expanduser()
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"cannot write into {text}: it is a file; name a folder")
+    existing = next(p for p in (path, *path.parents) if p.exists())
+    if not existing.is_dir() or not os.access(existing, os.W_OK):
+        raise argparse.ArgumentTypeError(f"cannot write into {text}: {existing} is read-only")
     return text

@@ -7,7 +7,9 @@ A leaf: it imports no other ``murlan_cli`` module, so every command module can i
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -31,3 +33,28 @@ def console() -> Console:
     from rich.console import Console
 
     return Console(highlight=False, soft_wrap=True)
+
+
+@contextlib.contextmanager
+def stage_progress(
+    labels: dict[str, str],
+) -> Iterator[Callable[[str, int, int], None] | None]:
+    """Progress bars on stderr, one per stage, for work that reports ``progress(stage, done,
+    total)`` (making golden sets, exporting a bundle); ``labels`` names the stages. Yields
+    that callback on a terminal and None off one (piped, CI), where bars would only add
+    lines; the bars go when the block ends."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(labels.get(stage, stage), total=total)
+            bar.update(tasks[stage], completed=done)
+
+        yield progress

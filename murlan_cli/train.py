@@ -23,7 +23,7 @@ import os
 import sys
 from typing import Any
 
-from murlan_cli.options import add_rules_argument
+from murlan_cli.options import add_rules_argument, seed
 from murlan_cli.terminal import UsageError
 
 
@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", default="quick", help="preset name (agents/configs/) or YAML path"
     )
-    parser.add_argument("--seed", type=int, help="seed (overrides the config)")
+    parser.add_argument("--seed", type=seed, help="seed (overrides the config)")
     parser.add_argument("--resume", help="run directory or checkpoint to continue")
     parser.add_argument("--device", help="learner device: auto, cpu, cuda")
     add_rules_argument(parser, what="variant flags to train under")

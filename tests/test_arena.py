@@ -183,6 +183,35 @@ def test_a_narrow_non_terminal_console_gets_the_whole_table():
         assert len(lines) == 1 and f"{row['rating']:.0f}" in lines[0]
 
 
+def test_an_80_column_terminal_gets_every_number_and_folds_long_names():
+    """On a terminal of 80 columns no number is cut: the table has no side borders and
+    the bot column folds a long name onto more lines."""
+    span = [0.9, 2.1]
+    row = {
+        "points_per_hand": 1.5, "points_ci95": span, "first_rate": 0.25,
+        "match_win_rate": 0.25, "match_win_ci95": [0.05, 0.6], "matches": 40,
+    }  # fmt: skip
+    names = ["bundle:ppo-finetune(argmax)", "proc:python examples/protocol_bot.py", "rule"]
+    report = {
+        "seed": 0,
+        "summary": "3 bots",
+        "bots": [
+            {**row, "bot": name, "rating": 1500.0 + 10 * i, "rating_ci95": [1234.0, 1789.0 + i]}
+            for i, name in enumerate(names)
+        ],
+    }
+    out = io.StringIO()
+    print_report(report, Console(file=out, width=80, force_terminal=True, color_system=None))
+    lines = out.getvalue().splitlines()
+    assert max(map(len, lines)) <= 80 and "…" not in out.getvalue()
+    words = [" ".join(line.split()) for line in lines]
+    for i, name in enumerate(names):
+        (line,) = [x for x in words if x.endswith(f"{1500 + 10 * i} 1234-{1789 + i}")]
+        assert line.startswith(name[:6]) and "1.500 0.90-2.10 25% 25% 5%-60% 40" in line
+    first_column = "".join(line.split("  ")[0].strip() for line in lines)
+    assert all(name.replace(" ", "") in first_column for name in names)  # folded, all there
+
+
 def test_command_line_writes_table_json_and_png(tmp_path, capsys):
     out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
     args = ["random", "greedy", "--boards", "2", "--max-hands", "2", "--seed", "3"]

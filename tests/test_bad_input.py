@@ -144,6 +144,14 @@ ROWS = [
      ["murlan train: error:", "reward must be 'hand'", "got 'match'"]),
     ("keys distill does not read", train_py("--config", "distill", "workers=ray", "num_envs=4096"),
      ["murlan train: error:", "unknown distill config key(s) ['num_envs', 'workers']"]),
+    ("a negative seed option, train", train_py("--config", "quick", "--seed", "-1"),
+     ["murlan train: error: argument --seed:", "a seed is a whole number from 0, got -1"]),
+    ("a negative seed override, train", train_py("--config", "quick", "seed=-1"),
+     ["murlan train: error:", "config key 'seed' must be at least 0, got -1"]),
+    ("a negative evaluation seed, train", train_py("--config", "quick", "eval_seed=-4"),
+     ["murlan train: error:", "config key 'eval_seed' must be at least 0, got -4"]),
+    ("a fraction for a count, train", train_py("--config", "quick", "total_decisions=1.5e0"),
+     ["murlan train: error:", "config key 'total_decisions' takes an integer, got 1.5"]),
     ("a count below one", train_py("--config", "quick", "num_envs=0"),
      ["murlan train: error:", "config key 'num_envs' must be at least 1, got 0"]),
     ("shares of opponents above one", train_py("--config", "quick", "snapshot_share=0.6"),
@@ -220,6 +228,9 @@ ROWS = [
      ["murlan export: error: argument --positions:", "must be at least 1, got 0"]),
     ("no golden positions, golden", murlan("golden", "{bundle}", "--positions", "0"),
      ["murlan golden: error:", "--positions must be at least 1, got 0"]),
+    ("too few golden positions to cover the game, golden",
+     murlan("golden", "{bundle}", "--positions", "50"),
+     ["murlan golden: error:", "50 positions cannot cover the game", "ask for --positions"]),
     ("no hands, play", murlan("play", "--hands", "0"),
      ["murlan play: error: argument --hands:", "must be at least 1, got 0"]),
     ("no hands, selfplay", murlan("selfplay", "--max-hands", "0"),
@@ -229,6 +240,12 @@ ROWS = [
     ("chart into a missing folder, arena",
      murlan("arena", "random", "rule", "--png", "{missing}/chart.png"),
      ["murlan arena: error: argument --png:", "chart.png", "there is no folder"]),
+    ("chart that is not a PNG, arena",
+     murlan("arena", "random", "rule", "--boards", "1", "--png", "{missing}.txt"),
+     ["murlan arena: error: argument --png:", "name a .png file", "missing.txt"]),
+    ("bundle into a file, export",
+     murlan("export", "{good_ckpt}", "--out", "{not_json_record}"),
+     ["murlan export: error: argument --out:", "not_json.json: it is a file; name a folder"]),
     ("report into a folder, arena", murlan("arena", "random", "rule", "--json", "{no_spec}"),
      ["murlan arena: error: argument --json:", "it is a folder; name a file"]),
     ("record into a missing folder, play", murlan("play", "--record", "{missing}/game.json"),
@@ -282,6 +299,21 @@ def test_options_and_positionals_in_any_order(argv, bots):
     last (argparse's intermixed parsing), rather than stopping at ``greedy``."""
     args = murlan_cli.build_parser().parse_args(argv)
     assert args.bots == bots and args.boards == 1
+
+
+def test_integral_floats_are_accepted_for_integer_keys():
+    """``total_decisions=1e3`` and ``5e6`` in a YAML file are the integers 1000 and 5000000:
+    YAML 1.1 (PyYAML's default) would read them as strings, which a count refuses."""
+    raw = presets.load_preset("quick")
+    raw.update(presets.parse_overrides(["total_decisions=1e3", "num_envs=5E2", "name=x"]))
+    _, cfg = presets.build_config(raw)
+    assert (cfg.total_decisions, cfg.num_envs) == (1000, 500)
+    assert type(cfg.total_decisions) is int
+    assert presets.read_yaml("budget: 5e6\nrate: 3e-4\nword: 1e3x") == {
+        "budget": 5e6,
+        "rate": 3e-4,
+        "word": "1e3x",
+    }
 
 
 def test_the_good_files_are_accepted(files):

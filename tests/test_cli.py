@@ -297,3 +297,18 @@ print(sorted(modules & set(sys.modules)))
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_stage_progress_shows_bars_only_on_a_terminal(monkeypatch):
+    """Off a terminal (piped, CI) long commands print no bars, whose lines would only clutter
+    a log; on one each stage gets a bar that goes when the work ends."""
+    from murlan_cli.terminal import stage_progress
+
+    with stage_progress({"play": "playing matches"}) as progress:
+        assert progress is None  # pytest's captured stderr is no terminal
+    err = io.StringIO()
+    err.isatty = lambda: True
+    monkeypatch.setattr(sys, "stderr", err)
+    with stage_progress({"play": "playing matches"}) as progress:
+        progress("play", 1, 2)
+    assert "playing matches" in err.getvalue()

@@ -323,6 +323,30 @@ def test_pages_built_from_the_repository_keep_their_content(tmp_path):
         hooks.results_markdown(tmp_path)
 
 
+# How the docs state the observation's size: "544-entry egocentric", "obs (B, 544)",
+# "(544,) float32", "544 float32 entries", "`obs` float32 ['batch', 544]".
+OBS_SIZE_CLAIMS = re.compile(
+    r"(\d+)-entry egocentric|obs\W{1,6}\(B, (\d+)\)|\((\d+),\) float32|\(B, (\d+)\) float32"
+    r"|(\d+) float32 entries|`obs` float32 \['batch', (\d+)\]"
+)
+
+
+def test_docs_state_the_observation_size_of_the_code():
+    """Every page (the quickstart notebook's text included) that gives the observation's
+    size gives ``observation.SIZE``: a number in prose goes stale when the layout grows."""
+    from murlan_env.game import observation
+
+    texts = {p.name: p.read_text(encoding="utf-8") for p in SAMPLED}
+    texts["quickstart.ipynb"] = load_hooks().notebook_markdown(ROOT)
+    claims = [
+        (name, int(next(g for g in m.groups() if g)))
+        for name, text in texts.items()
+        for m in OBS_SIZE_CLAIMS.finditer(text)
+    ]
+    assert {"quickstart.ipynb", "environments.md", "bundle.md"} <= {n for n, _ in claims}
+    assert [c for c in claims if c[1] != observation.SIZE] == []
+
+
 def test_cli_reference_finds_every_registered_subcommand():
     import murlan_cli
 

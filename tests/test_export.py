@@ -32,6 +32,7 @@ from murlan_env.bundle import contract as bundle_contract
 from murlan_env.bundle.files import verify_golden
 from murlan_env.bundle.golden import dense_obs
 from murlan_env.bundle.manifest import BUNDLE_FORMAT, BundleError, BundleManifest
+from murlan_env.bundle.shipped import policies_dir
 from murlan_env.envs.aec import MurlanAECEnv
 from murlan_env.game import engine, observation
 from murlan_env.game.combos import N_ACTIONS, PASS, action_catalogue
@@ -573,7 +574,23 @@ def test_dmc_network_exports_with_parity(tmp_path):
     from agents.export import torch_parity
 
     net = tiny_policy("dmc", seed=1)
-    manifest = export_bundle(net, tmp_path, n_positions=200, seed=5, coreml=False, float16=False)
+    told = []  # the progress murlan export shows as bars: each stage's start and end
+    manifest = export_bundle(
+        net,
+        tmp_path,
+        n_positions=200,
+        seed=5,
+        coreml=False,
+        float16=False,
+        progress=lambda *step: told.append(step),
+    )
+    assert [s for s in told if s[0] != "play"] == [
+        ("onnx", 0, 1),
+        ("onnx", 1, 1),
+        ("coreml", 0, 1),
+        ("coreml", 1, 1),
+    ]
+    assert told[-1][0] == "play" and told[-1][1] == told[-1][2]
     assert manifest.policy["algorithm"] == "dmc" and manifest.rules.joker_pair is False
     assert [m.file for m in manifest.models] == ["model.onnx"]
     check = verify_golden(tmp_path)
@@ -583,11 +600,65 @@ def test_dmc_network_exports_with_parity(tmp_path):
     assert not list(tmp_path.glob("weights*"))
 
 
-def test_export_refuses_a_golden_set_that_leaves_entries_unvaried(tmp_path):
-    from murlan_env.bundle.golden import GoldenError
+def test_export_refuses_too_few_positions_before_playing(tmp_path):
+    """Each position shows one play to beat, so a set of the standard game needs at least
+    one position per required ``table_action`` entry: 40 is refused before any match."""
+    from murlan_env.bundle.golden import TooFewPositions
 
-    with pytest.raises(GoldenError, match=r"never vary \(.*table_action\["):
+    with pytest.raises(TooFewPositions, match=r"must show (\d+); ask for --positions \1 or more"):
         export_bundle(tiny_policy(), tmp_path, n_positions=40, coreml=False, float16=False)
+    assert not (tmp_path / "golden.json").exists()
+
+
+def test_the_least_positions_are_one_per_required_play_to_beat():
+    from murlan_env.bundle.golden import minimum_positions, required_entries
+
+    manifest = BundleManifest.load(policies_dir() / "ppo-finetune")
+    table = required_entries(manifest)[observation.SLICES["table_action"]]
+    assert minimum_positions(manifest) == table.sum()
+    assert 100 < minimum_positions(manifest) < BUNDLE_POSITIONS
+
+
+def test_a_short_golden_cover_names_the_positions_it_needs():
+    """When the matches need more positions than asked for, the error says how many: the
+    step of the greedy cover that sets the last required entry (here one per candidate)."""
+    from murlan_env.bundle.golden import TAGS, GoldenError, _choose, required_entries
+
+    manifest = BundleManifest.load(policies_dir() / "ppo-finetune")
+    need = np.flatnonzero(required_entries(manifest))
+    groups = np.array_split(need, 130)  # 130 candidates, each the only one with its entries
+    nz = np.zeros((len(groups), observation.SIZE), bool)
+    for row, entries in enumerate(groups):
+        nz[row, entries] = True
+    tags = np.zeros((len(groups), len(TAGS)), bool)
+    labels = [(row, 0, 0, False) for row in range(len(groups))]
+    rng = np.random.default_rng(0)
+    with pytest.raises(GoldenError, match=r"^120 positions leave \d+ observation entries unvaried.*"
+                       r"need --positions 130 \(or another --seed\)$"):  # fmt: skip
+        _choose(manifest, labels, nz, tags, 120, rng)
+    assert len(_choose(manifest, labels, nz, tags, 130, np.random.default_rng(0))) == 130
+
+
+def test_an_unvaried_golden_set_is_refused_in_one_short_line():
+    """The refusal names a few of the entries that never vary and counts the rest."""
+    from murlan_env.bundle.golden import GoldenError, check_coverage, required_entries
+
+    manifest = BundleManifest.load(policies_dir() / "ppo-finetune")
+    n = int(required_entries(manifest).sum())
+    shown = rf"{n} observation entries never vary \(my_hand\[.*\] and {n - 5} more\)"
+    with pytest.raises(GoldenError, match=shown) as err:
+        check_coverage({"positions": [{"obs": []}, {"obs": []}]}, manifest)
+    assert len(str(err.value)) < 300
+
+
+def test_a_bundle_bot_is_named_apart_from_the_greedy_bot():
+    """A bundle's bot says how it picks moves, "argmax" or "T=..", never "greedy", which in
+    an arena table is the greedy bot's own row."""
+    folder = policies_dir() / "ppo-finetune"
+    assert BundleBot(folder).name == "bundle:ppo-finetune(argmax)"
+    assert BundleBot(folder, temperature=0.5).name == "bundle:ppo-finetune(T=0.5)"
+    mixed = BundleBot(folder, mix=(GreedyBot(), 0.25))
+    assert mixed.name == "bundle:ppo-finetune(argmax,greedy@0.25)"
 
 
 def test_export_refuses_a_policy_for_another_observation(tmp_path):
@@ -610,3 +681,34 @@ def test_coreml_package_or_a_note_saying_why_not(tmp_path):
     else:
         assert note.startswith("model.mlpackage converted"), note
         assert (path / "Manifest.json").is_file()
+
+
+def test_export_summary_reads_as_files_sizes_and_checks():
+    """``murlan export`` prints what it wrote, with sizes people read, and both checks in
+    words; the same report is ``--json``'s."""
+    from murlan_cli.export import summary_lines
+
+    report = {
+        "bundle": "bundles/quick",
+        "files": {"bot.json": 2_100, "golden.json": 1_234_567, "model.onnx": 171_800},
+        "models": {"model.onnx": {"precision": "float32", "tolerance": 1e-4}},
+        "golden": {
+            "positions": 256,
+            "ok": True,
+            "models": {"model.onnx": {"action_mismatches": 0}},
+        },
+        "torch_parity": 4.8e-7,
+        "coreml": "Core ML export not asked for",
+        "ok": True,
+    }
+    assert summary_lines(report) == [
+        "wrote bundles/quick: 3 files, 1.4 MB",
+        "  bot.json        2.1 KB",
+        "  golden.json     1.2 MB",
+        "  model.onnx    171.8 KB  float32, tolerance 0.0001",
+        "golden positions: 256, every one replays and every model picks its move",
+        "PyTorch vs ONNX Runtime on them: largest score difference 4.8e-07 (within 1e-05)",
+        "Core ML: Core ML export not asked for",
+    ]
+    report["golden"] = {**report["golden"], "ok": False, "models": {"m": {"action_mismatches": 3}}}
+    assert "FAILED: 3 move(s) differ" in summary_lines(report)[4]

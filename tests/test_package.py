@@ -18,6 +18,7 @@ The versions the packages carry are checked against each other in the fast suite
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -46,6 +47,7 @@ def test_versions_and_licence_agree():
     npm = json.loads((JS / "package.json").read_text())
     assert citation["version"] == npm["version"] == project["version"]
     assert citation["license"] == npm["license"] == project["license"]["text"] == "MIT"
+    assert isinstance(citation["date-released"], datetime.date)  # CFF wants YYYY-MM-DD
     for licence in (ROOT / "LICENSE", JS / "LICENSE"):
         assert licence.read_text().startswith("MIT License\n"), licence
     assert "LICENSE" in npm["files"] and "private" not in npm

@@ -21,16 +21,18 @@ from murlan_env import records
 from murlan_env.bots import registry
 from murlan_env.bots.process import (
     PROTOCOL,
+    STDERR_LINES,
     BotCrashed,
     BotGarbage,
     BotIllegalMove,
     BotStartError,
     BotTimeout,
     ProcessBot,
+    describe_faults,
 )
 from murlan_env.bundle.golden_positions import state_facts
 from murlan_env.envs.person_match import PersonMatch
-from murlan_env.eval.arena import run_arena
+from murlan_env.eval.arena import report_table, run_arena
 from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 
@@ -165,12 +167,50 @@ def test_strict_raises_the_named_fault(tmp_path):
 
 
 def test_a_broken_bot_is_given_up_after_max_faults(tmp_path):
+    """Every decision of a bot that always crashes is forfeited and counted, those after it
+    was given up too; the report says when it was given up and shows its stderr."""
     log = tmp_path / "asked.jsonl"
-    with ProcessBot(script(tmp_path, "sys.exit(1)", log=str(log)), max_faults=2) as bot:
+    body = "print('Traceback (most recent call last):', file=sys.stderr)\n"
+    body += "print(f'ValueError: request {n} is too hard', file=sys.stderr); sys.exit(1)"
+    with ProcessBot(script(tmp_path, body, log=str(log)), max_faults=2) as bot:
         report = arena(bot, boards=2)
     assert len(bot.faults) == 2 and bot.given_up
     assert len(log.read_text().splitlines()) == 2  # never asked again
     assert report["hands_played"] == 2 * 2 * 2
+    (row,) = report["faults"]
+    given_up = row["given_up"]
+    assert given_up["after_faults"] == 2 and given_up["forfeited"] > 0
+    assert given_up["at_decision"] == bot.decisions - given_up["forfeited"]
+    assert row["forfeited"] == bot.decisions  # every decision it was asked, none uncounted
+    assert row["faults"][0]["stderr"] == [
+        "Traceback (most recent call last):",
+        "ValueError: request 1 is too hard",
+    ]
+    lines = describe_faults(row["bot"], row)
+    assert f"{bot.decisions} decision(s) forfeited" in lines[0]
+    assert f"given up after 2 faults, at its decision {given_up['at_decision']}" in lines[0]
+    assert lines[1:] == [
+        "  the last 2 line(s) of its stderr:",
+        "    Traceback (most recent call last):",
+        "    ValueError: request 1 is too hard",  # the process restarted: its first request
+    ]
+    caption = report_table(report).caption
+    assert f"given up after 2 faults, at its decision {given_up['at_decision']}" in caption
+
+
+def test_a_bot_keeps_only_the_last_lines_of_its_stderr(tmp_path):
+    body = "for i in range(100): print('x' * 1000, i, file=sys.stderr)\nsys.exit(1)"
+    with ProcessBot(script(tmp_path, body), max_faults=1) as bot:
+        arena(bot, boards=1)
+    stderr = bot.faults[0].stderr
+    assert len(stderr) == STDERR_LINES and stderr[-1].endswith("...")
+    assert all(len(line) <= 240 + 3 for line in stderr)
+
+
+def test_a_bot_that_crashes_before_its_hello_shows_its_stderr():
+    command = f"{sys.executable} -c \"import sys; sys.exit('no module named wizardry')\""
+    with pytest.raises(BotStartError, match="its stderr ended: no module named wizardry"):
+        registry.make_bot(f"proc:{command}")
 
 
 @pytest.mark.parametrize(
@@ -237,3 +277,33 @@ def test_murlan_play_reads_a_proc_command_with_spaces_as_one_spec():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("(lowest-play)") >= 1 and out.stderr == ""
+
+
+def test_murlan_play_reports_a_crashing_bot_given_up_with_its_stderr(tmp_path):
+    bot = tmp_path / "crashy.py"
+    bot.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello':\n"
+        f"        print(json.dumps({{'type': 'hello', 'protocol': '{PROTOCOL}'}}), flush=True)\n"
+        "        continue\n"
+        "    raise ValueError('I cannot play ' + str(m['id']))\n"
+    )
+    moves = "\n".join(["pass", "1"] * 100 + ["quit"]) + "\n"  # pass, else the lowest card
+    out = subprocess.run(
+        [sys.executable, "-m", "murlan_cli", "play", "--seed", "1", "--hands", "1"]
+        + ["--bots", f"proc:{sys.executable} {bot}"],
+        input=moves,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    reports = [line for line in out.stderr.splitlines() if line.startswith("murlan play: ")]
+    assert len(reports) == 3  # one process per seat, each given up
+    for line in reports:
+        assert "5 fault(s) (crash" in line and "given up after 5 faults, at its decision 5" in line
+    assert "    ValueError: I cannot play 4" in out.stderr.splitlines()

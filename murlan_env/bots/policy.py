@@ -98,7 +98,8 @@ class BundleBot:
         self.model = self.manifest.model(precision)
         self.session = onnx_session(self.bundle_dir / self.model.file, threads)
         self._check_session()
-        label = "greedy" if self.temperature == 0 else f"T={self.temperature:g}"
+        # "argmax", not "greedy": the greedy bot plays beside bundles in arena tables
+        label = "argmax" if self.temperature == 0 else f"T={self.temperature:g}"
         if self.weak is not None:
             label += f",{self.weak.name}@{self.mix_p:g}"
         self.name = name or f"bundle:{self.bundle_dir.name}({label})"

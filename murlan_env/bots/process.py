@@ -36,11 +36,15 @@ passing is legal, else the legal move of lowest action id), the fault is kept in
 (the arena reports them), and after a timeout, a crash or garbage the process is ended and
 started afresh for the next request. After ``max_faults`` faults the bot stops asking and
 forfeits every later decision at once, so a broken bot never stalls the other seats, whose
-games go on to the end. ``strict=True`` raises the fault instead.
+games go on to the end; those decisions are counted too (``fault_report``: every decision
+forfeited, and when the bot was given up). Each fault keeps the last ``STDERR_LINES`` lines
+the process wrote to stderr (a crash's traceback), which the reports show. ``strict=True``
+raises the fault instead.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import queue
@@ -69,6 +73,9 @@ DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_FAULTS = 5
 # Seconds a process has to exit after "bye" before it is killed.
 CLOSE_GRACE = 1.0
+# The last lines of a process's stderr kept for a fault report, each cut to STDERR_WIDTH.
+STDERR_LINES = 20
+STDERR_WIDTH = 240
 
 
 class BotFault(RuntimeError):
@@ -107,35 +114,69 @@ class BotStartError(ValueError):
 
 @dataclasses.dataclass(frozen=True)
 class Fault:
-    """One fault during play: its kind, what happened, and the decisions it forfeited."""
+    """One fault during play: its kind, what happened, the decisions it forfeited, and the
+    last lines the process wrote to stderr (a crash's traceback, say), at most
+    ``STDERR_LINES``."""
 
     fault: str
     message: str
+    forfeited: int
+    stderr: tuple[str, ...] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class GivenUp:
+    """When a bot was given up: after how many faults, at which of its decisions (counted
+    from 1 over everything it was asked), and how many decisions it forfeited since,
+    unasked."""
+
+    after_faults: int
+    at_decision: int
     forfeited: int
 
 
 class _Channel:
     """One running process: lines to its stdin, lines from its stdout through a reader
-    thread (so a read can time out), stderr discarded."""
+    thread (so a read can time out), and the last ``STDERR_LINES`` lines of its stderr
+    through another (read all along, so a chatty bot never blocks on a full pipe)."""
 
     def __init__(self, argv: Sequence[str]) -> None:
         self.proc = subprocess.Popen(
             list(argv),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
+            errors="replace",
             bufsize=1,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
+        self.stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self.stderr_reader.start()
 
     def _read(self) -> None:
         for line in self.proc.stdout:
             self.lines.put(line)
         self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        try:
+            for line in self.proc.stderr:
+                line = line.rstrip()
+                cut = line[:STDERR_WIDTH] + ("..." if len(line) > STDERR_WIDTH else "")
+                self.stderr_tail.append(cut)
+        except (OSError, ValueError):  # closed by close() while a killed process wrote
+            pass
+
+    def stderr_lines(self) -> tuple[str, ...]:
+        """The last lines the process wrote to stderr; all of them once it has exited."""
+        if self.proc.poll() is not None:
+            self.stderr_reader.join(timeout=CLOSE_GRACE)
+        return tuple(self.stderr_tail)
 
     def send(self, message: dict) -> None:
         try:
@@ -180,7 +221,8 @@ class _Channel:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
+        self.stderr_reader.join(timeout=CLOSE_GRACE)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 stream.close()
             except (OSError, ValueError):
@@ -227,6 +269,8 @@ class ProcessBot:
         self.max_faults = int(max_faults)
         self.strict = strict
         self.faults: list[Fault] = []
+        self.decisions = 0  # decisions asked of this bot, forfeited ones included
+        self.given_up_at: GivenUp | None = None
         self._next_id = 0
         self._lock = threading.Lock()  # one batch of requests at a time (a web server's threads)
         self._holder: list[_Channel | None] = [None]  # shared with the finalizer
@@ -234,8 +278,13 @@ class ProcessBot:
         try:
             hello = self._start()
         except (BotFault, OSError) as err:
+            why = _start_reason(err)
+            channel = self._holder[0]
+            stderr = channel.stderr_lines() if channel is not None else ()
             self.close()
-            raise BotStartError(f"proc:{self.command}: {_start_reason(err)}") from None
+            if stderr:  # one line still: the last the program wrote to stderr says most
+                why += f" (its stderr ended: {stderr[-1]})"
+            raise BotStartError(f"proc:{self.command}: {why}") from None
         self.name = name or str(hello.get("name") or f"proc:{self.command}")
         self.supported_rules = _supported(hello.get("rules"), self.command)
 
@@ -304,18 +353,37 @@ class ProcessBot:
             )
         seeds = decision_seeds(rng, len(mask))  # drawn alike whatever the program answers
         fallback = np.where(mask[:, PASS], PASS, mask.argmax(1)).astype(np.int64)
-        if self.given_up:
-            return fallback
-        try:
-            with self._lock:
+        with self._lock:  # one batch at a time (a web server's threads), the counts with it
+            self.decisions += len(mask)
+            if self.given_up_at is not None:  # not asked: every decision forfeited, counted
+                self.given_up_at = dataclasses.replace(
+                    self.given_up_at, forfeited=self.given_up_at.forfeited + len(mask)
+                )
+                return fallback
+            try:
                 return self.decide(match, seeds)
-        except _Partial as partial:
-            out = np.where(partial.answered, partial.actions, fallback)
-            for fault, n in partial.faults:
-                self.faults.append(Fault(fault.fault, str(fault), n))
-                if self.strict:
-                    raise fault from None
-            return out
+            except _Partial as partial:
+                out = np.where(partial.answered, partial.actions, fallback)
+                for fault, n in partial.faults:
+                    stderr = getattr(fault, "stderr", ())
+                    self.faults.append(Fault(fault.fault, str(fault), n, stderr))
+                    if self.strict:
+                        raise fault from None
+                if self.given_up:
+                    self.given_up_at = GivenUp(len(self.faults), self.decisions, 0)
+                return out
+
+    def fault_report(self) -> dict[str, Any]:
+        """The faults as JSON: every decision forfeited (``forfeited``, those after the bot
+        was given up included), each fault, and ``given_up`` (None, or when and how many
+        decisions it forfeited since)."""
+        given_up = self.given_up_at
+        return {
+            "forfeited": sum(f.forfeited for f in self.faults)
+            + (given_up.forfeited if given_up else 0),
+            "faults": [dataclasses.asdict(f) | {"stderr": list(f.stderr)} for f in self.faults],
+            "given_up": dataclasses.asdict(given_up) if given_up else None,
+        }
 
     def decide(self, match: Sequence[MatchSoFar], seeds: np.ndarray) -> np.ndarray:
         """(B,) the program's moves as action ids; raises ``_Partial`` carrying the moves it
@@ -344,6 +412,8 @@ class ProcessBot:
                     faults.append((err, 1))
         except (BotTimeout, BotCrashed, BotGarbage, OSError) as err:
             fault = err if isinstance(err, BotFault) else BotCrashed(f"cannot start: {err}")
+            channel = self._holder[0]
+            fault.stderr = channel.stderr_lines() if channel is not None else ()
             faults.append((fault, max(len(pending), 1)))
             self._restart()
         if faults:
@@ -409,6 +479,31 @@ def _read_reply(state, reply: dict) -> int:
         raise BotIllegalMove(f"{' '.join(move) or 'pass'}: {err}") from None
 
 
+def describe_faults(name: str, report: dict[str, Any]) -> list[str]:
+    """A bot's ``fault_report`` for people: one line with the faults, the decisions forfeited
+    and when the bot was given up, then the last stderr lines of the latest fault that has
+    any (indented), as ``murlan arena`` and ``murlan play`` print it."""
+    faults = report["faults"]
+    kinds = ", ".join(sorted({f["fault"] for f in faults}))
+    line = (
+        f"{name}: {len(faults)} fault(s) ({kinds}; first: {faults[0]['message']}), "
+        f"{report['forfeited']} decision(s) forfeited (it passed or made its lowest legal move)"
+    )
+    given_up = report.get("given_up")
+    if given_up:
+        line += (
+            f"; given up after {given_up['after_faults']} faults, at its decision "
+            f"{given_up['at_decision']}, and not asked again ({given_up['forfeited']} of "
+            f"the forfeited decisions)"
+        )
+    lines = [line]
+    stderr = next((f["stderr"] for f in reversed(faults) if f.get("stderr")), [])
+    if stderr:
+        lines.append(f"  the last {len(stderr)} line(s) of its stderr:")
+        lines += [f"    {text}" for text in stderr]
+    return lines
+
+
 def _supported(rules: Any, command: str) -> dict[str, list]:
     """The hello's ``rules``: flag -> values, checked against the known flags."""
     if rules is None:
@@ -443,8 +538,11 @@ __all__ = [
     "DEFAULT_MAX_FAULTS",
     "DEFAULT_TIMEOUT",
     "Fault",
+    "GivenUp",
     "PROTOCOL",
+    "STDERR_LINES",
     "ProcessBot",
+    "describe_faults",
     "golden_requests",
     "move_request",
 ]

@@ -208,6 +208,7 @@ def regenerate_golden(
         manifest = BundleManifest.load(bundle_dir)
     if supports:
         manifest = manifest.widened(supports)
+    goldens.check_positions(manifest, positions)  # before the model is loaded
     model = manifest.model("float32")
     scorer = session_scorer(onnx_session(Path(bundle_dir) / model.file))
     golden = goldens.make_golden(

@@ -74,6 +74,10 @@ class GoldenError(ValueError):
     """A golden set that does not cover the game, or golden vectors that do not replay."""
 
 
+class TooFewPositions(GoldenError):
+    """Fewer positions than any golden set of the bundle needs (known before any match)."""
+
+
 # --------------------------------------------------------------------------- the rule sets
 
 
@@ -124,6 +128,23 @@ def required_entries(manifest: BundleManifest) -> np.ndarray:
     return need
 
 
+def minimum_positions(manifest: BundleManifest) -> int:
+    """The fewest positions a golden set of this bundle can have: a position shows one play
+    to beat (``table_action`` is one-hot), and each required one must show in some position."""
+    return int(required_entries(manifest)[observation.SLICES["table_action"]].sum())
+
+
+def check_positions(manifest: BundleManifest, n_positions: int) -> None:
+    """TooFewPositions, before any match is played, when ``n_positions`` cannot cover the
+    game (``minimum_positions``)."""
+    least = minimum_positions(manifest)
+    if n_positions < least:
+        raise TooFewPositions(
+            f"{n_positions} positions cannot cover the game: each shows one play to beat and "
+            f"this bundle's set must show {least}; ask for --positions {least} or more"
+        )
+
+
 # --------------------------------------------------------------------------- making a set
 
 
@@ -141,8 +162,11 @@ def make_golden(
     ``scorer`` gives the model's scores (the bundle's float32 ONNX model). ``matches``:
     matches played (shared among the rule sets, at least 6 each) besides the random-play
     matches that reach the highest targets. ``progress(stage, done, total)`` is called as
-    they are played. Raises GoldenError when some required entry never varies.
+    they are played. Raises TooFewPositions before playing when ``n_positions`` is below
+    ``minimum_positions``, and GoldenError when some required entry never varies (saying how
+    many positions these matches need, when more would do).
     """
+    check_positions(manifest, n_positions)
     rng = np.random.default_rng(seed)
     sets = rule_sets(manifest)
     per_set = max(6, -(-matches // len(sets)))
@@ -173,23 +197,35 @@ def make_golden(
 
 def _choose(manifest, labels, nz, tag_mat, n_positions, rng) -> list[int]:
     """Indices of candidates: a greedy cover of the required entries and the tags, each tag
-    ``MIN_PER_TAG`` times, then positions with a choice from the matches already used."""
+    ``MIN_PER_TAG`` times, then positions with a choice from the matches already used.
+    GoldenError naming the number of positions needed when the first ``n_positions`` of the
+    cover leave a required entry the pool has unset."""
     need = required_entries(manifest)
     choice = tag_mat[:, TAGS.index("choice")]
     items = np.concatenate([nz[:, need], tag_mat], axis=1)
     open_items = items.any(0)  # what the pool can cover at all
-    chosen: list[int] = []
+    covered_at = np.full(items.shape[1], -1)  # the step of the cover that covers each item
+    cover: list[int] = []
     noise = rng.random(len(labels)) * 0.5
     new = items[:, open_items].sum(1)  # open items each candidate covers, kept up to date
-    while open_items.any() and len(chosen) < n_positions:
+    while open_items.any():
         # most new items first; among equals, positions with a choice, then at random
         best = int(np.argmax(np.where(new > 0, 2 * new + choice + noise, -1)))
         if new[best] == 0:
             break
-        chosen.append(best)
         closed = open_items & items[best]
+        covered_at[closed] = len(cover)
+        cover.append(best)
         open_items &= ~items[best]
         new -= items[:, closed].sum(1)
+    needed = int(covered_at[: int(need.sum())].max(initial=-1)) + 1
+    if n_positions < needed:
+        short = int((covered_at[: int(need.sum())] >= n_positions).sum())
+        raise GoldenError(
+            f"{n_positions} positions leave {short} observation entries unvaried: these "
+            f"matches need --positions {needed} (or another --seed)"
+        )
+    chosen = cover[:n_positions]
     taken = np.zeros(len(labels), bool)
     taken[chosen] = True
     for column in tag_mat.T:  # then each situation a few times, where the pool has it
@@ -312,8 +348,8 @@ def check_coverage(golden: dict, manifest: BundleManifest) -> None:
     """Raise GoldenError naming the required entries that never vary in ``golden``."""
     missing = unvaried_entries(golden["positions"], manifest)
     if missing:
-        shown = ", ".join(missing[:60]) + (
-            f" and {len(missing) - 60} more" if len(missing) > 60 else ""
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
         )
         raise GoldenError(
             f"golden set refused: {len(missing)} observation entries never vary ({shown}); "

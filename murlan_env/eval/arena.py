@@ -189,21 +189,18 @@ def run_arena(
 
 def bot_faults(bots: Sequence[Bot], names: Sequence[str]) -> list[dict[str, Any]]:
     """Per bot that reports faults (a bot in another process: ``murlan_env.bots.process``),
-    its name, how many decisions they forfeited and each fault; bots without faults are left
+    its name and its ``fault_report``: every decision forfeited, each fault (with the last
+    lines of the process's stderr) and when it was given up; bots without faults are left
     out."""
     out, seen = [], set()
     for bot, name in zip(bots, names, strict=True):
-        faults = getattr(bot, "faults", None)
-        if not faults or id(bot) in seen:
+        report = getattr(bot, "fault_report", None)
+        if report is None or id(bot) in seen:
             continue
         seen.add(id(bot))
-        out.append(
-            {
-                "bot": name,
-                "forfeited": sum(f.forfeited for f in faults),
-                "faults": [{"fault": f.fault, "message": f.message} for f in faults],
-            }
-        )
+        report = report()
+        if report["faults"]:
+            out.append({"bot": name, **report})
     return out
 
 
@@ -217,18 +214,35 @@ def _span(pair, fmt: str) -> str:
 
 def report_table(report: dict[str, Any]):
     """The report as a rich Table, best rating first."""
+    from rich import box
     from rich.table import Table
 
+    given_up = [
+        f"{row['bot']}: given up after {row['given_up']['after_faults']} faults, at its "
+        f"decision {row['given_up']['at_decision']}; {row['forfeited']} decisions forfeited"
+        for row in report.get("faults", ())
+        if row.get("given_up")
+    ]
+    # No outer or column borders, and the bot column folds long names: the numbers keep
+    # their width and the table fits an 80-column terminal.
     table = Table(
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
         title=f"murlan arena, seed {report['seed']}",
-        caption=(
-            "par: 1.5 points/hand, 25% 1st, 25% wins\n"
-            "matches: one per seat held; rating: Elo-like, mean 1500"
+        caption="\n".join(
+            [
+                "par: 1.5 points/hand, 25% 1st, 25% wins",
+                "matches: one per seat held; rating: Elo-like, mean 1500",
+                *given_up,
+            ]
         ),
     )
     columns = ("bot", "pts/hand", "95% CI", "1st", "wins", "95% CI", "matches", "rating", "95% CI")
-    for col in columns:
-        table.add_column(col, justify="left" if col == "bot" else "right", no_wrap=True)
+    table.add_column(columns[0], justify="left", overflow="fold", min_width=6)
+    for col in columns[1:]:
+        table.add_column(col, justify="right", no_wrap=True)
     for row in sorted(report["bots"], key=lambda r: -r["rating"]):
         win = row["match_win_rate"]
         table.add_row(
