@@ -40,7 +40,7 @@ from murlan_env.bundle.files import (
     session_scorer,
     write_golden,
 )
-from murlan_env.bundle.golden import dense_obs, make_golden
+from murlan_env.bundle.golden import check_positions, dense_obs, make_golden
 from murlan_env.bundle.manifest import (
     COREML_FILE,
     GOLDEN_FILE,
@@ -208,6 +208,11 @@ def export_bundle(
         if key in arch and arch[key] != wanted:
             raise ValueError(f"policy arch has {key}={arch[key]}, this engine has {wanted}")
     rules = _policy_rules(policy, rules)
+    supported = BundleManifest.only(rules)
+    for flag, values in (supported_rules or {}).items():
+        supported[flag] = tuple(dict.fromkeys([*supported.get(flag, ()), *values]))
+    if n_positions:  # too few golden positions: refused before any file is written
+        check_positions(BundleManifest(rules, supported, models=()), n_positions)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
 
@@ -226,9 +231,6 @@ def export_bundle(
     step("coreml", 0)
     coreml_note = export_coreml(policy, coreml_path) if coreml else "Core ML export not asked for"
     step("coreml", 1)
-    supported = BundleManifest.only(rules)
-    for flag, values in (supported_rules or {}).items():
-        supported[flag] = tuple(dict.fromkeys([*supported.get(flag, ()), *values]))
     description = _json_safe(arch)
     if source:
         description["source"] = source

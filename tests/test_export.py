@@ -602,12 +602,14 @@ def test_dmc_network_exports_with_parity(tmp_path):
 
 def test_export_refuses_too_few_positions_before_playing(tmp_path):
     """Each position shows one play to beat, so a set of the standard game needs at least
-    one position per required ``table_action`` entry: 40 is refused before any match."""
+    one position per required ``table_action`` entry: 40 is refused before anything is
+    exported or played (the folder is not even made)."""
     from murlan_env.bundle.golden import TooFewPositions
 
+    out = tmp_path / "bundle"
     with pytest.raises(TooFewPositions, match=r"must show (\d+); ask for --positions \1 or more"):
-        export_bundle(tiny_policy(), tmp_path, n_positions=40, coreml=False, float16=False)
-    assert not (tmp_path / "golden.json").exists()
+        export_bundle(tiny_policy(), out, n_positions=40, coreml=False, float16=False)
+    assert not out.exists()
 
 
 def test_the_least_positions_are_one_per_required_play_to_beat():
