@@ -40,6 +40,20 @@ def _node_major() -> int:
 pytestmark = pytest.mark.skipif(not (NODE and NPM) or _node_major() < 20, reason=ENABLE)
 
 
+def _node_module(script: str, *args: str) -> str:
+    """What ``script`` (an ES module, run in clients/js with ``args``) prints; it must exit 0."""
+    out = subprocess.run(
+        [NODE, "--input-type=module", "-e", script, *args],
+        cwd=CLIENT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
 def _run(cmd: list[str], env: dict[str, str], timeout: int) -> subprocess.CompletedProcess:
     return subprocess.run(
         cmd, cwd=CLIENT, env=env, capture_output=True, text=True, timeout=timeout, check=False
@@ -96,16 +110,7 @@ def test_records_the_javascript_game_writes_are_valid_here(seed, rules, cut):
 
     from murlan_env import records
 
-    out = subprocess.run(
-        [NODE, "--input-type=module", "-e", _GAME_SCRIPT, json.dumps([seed, rules, cut])],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
-    record = json.loads(out.stdout)
+    record = json.loads(_node_module(_GAME_SCRIPT, json.dumps([seed, rules, cut])))
     assert records.validate(record).valid, records.validate(record)
     assert record["rules"] == rules
     assert (record["winners"] != []) == (cut > 10**5)
@@ -151,16 +156,7 @@ def test_bundles_load_and_hash_like_hashlib_without_web_crypto(tmp_path: Path):
         paths.append(tmp_path / f"{i}.bin")
         paths[-1].write_bytes(blob)
     paths.append(bundle / "model.onnx")
-    out = subprocess.run(
-        [NODE, "--input-type=module", "-e", _NO_SUBTLE_SCRIPT, str(bundle), *map(str, paths)],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
-    answer = json.loads(out.stdout)
+    answer = json.loads(_node_module(_NO_SUBTLE_SCRIPT, str(bundle), *map(str, paths)))
     expected = [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]
     assert answer["hashes"] == [*expected, hashlib.sha256(b"abc").hexdigest()]
     assert answer["cards"], answer

@@ -265,16 +265,21 @@ def test_proc_without_a_command_is_a_usage_error():
     assert out.stderr.count("\n") == 1 and "proc: needs a command" in out.stderr
 
 
-def test_murlan_play_reads_a_proc_command_with_spaces_as_one_spec():
-    out = subprocess.run(
-        [sys.executable, "-m", "murlan_cli", "play", "--bots", f"proc:{sys.executable} {EXAMPLE}"],
-        input="quit\n",
+def murlan_play(args: list[str], moves: str) -> subprocess.CompletedProcess:
+    """``murlan play ARGS`` in a fresh interpreter, a person typing ``moves``."""
+    return subprocess.run(
+        [sys.executable, "-m", "murlan_cli", "play", *args],
+        input=moves,
         capture_output=True,
         text=True,
         cwd=ROOT,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
         timeout=120,
     )
+
+
+def test_murlan_play_reads_a_proc_command_with_spaces_as_one_spec():
+    out = murlan_play(["--bots", f"proc:{sys.executable} {EXAMPLE}"], "quit\n")
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("(lowest-play)") >= 1 and out.stderr == ""
 
@@ -291,15 +296,8 @@ def test_murlan_play_reports_a_crashing_bot_given_up_with_its_stderr(tmp_path):
         "    raise ValueError('I cannot play ' + str(m['id']))\n"
     )
     moves = "\n".join(["pass", "1"] * 100 + ["quit"]) + "\n"  # pass, else the lowest card
-    out = subprocess.run(
-        [sys.executable, "-m", "murlan_cli", "play", "--seed", "1", "--hands", "1"]
-        + ["--bots", f"proc:{sys.executable} {bot}"],
-        input=moves,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        timeout=120,
+    out = murlan_play(
+        ["--seed", "1", "--hands", "1", "--bots", f"proc:{sys.executable} {bot}"], moves
     )
     assert out.returncode == 0, out.stderr
     reports = [line for line in out.stderr.splitlines() if line.startswith("murlan play: ")]
