@@ -144,7 +144,8 @@ COMMANDS: dict[str, Command] = _by_name(
         lockstep, whole seeded matches with the state after every decision; records,
         valid and corrupted records with the validator's verdicts; search, the expert
         level's search on fixed worlds; rule, the rule bot's moves and their
-        log-probabilities. The JavaScript client's tests read them all
+        log-probabilities; levels, the levels' draws and their moves for given decision
+        seeds (what a port must match move for move). The JavaScript client's tests read them all
         (clients/js/tests/make-vectors.sh).
         """,
     ),

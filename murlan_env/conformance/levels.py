@@ -30,6 +30,7 @@ from murlan_env.bots import draws
 from murlan_env.bots.policy import BundleBot
 from murlan_env.bots.protocol import legal_logits
 from murlan_env.bundle.golden_positions import state_facts
+from murlan_env.conformance.driving import play_to_end
 from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 from murlan_env.game.state import Phase
@@ -120,17 +121,8 @@ def _play(
 ) -> list[dict[str, Any]]:
     """Whole matches with ``bot`` in every seat; the kept decisions as vector positions."""
     out = []
-    state = engine.init(rng, matches, rules)
-    while True:
-        if (state.phase == Phase.HAND_OVER).any():
-            state = engine.next_hand(state, rng)
-            continue
-        waiting = np.flatnonzero(state.phase <= Phase.EXCHANGE)
-        if not waiting.size:
-            break
-        sub = state.index(waiting)
-        obs = engine.observe(sub)
-        mask = engine.legal_action_mask(sub)
+
+    def decide(waiting, sub, obs, mask):
         seeds = draws.decision_seeds(rng, waiting.size)
         actions = bot.act_for_seeds(obs, mask, seeds)
         scores = bot.scores(obs, mask)
@@ -156,9 +148,9 @@ def _play(
                     "near": bool(near[i]),
                 }
             )
-        full = np.zeros(state.phase.shape[0], np.int16)
-        full[waiting] = actions
-        state = engine.step(state, full)
+        return actions
+
+    play_to_end(engine.init(rng, matches, rules), rng, decide)
     return out
 
 

@@ -25,6 +25,7 @@ from murlan_env.bots.baseline import GreedyBot, RandomBot
 from murlan_env.bots.protocol import MoveScores, legal_log_probs
 from murlan_env.bots.rule import RuleBot
 from murlan_env.bundle.golden_positions import state_facts
+from murlan_env.conformance.driving import play_to_end
 from murlan_env.conformance.engine import VARIANTS, state_json
 from murlan_env.game import engine
 from murlan_env.game.cards import format_cards
@@ -57,19 +58,10 @@ def rule_vectors(
     players = (rule, GreedyBot(), RandomBot())
     positions: list[dict[str, Any]] = []
     for v, rules in enumerate(variants):
-        state = engine.init(rng, matches, rules)
         # Seat s of match b is played by players[(b + s + v) % 3].
         lineup = (np.arange(matches)[:, None] + np.arange(N_SEATS)[None, :] + v) % len(players)
-        while True:
-            if (state.phase == Phase.HAND_OVER).any():
-                state = engine.next_hand(state, rng)
-                continue
-            waiting = np.flatnonzero(state.phase <= Phase.EXCHANGE)
-            if not waiting.size:
-                break
-            sub = state.index(waiting)
-            obs = engine.observe(sub)
-            mask = engine.legal_action_mask(sub)
+
+        def decide(waiting, sub, obs, mask, lineup=lineup):
             moves = rule.act(obs, mask, rng)
             log_p = legal_log_probs(model.scores(obs, mask), mask)
             cards = engine.choose_cards(sub, moves)
@@ -91,13 +83,15 @@ def rule_vectors(
                         "knob_moves": [int(m) for m in knob_moves[i]],
                     }
                 )
-            actions = np.zeros(matches, np.int16)
+            actions = np.zeros(waiting.size, np.int16)
             seat_player = lineup[waiting, sub.to_act]
             for p, player in enumerate(players):
                 at = np.flatnonzero(seat_player == p)
                 if at.size:
-                    actions[waiting[at]] = player.act(obs[at], mask[at], rng)
-            state = engine.step(state, actions)
+                    actions[at] = player.act(obs[at], mask[at], rng)
+            return actions
+
+        play_to_end(engine.init(rng, matches, rules), rng, decide)
     return {
         "format": RULE_VECTORS_FORMAT,
         "slack": slack,
