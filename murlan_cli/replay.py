@@ -54,6 +54,8 @@ def print_summary(out: Console, name: str, rec: dict, plays: bool) -> None:
     and plays are counted from 1, as the validator's faults and ``murlan play`` count them."""
     from rich.table import Table
 
+    from murlan_env import records
+
     rules = rec["rules"]
     flags = ", ".join(f"{k}={json.dumps(v)}" for k, v in rules.items()) or "standard rules"
     winners = rec["winners"]
@@ -65,6 +67,10 @@ def print_summary(out: Console, name: str, rec: dict, plays: bool) -> None:
         status = f"drawn between seats {', '.join(map(str, winners))}"
     out.print(f"{name}: valid murlan-record/1, {len(rec['hands'])} hand(s), {status}", markup=False)
     out.print(f"rules: {flags}", markup=False)
+    named = records.players(rec)
+    if named is not None:
+        seats = ", ".join(f"seat {s} {who}" for s, who in enumerate(named))
+        out.print(f"players: {seats}", markup=False)
     table = Table("hand", "dealer", "exchange", "plays", "finish (1st..last)", "points")
     for h, hand in enumerate(rec["hands"]):
         ex = hand["exchange"]

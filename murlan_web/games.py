@@ -60,9 +60,7 @@ class Game:
         self.folder = folder
         self.specs: list[str | None] = list(specs)
         self.specs.insert(seat, None)
-        self.names = [
-            "You" if b is None else f"Seat {s} · {b.name}" for s, b in enumerate(self.match.players)
-        ]
+        self.names = views.seat_names(self.match.names)
         self.log = views.HandLog()
         # This request's decisions (the person's, then the bots'): the state after each, the
         # cards on the table then and how many events the hand had.

@@ -24,7 +24,6 @@ from murlan_env.game.state import Phase, State
 from murlan_web import hints, views
 from murlan_web.errors import ApiError
 
-SEAT_NAMES = ("Seat 0", "Seat 1", "Seat 2", "Seat 3")
 log = logging.getLogger("murlan_web")
 
 
@@ -52,7 +51,9 @@ class Replay:
         self.packed = State(self.rules, np.concatenate([s.data for s in states]))
         hand_no = self.packed.hand_no
         self.hand_starts = [0, *(int(i) for i in np.flatnonzero(hand_no[1:] != hand_no[:-1]) + 1)]
+        self.names = views.seat_names(records.players(record))
         self.summary_fields = {
+            "names": self.names,
             "rules": record.get("rules", {}),
             "hands": len(record.get("hands", [])),
             "scores": record.get("scores"),
@@ -83,7 +84,7 @@ class Replay:
             state = self.state(i)
             event = None if before is None else hand_log.add(before, state)
             board = views.board(
-                state, SEAT_NAMES, visible=[True] * 4, table_cards=hand_log.table_cards
+                state, self.names, visible=[True] * 4, table_cards=hand_log.table_cards
             )
             frames.append(
                 {

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from murlan_env.envs.person_match import PERSON
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANKS
 from murlan_env.game.combos import PASS, describe
 from murlan_env.game.rules import RULE_CHOICES, Rules
@@ -91,6 +92,14 @@ def rules_text(rules: Rules) -> list[str]:
         label, meanings = RULE_WORDS.get(flag, (flag, {}))
         out.append(f"{label}: {meanings.get(value, value)}")
     return out
+
+
+def seat_names(players: list[str] | None) -> list[str]:
+    """What the page calls each seat: "You" for the person, "Seat N · NAME" for a bot (a
+    record's ``players``, a live match's names), "Seat N" when nobody is named."""
+    if players is None:
+        return [f"Seat {s}" for s in range(4)]
+    return ["You" if p == PERSON else f"Seat {s} · {p}" for s, p in enumerate(players)]
 
 
 def card_names(cards: np.ndarray) -> list[str]:

@@ -78,6 +78,15 @@ def test_replay_a_valid_record(game_file, capsys):
         assert " ".join(map(str, hand["finish"])) in out
 
 
+def test_replay_names_the_players_a_record_names(game_file, tmp_path, capsys):
+    named = tmp_path / "named.json"
+    records.save({**records.load(game_file), "players": ["hard", "you", "rule", "easy"]}, named)
+    assert cli.main(["replay", str(named)]) == 0
+    assert "players: seat 0 hard, seat 1 you, seat 2 rule, seat 3 easy" in capsys.readouterr().out
+    assert cli.main(["replay", str(game_file)]) == 0
+    assert "players:" not in capsys.readouterr().out
+
+
 def test_replay_lists_plays_on_request(game_file, capsys):
     assert cli.main(["replay", "--plays", str(game_file)]) == 0
     out = capsys.readouterr().out

@@ -68,3 +68,25 @@ def test_a_bot_that_chooses_an_illegal_action_is_a_bot_error_and_no_step():
         match.bot_turn()
     assert err.value.seat == 1 and err.value.name == "cheat"
     assert match.state is before
+
+
+def test_the_record_names_its_players_and_readers_may_ignore_them():
+    """The record's optional ``players``: "you" at the person's seat, each bot by its name; the
+    validator ignores the key (RULES.md 8: other keys are ignored), and a malformed one is no
+    fault, only not read."""
+    from murlan_env import records
+    from murlan_env.schemas import validator
+
+    match = PersonMatch([RandomBot(), GreedyBot(), RandomBot()], seat=1, seed=3)
+    match.bot_turns()
+    _person_plays_greedy(match)
+    record = match.record()
+    assert record["players"] == ["random", "you", "greedy", "random"]
+    assert records.players(record) == record["players"]
+    assert records.validate(record).valid and validator("record").is_valid(record)
+    for bad in (["you"], ["you", "", "a", "b"], "you, a, b, c", [1, 2, 3, 4]):
+        broken = {**record, "players": bad}
+        assert records.players(broken) is None
+        assert records.validate(broken).valid and not validator("record").is_valid(broken)
+    with pytest.raises(ValueError, match="players names the 4 seats"):
+        records.Recorder(match.state, players=["you", "hard"])

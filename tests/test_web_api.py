@@ -133,6 +133,7 @@ def test_a_seeded_match_plays_to_the_end_and_is_saved_as_a_valid_record(client, 
     saved = records.load(folder / end["record"])
     assert records.validate(saved).valid
     assert saved["rules"] == {"sticky_pass": True}
+    assert saved["players"] == ["rule", "greedy", "you", "rule"]  # who played, for a replay
     assert saved["winners"] == board["winners"] and saved["scores"] == board["scores"]
     assert client.get(f"/api/games/{view['id']}/record").json() == saved
     assert [r["name"] for r in client.get("/api/records").json()] == [end["record"]]
@@ -383,6 +384,19 @@ def test_a_saved_record_replays_frame_by_frame_with_every_hand(client, folder):
         assert all(seat["cards"] is not None for seat in frame["board"]["seats"])
     assert frames[-1]["board"]["winners"] == rec["winners"]
     assert frames[-1]["board"]["phase"] == "match over"
+
+
+def test_a_replay_names_the_seats_as_the_record_names_its_players(client, folder):
+    rec = _saved_record(folder, "named.json")
+    records.save({**rec, "players": ["you", "hard", "proc:./bot", "rule"]}, folder / "named.json")
+    replay = client.post("/api/replays", json={"name": "named.json"}).json()
+    names = ["You", "Seat 1 · hard", "Seat 2 · proc:./bot", "Seat 3 · rule"]
+    assert replay["names"] == names
+    assert [seat["name"] for seat in replay["frames"][0]["board"]["seats"]] == names
+    # A record without players (or with a malformed list) names the seats by number.
+    records.save({**rec, "players": ["you"]}, folder / "named.json")
+    replay = client.post("/api/replays", json={"name": "named.json"}).json()
+    assert replay["names"] == ["Seat 0", "Seat 1", "Seat 2", "Seat 3"]
 
 
 def test_replay_advice_lists_the_move_made_beside_the_bots_scores(client, folder):

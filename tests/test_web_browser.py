@@ -339,6 +339,24 @@ def open_saved(driver, base_url, records_dir, record: dict, name: str) -> None:
     idle(driver)
 
 
+def test_a_replay_names_the_players_its_record_names(driver, base_url, records_dir):
+    """A record written by a person's match names its players: the replay shows "You" at the
+    person's seat, at the bottom, and the bots by level, in the seat boxes and the history."""
+    record = {**_greedy_match(seed=4), "players": ["hard", "you", "expert", "rule"]}
+    open_saved(driver, base_url, records_dir, record, "named-match.json")
+    seats = driver.find_elements(By.CSS_SELECTOR, "#replay-board .seat .who")
+    shown = [s.text for s in seats]  # the name, then any badges ("dealer")
+    for name in ("You", "Seat 0 · hard", "Seat 2 · expert", "Seat 3 · rule"):
+        assert any(text.startswith(name) for text in shown), (name, shown)
+    bottom = driver.find_element(By.CSS_SELECTOR, "#replay-board .seat.pos-bottom .who")
+    assert bottom.text.startswith("You")
+    by_id(driver, "replay-next").click()
+    idle(driver)
+    seat = record["hands"][0]["plays"][0][0]
+    first = driver.find_elements(By.CSS_SELECTOR, "#replay-history li")[0].text
+    assert first.startswith("You" if seat == 1 else f"Seat {seat} · ")
+
+
 def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
     record = _greedy_match(seed=4)
     open_saved(driver, base_url, records_dir, record, "greedy-match.json")

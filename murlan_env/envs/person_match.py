@@ -26,6 +26,8 @@ from murlan_env.game import engine
 from murlan_env.game.rules import Rules
 from murlan_env.game.state import Phase, State
 
+PERSON = "you"  # the person's seat in a record's players
+
 
 class BotError(RuntimeError):
     """A bot failed on its turn (raised, or chose an illegal action); ``seat`` says whose."""
@@ -65,7 +67,9 @@ class PersonMatch:
         self.deal_rng, self.bot_rng = np.random.default_rng(seed).spawn(2)
         self.state = engine.init(self.deal_rng, 1, self.rules) if start is None else start
         self.logs = HandLogs(1)  # the hand so far, for bots that read it
-        self.recorder = records.Recorder(self.state)
+        # who plays each seat, as the record names them: the person "you", a bot by its name
+        self.names = [PERSON if b is None else b.name for b in self.players]
+        self.recorder = records.Recorder(self.state, players=self.names)
         self.decisions = 0  # decisions taken so far in the match (the person's and the bots')
 
     # ----------------------------------------------------------------- where we are

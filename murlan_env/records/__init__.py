@@ -27,7 +27,8 @@ from 1, as a person reads them and as the game numbers its hands: ``hand 1 play 
 Strictness where RULES.md leaves room: numbers must be JSON integers (``3.0`` is not a seat);
 card strings separate cards by exactly one space with no space before or after (``""`` is a
 pass), while card names may use ``10`` for ``T`` and lower case; keys other than the required
-ones are ignored; ``winners`` may list the seats in any order, each once.
+ones are ignored (the optional ``players``, who played each seat, included: ``players(record)``
+reads it for a replay); ``winners`` may list the seats in any order, each once.
 
 Suits matter in records but not to the engine's action ids: plays carry their concrete cards,
 and where RULES.md lets a player give "any" card of a rank in the exchange the record's card
@@ -38,11 +39,13 @@ from murlan_env.records.files import (
     EXCHANGE_KEYS,
     FORMAT,
     HAND_KEYS,
+    PLAYERS_KEY,
     TOP_KEYS,
     RecordError,
     dumps,
     load,
     loads,
+    players,
     save,
 )
 from murlan_env.records.generate import selfplay
@@ -54,6 +57,7 @@ __all__ = [
     "EXCHANGE_KEYS",
     "FORMAT",
     "HAND_KEYS",
+    "PLAYERS_KEY",
     "TOP_KEYS",
     "RecordError",
     "Recorder",
@@ -63,6 +67,7 @@ __all__ = [
     "load",
     "loads",
     "play_text",
+    "players",
     "replay",
     "save",
     "selfplay",

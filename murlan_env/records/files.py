@@ -18,6 +18,19 @@ HAND_KEYS = ("dealer", "deal", "exchange", "plays", "finish", "points")
 EXCHANGE_KEYS = ("last", "first", "last_gives", "first_gives")
 
 
+# The optional key that names who played each seat ("you", a level, a bot's name).
+PLAYERS_KEY = "players"
+
+
+def players(record: Mapping[str, Any]) -> list[str] | None:
+    """The record's ``players`` (4 labels in seat order), or None when it has none or they
+    are not 4 non-empty strings: an optional key, so a malformed one is ignored, not a fault."""
+    named = record.get(PLAYERS_KEY)
+    if isinstance(named, list) and len(named) == 4 and all(isinstance(p, str) and p for p in named):
+        return list(named)
+    return None
+
+
 class RecordError(ValueError):
     """A record that breaks the format or the rules: ``fault`` says where, ``reason`` why."""
 

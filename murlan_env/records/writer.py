@@ -15,6 +15,7 @@ says which suits were played even though the engine's action ids name ranks only
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,8 @@ import numpy as np
 from murlan_env.game.cards import CARD_NAMES, CARD_RANK, RANKS, format_cards
 from murlan_env.game.combos import KIND, N_ACTIONS, RANKS_TEXT, Kind
 from murlan_env.game.engine import Phase, State
-from murlan_env.records.files import FORMAT
+from murlan_env.records.files import FORMAT, PLAYERS_KEY
+from murlan_env.records.files import players as read_players
 
 # --------------------------------------------------------------------------- card helpers
 
@@ -108,9 +110,16 @@ class Recorder:
     a hand, and the games that started a new one (``hand_no`` grew), and logs them as compact
     events; ``record(game)`` turns one game's events into a dict. An update with an unchanged
     state (or games that did not move) logs nothing, so the batch can be mixed.
+
+    ``players`` (4 labels, seat order: "you", a level, a bot spec) is written as the record's
+    optional ``players`` key, which readers that do not know it ignore (RULES.md 8: other
+    keys are ignored); a replay names the seats by it.
     """
 
-    def __init__(self, state: State) -> None:
+    def __init__(self, state: State, players: Sequence[str] | None = None) -> None:
+        self.players = None if players is None else read_players({PLAYERS_KEY: list(players)})
+        if players is not None and self.players is None:
+            raise ValueError(f"players names the 4 seats with non-empty strings, got {players!r}")
         self.rules = state.rules
         self.state = state
         self._decisions: list[np.ndarray] = []
@@ -278,9 +287,11 @@ class Recorder:
             current["finish"] = finish_order(state.place[game])
             if state.phase[game] >= Phase.HAND_OVER:
                 current["points"] = [int(p) for p in state.points[game]]
+        players = {} if self.players is None else {PLAYERS_KEY: list(self.players)}
         return {
             "format": FORMAT,
             "rules": self.rules.to_dict(),
+            **players,
             "hands": hands,
             "scores": [int(s) for s in state.scores[game]],
             "target": int(state.target[game]),

@@ -53,6 +53,18 @@ test('the records a Game writes are valid, at every point of a match', () => {
   }
 });
 
+test('a Game names its players in the record, and the validator ignores them', () => {
+  const players = ['you', 'hard', 'expert', 'proc:./bot'];
+  const game = new Game({ seed: 4, players });
+  const record = game.record();
+  assert.deepEqual(Object.keys(record).slice(0, 4), ['format', 'rules', 'players', 'hands']);
+  assert.deepEqual(record.players, players);
+  assert.equal(validate(record).valid, true);
+  assert.equal(validate({ ...record, players: 'not a list' }).valid, true); // an optional key
+  assert.equal('players' in new Game({ seed: 4 }).record(), false);
+  assert.throws(() => new Game({ players: ['you', ''] }), /players names the 4 seats/);
+});
+
 for (const name of BUNDLES) {
   test(`${name}: the golden set's matches replay to its positions`, () => {
     const golden = readJsonFile(join(POLICIES, name, 'golden.json'));

@@ -7,11 +7,11 @@ import { renderAdvice, renderBoard, renderHistory, renderScores, winnersText } f
 import { fillBotSelect } from "./forms.js";
 
 const $ = (id) => document.getElementById(id);
-const NAMES = ["Seat 0", "Seat 1", "Seat 2", "Seat 3"];
 export const OPEN_KEY = "murlan.replay-open"; // a saved record the Play page asks us to open
 
 let options = null;
-let replay = null; // {id, hand_list, frame_count, ...} from the server
+let replay = null; // {id, names, hand_list, frame_count, ...} from the server: names are the
+// seats as the record names its players ("You", "Seat 1 · hard"), else "Seat N"
 let frames = []; // every frame of the record, filled hand by hand as the page reaches them
 let index = 0;
 const adviceCache = new Map();
@@ -147,9 +147,9 @@ async function go(i) {
   const frame = frames[index];
   const start = handStart(index);
   const events = frames.slice(start + 1, index + 1).map((f) => f.event);
-  renderBoard($("replay-board"), frame.board, { bottom: 0 });
+  renderBoard($("replay-board"), frame.board, { bottom: Math.max(0, replay.names.indexOf("You")) });
   renderScores($("replay-scores"), frame.board);
-  renderHistory($("replay-history"), events, NAMES, { current: events.length - 1 });
+  renderHistory($("replay-history"), events, replay.names, { current: events.length - 1 });
   $("replay-scrub").value = index;
   const plays = handOf(index).frames - 1;
   const last = frames.length - 1;
@@ -158,7 +158,7 @@ async function go(i) {
   let end = "";
   if (index === last) {
     end = frame.board.phase === "match over" && frame.board.winners.length
-      ? ` (end: ${winnersText(NAMES, frame.board.winners)})` : " (end: the record stops here)";
+      ? ` (end: ${winnersText(replay.names, frame.board.winners)})` : " (end: the record stops here)";
   }
   $("replay-where").textContent = `Hand ${frame.hand} of ${hands} · ${where}${end}`;
   $("replay-where").dataset.frame = index;
@@ -189,7 +189,7 @@ async function drawAdvice() {
     }
   }
   if (shown === index && bot === $("replay-bot").value) {
-    renderAdvice(box, advice, { made: advice.made, seatName: NAMES[advice.seat] });
+    renderAdvice(box, advice, { made: advice.made, seatName: replay.names[advice.seat] });
   }
 }
 

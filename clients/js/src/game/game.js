@@ -56,15 +56,17 @@ export class Game {
    * @param {Array<string | string[]>} [opts.hands] the first hand's deal, 4 card strings
    * @param {number} [opts.dealer] the first hand's dealer (with `hands`; default: the seat
    *   before the two seats dealt 14 cards)
+   * @param {string[]} [opts.players] who plays each seat ("you", a level, a bot's name): the
+   *   record's optional `players`, by which a replay names the seats
    */
-  constructor({ rules = {}, seed = 0, hands, dealer } = {}) {
+  constructor({ rules = {}, seed = 0, hands, dealer, players } = {}) {
     this.rng = seededRandom(seed);
     if (hands) {
       this.state = dealFrom(hands, dealer, rules);
     } else {
       this.state = newMatch(rules, this.rng);
     }
-    this.writer = new RecordWriter(this.state);
+    this.writer = new RecordWriter(this.state, players);
     this.legal = new Uint32Array(4);
   }
 

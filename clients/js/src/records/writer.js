@@ -53,10 +53,19 @@ export function nonDefaultRules(rules) {
 
 /** Builds the record of one match as the engine plays it. */
 export class RecordWriter {
-  /** @param {import('../game/engine.js').State} g the match at its start */
-  constructor(g) {
+  /**
+   * @param {import('../game/engine.js').State} g the match at its start
+   * @param {string[]} [players] who plays each seat, in seat order ("you", a level, a bot's
+   *   name): the record's optional `players`, which readers that do not know it ignore
+   */
+  constructor(g, players) {
+    if (players !== undefined && !(Array.isArray(players) && players.length === N_SEATS
+      && players.every((p) => typeof p === 'string' && p !== ''))) {
+      throw new Error(`players names the 4 seats with non-empty strings, got ${JSON.stringify(players)}`);
+    }
+    const named = players === undefined ? {} : { players: [...players] };
     /** @type {any} */
-    this.rec = { format: RECORD_FORMAT, rules: nonDefaultRules(g.rules), hands: [], scores: [0, 0, 0, 0], target: g.target, winners: [] };
+    this.rec = { format: RECORD_FORMAT, rules: nonDefaultRules(g.rules), ...named, hands: [], scores: [0, 0, 0, 0], target: g.target, winners: [] };
     this.rec.scores = Array.from(g.scores);
     this.startHand(g);
   }
