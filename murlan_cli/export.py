@@ -18,6 +18,7 @@ import json
 import sys
 from pathlib import Path
 
+from murlan_cli.golden import check_line
 from murlan_cli.options import (
     add_supports_argument,
     count,
@@ -114,16 +115,7 @@ def summary_lines(report: dict) -> list[str]:
         model = report["models"].get(name)
         about = f"  {model['precision']}, tolerance {model['tolerance']:g}" if model else ""
         lines.append(f"  {name:<{width}}  {_size(size):>9}{about}")
-    golden = report["golden"]
-    mismatches = sum(m["action_mismatches"] for m in golden["models"].values())
-    lines.append(
-        f"golden positions: {golden['positions']}, "
-        + (
-            "every one replays and every model picks its move"
-            if golden["ok"]
-            else f"FAILED: {mismatches} move(s) differ; see --json"
-        )
-    )
+    lines.append(check_line(report["golden"]))
     within = "within" if report["torch_parity"] <= TORCH_TOLERANCE else "OVER"
     lines.append(
         f"PyTorch vs ONNX Runtime on them: largest score difference "

@@ -90,5 +90,28 @@ def run(args: argparse.Namespace) -> int:
     )
     tags = golden["coverage"]["tags"]
     print("covers: " + ", ".join(f"{t} {n}" for t, n in tags.items()))
-    print(f"check: {report}")
+    print(check_line(report))
     return 0 if report["ok"] else 1
+
+
+def check_line(check: dict) -> str:
+    """``verify_golden``'s report in one line for a reader: every position replays and every
+    model picks its move, or what differs (positions whose observation, state, legal moves or
+    cards differ; moves each model picks otherwise, and its largest score difference)."""
+    head = f"golden positions: {check['positions']}, "
+    if check["ok"]:
+        return head + "every one replays and every model picks its move"
+    wrong = {
+        "observation": sum(check["obs"].values()),
+        "state": check["state"],
+        "legal moves": check["legal"],
+        "cards": check["cards"],
+    }
+    found = [f"{n} with another {what}" for what, n in wrong.items() if n]
+    found += [
+        f"{m['action_mismatches']} other move(s) from {file} "
+        f"(largest score difference {m['scores_max_diff']:.1e})"
+        for file, m in check["models"].items()
+        if m["action_mismatches"] or m["scores_max_diff"] > 0
+    ]
+    return head + "FAILED: " + "; ".join(found or ["a model is outside its tolerance"])

@@ -712,5 +712,16 @@ def test_export_summary_reads_as_files_sizes_and_checks():
         "PyTorch vs ONNX Runtime on them: largest score difference 4.8e-07 (within 1e-05)",
         "Core ML: Core ML export not asked for",
     ]
-    report["golden"] = {**report["golden"], "ok": False, "models": {"m": {"action_mismatches": 3}}}
-    assert "FAILED: 3 move(s) differ" in summary_lines(report)[4]
+    report["golden"] = {
+        "positions": 256,
+        "ok": False,
+        "obs": {"my_hand": 0, "played": 1},
+        "state": 0,
+        "legal": 0,
+        "cards": 2,
+        "models": {"model.onnx": {"action_mismatches": 3, "scores_max_diff": 0.5}},
+    }
+    assert summary_lines(report)[4] == (
+        "golden positions: 256, FAILED: 1 with another observation; 2 with another cards; "
+        "3 other move(s) from model.onnx (largest score difference 5.0e-01)"
+    )
