@@ -398,19 +398,23 @@ def test_replay_a_saved_record_to_its_last_play(driver, base_url, records_dir):
     screenshot(driver, "serve-replay.png")
 
 
-def test_an_invalid_upload_shows_the_fault_location(driver, base_url, tmp_path):
+def test_an_invalid_upload_shows_the_fault_location(driver, base_url, records_dir, tmp_path):
+    """The fault's place once and the validator's reason; the record already open stays."""
+    open_saved(driver, base_url, records_dir, _greedy_match(seed=5), "open-one.json")
+    assert visible(driver, "replay-view")
     record = _greedy_match(seed=6)
     record["hands"][0]["plays"][3][1] = "RJ RJ"
     path = tmp_path / "broken.json"
     path.write_text(records.dumps(record))
     expected = records.validate(record)
-    open_page(driver, base_url, "replay")
     by_id(driver, "replay-file").send_keys(str(path))
     idle(driver)
     wait_for(driver, lambda b: visible(b, "replay-error"), what="the validator's fault")
     assert by_id(driver, "replay-fault").text == expected.fault
     assert by_id(driver, "replay-reason").text == expected.reason
-    assert "Traceback" not in by_id(driver, "replay-error").text
+    error = by_id(driver, "replay-error").text
+    assert "Traceback" not in error and error.count(expected.fault) == 1
+    assert visible(driver, "replay-view") and "stays open" in error
 
 
 # --------------------------------------------------------------------------- Compare

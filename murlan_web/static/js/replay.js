@@ -88,13 +88,14 @@ async function open(body, label) {
     await go(0);
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
-    $("replay-view").hidden = true;
+    // A record that cannot be opened leaves the open one (if any) where it was.
+    $("replay-view").hidden = !replay;
     const name = label || body.name || "the record";
     if (err.body.fault) {
+      const kept = replay ? " The record open below stays open." : "";
       box.replaceChildren(el("strong", { text: `${name} is not a valid record.` }), " Fault at ",
-        el("code", { id: "replay-where-fault", text: err.body.where || err.body.fault }),
-        " (", el("code", { id: "replay-fault", text: err.body.fault }), "): ",
-        el("span", { id: "replay-reason", text: err.body.reason }));
+        el("code", { id: "replay-fault", text: err.body.fault }), ": ",
+        el("span", { id: "replay-reason", text: err.body.reason }), kept);
       box.hidden = false;
     } else {
       showError(`${name}: ${err.message}`);
