@@ -257,6 +257,7 @@ def _crafted(rng: np.random.Generator, rules: Rules, n: int) -> list[dict]:
                 {
                     "kind": "start",
                     "start": {
+                        "rules": rules.to_dict(all_flags=True),
                         "dealer": dealer,
                         "deal": [format_cards(h) for h in hands],
                         "hand_no": 1,
@@ -332,10 +333,14 @@ def transition_vectors(
 
 
 def _start_vector(state: State, b: int) -> dict:
-    """The match start of game ``b`` as a ``start`` transition (dealer and deal in)."""
+    """The match start of game ``b`` as a ``start`` transition (rules, dealer and deal in)."""
     return {
         "kind": "start",
-        "start": {"dealer": int(state.dealer[b]), "deal": _deal_text(state.deal_bits[b])},
+        "start": {
+            "rules": state.rules.to_dict(all_flags=True),
+            "dealer": int(state.dealer[b]),
+            "deal": _deal_text(state.deal_bits[b]),
+        },
         "next": state_json(state, b),
     }
 
@@ -359,14 +364,19 @@ def lockstep_matches(
     rng: np.random.Generator, matches: int, variants: Sequence[Rules] = VARIANTS, batch: int = 16
 ) -> Iterator[dict[str, Any]]:
     """Whole seeded random matches, ``matches`` in all, the variants in turn: each a dict
-    with the rules, the match start (dealer, deal, state) and its events in order, a
-    ``move`` (legal actions, the move, the state after) or a ``next_hand`` (deal, state after)."""
+    with the rules, the match start (rules, dealer, deal, state) and its events in order, a
+    ``move`` (legal actions, the move, the state after) or a ``next_hand`` (deal, state after).
+
+    The matches are shared out among the variants in batches of at most ``batch`` (one batch
+    plays one set of rules), as evenly as that allows: with at least one match per variant,
+    every value of every flag is played (``VARIANTS``), 8 matches being one per variant."""
     done = 0
     v = 0
+    per_variant = min(batch, -(-matches // len(variants)))
     while done < matches:
         rules = variants[v % len(variants)]
         v += 1
-        n = min(batch, matches - done)
+        n = min(per_variant, matches - done)
         game = _Matches(rng, n, rules)
         logs = [
             {
