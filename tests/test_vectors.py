@@ -17,7 +17,7 @@ import pytest
 
 from murlan_env.conformance import engine as engine_vectors
 from murlan_env.game import engine
-from murlan_env.game.rules import Rules
+from murlan_env.game.rules import RULE_CHOICES, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "murlan_env" / "schemas" / "transitions.schema.json").read_text())
@@ -35,10 +35,82 @@ def test_transition_vectors_follow_their_schema(transitions):
     VALIDATOR.validate(transitions)
 
 
+def test_every_vector_file_the_conformance_package_writes_has_a_schema():
+    """Each ``murlan conformance`` kind's format is the one its schema names."""
+    from murlan_cli.conformance import KINDS
+    from murlan_env.conformance.levels import LEVEL_VECTORS_FORMAT
+    from murlan_env.conformance.records import RECORD_VECTORS_FORMAT
+    from murlan_env.conformance.rule import RULE_VECTORS_FORMAT
+    from murlan_env.conformance.search import SEARCH_VECTORS_FORMAT
+    from murlan_env.schemas import NAMES, schema
+
+    schema_of = {
+        "transitions": "transitions",
+        "lockstep": "transitions",
+        "records": "record-vectors",
+        "rule": "rule-vectors",
+        "search": "search-vectors",
+        "levels": "levels",
+    }
+    assert set(schema_of) == set(KINDS) and set(schema_of.values()) <= set(NAMES)
+    text = json.dumps([schema(name) for name in set(schema_of.values())])
+    for fmt in (
+        engine_vectors.TRANSITIONS_FORMAT,
+        engine_vectors.LOCKSTEP_FORMAT,
+        RECORD_VECTORS_FORMAT,
+        RULE_VECTORS_FORMAT,
+        SEARCH_VECTORS_FORMAT,
+        LEVEL_VECTORS_FORMAT,
+    ):
+        assert f'"const": "{fmt}"' in text.replace('"const":"', '"const": "'), fmt
+
+
 def test_lockstep_matches_follow_their_schema():
     match = next(engine_vectors.lockstep_matches(np.random.default_rng(3), 1))
     assert any(e["kind"] == "next_hand" for e in match["events"])
+    assert match["start"]["rules"] == match["rules"] == match["state"]["rules"]
     VALIDATOR.validate(match)
+
+
+def test_a_short_lockstep_run_plays_every_value_of_every_flag():
+    """As many matches as variants (the node suite's 8) play each variant once, so every
+    value of every rule flag is held in lock-step, not only the standard rules."""
+    n = len(engine_vectors.VARIANTS)
+    rules = [m["rules"] for m in engine_vectors.lockstep_matches(np.random.default_rng(1), n)]
+    assert rules == [r.to_dict(all_flags=True) for r in engine_vectors.VARIANTS]
+    for flag, choices in RULE_CHOICES.items():
+        assert {r[flag] for r in rules} == set(choices), flag
+
+
+def test_start_transitions_carry_their_rules(transitions):
+    starts = [t for t in transitions["transitions"] if t["kind"] == "start"]
+    assert {json.dumps(t["start"]["rules"]) for t in starts} == {
+        json.dumps(r.to_dict(all_flags=True)) for r in engine_vectors.VARIANTS
+    }
+    assert all(t["start"]["rules"] == t["next"]["rules"] for t in starts)
+
+
+def test_the_end_of_a_hand_is_the_state_the_schema_describes(transitions):
+    """The state after a hand-ending play, as transitions.schema.json describes it."""
+    ends = [
+        t
+        for t in transitions["transitions"]
+        if t["kind"] == "move" and t["next"]["phase"] in ("hand_over", "match_over")
+    ]
+    assert {t["next"]["phase"] for t in ends} == {"hand_over", "match_over"}
+    for t in ends:
+        before, move, after = t["state"], t["move"], t["next"]
+        assert move["action"] != 0 and after["to_act"] is None and not after["start_duty"]
+        assert (after["table"], after["table_seat"]) == (move["action"], before["to_act"])
+        if not after["rules"]["sticky_pass"]:
+            assert not any(after["passed"])
+        assert sum(bool(h) for h in after["hands"]) == 1
+        assert len(after["finish"]) == 4 and after["hands"][after["finish"][-1]]
+        assert sorted(after["points"]) == [0, 1, 2, 3]
+        assert [p + s for p, s in zip(after["points"], before["scores"])] == after["scores"]
+        assert (after["winners"] != []) == (after["phase"] == "match_over")
+        for key in ("rules", "hand_no", "dealer", "deal", "exchange"):
+            assert after[key] == before[key], key
 
 
 @pytest.mark.parametrize(
@@ -148,8 +220,10 @@ def test_lockstep_100k_decisions(tmp_path):
 def test_record_vectors_hold_every_kind_of_verdict():
     from murlan_env.conformance.records import record_vectors
     from murlan_env.records import validate
+    from murlan_env.schemas import validator
 
     data = record_vectors(np.random.default_rng(4), matches=2)
+    validator("record-vectors").validate({"seed": 4, **data})
     faults = Counter(
         r["fault"].split(" play")[0].split(" ")[-1] for r in data["records"] if not r["valid"]
     )
@@ -184,10 +258,12 @@ def test_search_vectors_replay_and_weigh_what_they_say(tmp_path):
     from murlan_cli import main
     from murlan_env.bots.belief import state_from_observation
     from murlan_env.records.validator import decisions
+    from murlan_env.schemas import validator
 
     out = tmp_path / "search.json"
     assert main(["vectors", "search", "--seed", "3", "--matches", "1", "--out", str(out)]) == 0
     data = json.loads(out.read_text())
+    validator("search-vectors").validate(data)
     assert data["positions"]
     for p in data["positions"]:
         at = decisions(p["record"])[-1]  # the position: where the record is cut
@@ -217,8 +293,9 @@ def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
 
     rules = (Rules(), Rules(joker_pair=True, straight_plus_one=True))
     data = rule_vectors(np.random.default_rng(6), matches=1, keep=0.2, variants=rules)
+    validator("rule-vectors").validate({"seed": 6, **data})
     positions = data["positions"]
-    states = jsonschema_rs.validator_for({"$ref": "#/$defs/state", "$defs": SCHEMA["$defs"]})
+    states = validator("transitions", "state")
     assert {p["state"]["phase"] for p in positions} == {"play", "exchange"}
     assert len({json.dumps(p["state"]["rules"]) for p in positions}) == 2
     for p in positions:
