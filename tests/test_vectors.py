@@ -217,12 +217,19 @@ def test_lockstep_100k_decisions(tmp_path):
     assert decisions >= 100_000, out.stdout
 
 
-def test_record_vectors_hold_every_kind_of_verdict():
+@pytest.fixture(scope="module")
+def record_vectors_4():
+    from murlan_env.conformance.records import record_vectors
+
+    return record_vectors(np.random.default_rng(4), matches=2)
+
+
+def test_record_vectors_hold_every_kind_of_verdict(record_vectors_4):
     from murlan_env.conformance.records import record_vectors
     from murlan_env.records import validate
     from murlan_env.schemas import validator
 
-    data = record_vectors(np.random.default_rng(4), matches=2)
+    data = record_vectors_4
     validator("record-vectors").validate({"seed": 4, **data})
     faults = Counter(
         r["fault"].split(" play")[0].split(" ")[-1] for r in data["records"] if not r["valid"]
@@ -343,3 +350,94 @@ def test_level_vectors_hold_each_levels_moves_for_its_decision_seeds():
         mask[0, p["legal"]] = True
         assert pick_from_scores(scores, mask, 0.5, np.array(p["draws"][1:]))[0] == p["action"]
     assert data == level_vectors(np.random.default_rng(4), bots, variants=rules)
+
+
+def _location_kind(location: str) -> str:
+    """A fault location with its numbers named as docs/record-faults.md names them:
+    ``hand 2 play 7`` -> ``hand H play P``."""
+    names = iter("HP")
+    return re.sub(r"\d+", lambda _: next(names), location)
+
+
+def _documented_locations() -> set[str]:
+    text = (ROOT / "docs" / "record-faults.md").read_text()
+    table = text.split("\n## Locations\n")[1].split("\n## ")[0]
+    return set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
+
+
+def _python_locations() -> set[str]:
+    """Every location the Python validator's code can raise a RecordError at: the first
+    argument of each ``RecordError(...)``, the ``where`` argument of each reader of values
+    (``murlan_env.records.values``) and the keys ``top_value`` is asked for, each resolved
+    through the function's own ``where = ...`` when it is that name."""
+    import ast
+
+    folder = ROOT / "murlan_env" / "records"
+    trees = [ast.parse(path.read_text()) for path in sorted(folder.glob("*.py"))]
+    where_at = {"RecordError": 0, "top_value": 1}  # callee -> index of its location argument
+    for tree in trees:
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef):
+                names = [a.arg for a in fn.args.args]
+                if "where" in names:
+                    where_at[fn.name] = names.index("where")
+
+    def text_of(node, local):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.JoinedStr):
+            parts = [text_of(v, local) if isinstance(v, ast.Constant) else "0" for v in node.values]
+            return "".join(parts)
+        if isinstance(node, ast.Name) and node.id in local:
+            return text_of(local[node.id], local)
+        return None  # a parameter handed on: its callers are read instead
+
+    found = set()
+    for tree in trees:
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            local = {
+                t.id: node.value
+                for node in ast.walk(fn)
+                if isinstance(node, ast.Assign)
+                for t in node.targets
+                if isinstance(t, ast.Name) and t.id == "where"
+            }
+            for call in ast.walk(fn):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+                    at = where_at.get(call.func.id)
+                    if at is not None and len(call.args) > at:
+                        text = text_of(call.args[at], local)
+                        if text is not None:
+                            found.add(_location_kind(text))
+    return found
+
+
+def _javascript_locations() -> set[str]:
+    """The same for the JavaScript validator: the literal first argument of each ``new
+    RecordError(...)``, each ``const where = ...`` and the literal location handed to a
+    reader of values (``topValue``, ``intList``)."""
+    found = set()
+    for path in sorted((ROOT / "clients" / "js" / "src" / "records").glob("*.js")):
+        code = path.read_text()
+        for pattern in (
+            r"new RecordError\(\s*('[^']*'|`[^`]*`)",
+            r"const where = (`[^`]*`|'[^']*')",
+            r"topValue\([^,()]+, ('[^']*')\)",
+            r"intList\([^,()]+, ('[^']*'|`[^`]*`)",
+        ):
+            for literal in re.findall(pattern, code):
+                found.add(_location_kind(re.sub(r"\$\{[^}]*\}", "0", literal[1:-1])))
+    return found
+
+
+def test_every_fault_location_is_documented(record_vectors_4):
+    """docs/record-faults.md lists exactly the locations both validators can report, and
+    every location the record vectors' verdicts report."""
+    documented = _documented_locations()
+    python = _python_locations()
+    assert python == documented, (python - documented, documented - python)
+    assert _javascript_locations() == documented
+    reported = {_location_kind(r["fault"]) for r in record_vectors_4["records"] if r["fault"]}
+    assert reported <= documented and len(reported) >= 8, reported - documented
