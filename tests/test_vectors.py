@@ -107,7 +107,8 @@ def test_the_end_of_a_hand_is_the_state_the_schema_describes(transitions):
         assert sum(bool(h) for h in after["hands"]) == 1
         assert len(after["finish"]) == 4 and after["hands"][after["finish"][-1]]
         assert sorted(after["points"]) == [0, 1, 2, 3]
-        assert [p + s for p, s in zip(after["points"], before["scores"])] == after["scores"]
+        totals = [p + s for p, s in zip(after["points"], before["scores"], strict=True)]
+        assert totals == after["scores"]
         assert (after["winners"] != []) == (after["phase"] == "match_over")
         for key in ("rules", "hand_no", "dealer", "deal", "exchange"):
             assert after[key] == before[key], key
