@@ -442,3 +442,31 @@ def test_every_fault_location_is_documented(record_vectors_4):
     assert _javascript_locations() == documented
     reported = {_location_kind(r["fault"]) for r in record_vectors_4["records"] if r["fault"]}
     assert reported <= documented and len(reported) >= 8, reported - documented
+
+
+# The placeholders of docs/record-faults.md's reason patterns (each stands for any text).
+_REASON_PLACEHOLDER = re.compile(
+    r"\b(?:V|T|S|N|C|R|H|P|KEY|FLAG|TYPE|WHY|KIND|RANKS|SHAPE|what)\b|H-1|P-1|\.\.\."
+)
+
+
+def _documented_reasons() -> list[re.Pattern]:
+    """Every reason pattern of docs/record-faults.md's tables (the last column's code spans)."""
+    text = (ROOT / "docs" / "record-faults.md").read_text()
+    out = []
+    for line in text.split("\n## Reasons\n")[1].splitlines():
+        if line.startswith("|"):
+            for literal in re.findall(r"`([^`]+)`", line.strip("|").split("|")[-1]):
+                parts = _REASON_PLACEHOLDER.split(literal)
+                out.append(re.compile(".*".join(re.escape(p) for p in parts)))
+    return out
+
+
+def test_every_reason_the_record_vectors_give_is_documented(record_vectors_4):
+    """Each reason of the record vectors' verdicts reads as one of docs/record-faults.md's
+    patterns, its placeholders filled in."""
+    patterns = _documented_reasons()
+    assert len(patterns) > 50 and not any(p.fullmatch("x") for p in patterns)
+    reasons = {r["reason"] for r in record_vectors_4["records"] if r["reason"]}
+    undocumented = [r for r in reasons if not any(p.fullmatch(r) for p in patterns)]
+    assert len(reasons) > 30 and undocumented == []
