@@ -7,15 +7,18 @@ engine only by files this module writes, never by expectations written by hand:
   and a move (or a deal) in, the next state out. The states are independent: the other
   engine loads each one, applies the move and compares what it gets.
 - ``lockstep_matches``: whole seeded random matches, one decision after another, with the
-  legal actions and the state after each decision; the other engine plays the same moves from
-  the same deals and must agree at every step.
+  legal actions and the state after each decision, the matches shared among the variants so
+  that a run of ``len(VARIANTS)`` matches plays every value of every flag; the other engine
+  plays the same moves from the same deals and must agree at every step.
 
 A state as JSON (``state_json``; the schema is ``murlan_env/schemas/transitions.schema.json``)
 holds what the rules need and nothing of how this engine stores it: cards as strings per seat
 (RULES.md notation, lowest first), ``played`` per seat as ranks, the action id on the table and
 the seat that made it (``null`` on an empty table), ``passed`` flags, the seat to act
 (``null`` once the hand or match is over), the finish order, points, scores, target, winners,
-the exchange of this hand, the phase and every variant flag.
+the exchange of this hand, the phase and every variant flag. A ``start`` transition carries
+the rules it deals under. At the end of a hand the state is the one the hand-ending play left
+with the hand's results (transitions.schema.json's ``state`` says what each field then holds).
 
 Moves name concrete cards: ``{"action": id, "cards": "7S 7H"}`` ("" for a pass). Half of the
 random moves take the cards the engine itself would choose (``engine_cards``, so the other
