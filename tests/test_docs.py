@@ -455,13 +455,16 @@ def written_versions() -> dict[str, str]:
     from murlan_env.bundle.manifest import BUNDLE_FORMAT, GOLDEN_FORMAT
     from murlan_env.bundle.plain_weights import WEIGHTS_FORMAT
     from murlan_env.conformance.engine import LOCKSTEP_FORMAT, TRANSITIONS_FORMAT
+    from murlan_env.conformance.levels import LEVEL_VECTORS_FORMAT
     from murlan_env.conformance.records import RECORD_VECTORS_FORMAT
     from murlan_env.conformance.rule import RULE_VECTORS_FORMAT
+    from murlan_env.conformance.search import SEARCH_VECTORS_FORMAT
     from murlan_env.game.version import ENV_NAME, GYM_ID, GYM_SELFPLAY_ID
     from murlan_env.records.files import FORMAT as RECORD_FORMAT
 
     written = [BUNDLE_FORMAT, GOLDEN_FORMAT, WEIGHTS_FORMAT, RECORD_FORMAT, PROTOCOL,
                TRANSITIONS_FORMAT, LOCKSTEP_FORMAT, RECORD_VECTORS_FORMAT, RULE_VECTORS_FORMAT,
+               SEARCH_VECTORS_FORMAT, LEVEL_VECTORS_FORMAT,
                ENV_NAME, GYM_ID, GYM_SELFPLAY_ID]  # fmt: skip
     return {VERSIONED.fullmatch(name).group("family"): name for name in written}
 

@@ -587,3 +587,32 @@ def test_a_search_handed_its_worlds_values_each_move_in_them():
             after = engine.step(start, np.array([a], np.int16))
             assert values[g, a] == rollout_hand(after, rng, epsilon=0.0)[0, 0]
         assert (values[g, ~mask[g]] == -np.inf).all()
+
+
+def test_the_search_page_states_the_shipped_expert_level_and_the_bots_constants():
+    """docs/search.md, the spec a port follows, states the expert level's settings as
+    levels.json ships them and the constants the code uses (a page that went stale would
+    mislead a port with no failing vector to show it)."""
+    import inspect
+    import json
+    import re
+    from pathlib import Path
+
+    from murlan_env.bots import registry, rule
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "search.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", page, re.M))
+    expert = registry.levels()["expert"]
+    for field, text in rows.items():
+        text = text.strip().replace("`", "")
+        value = text if text == expert[field] else json.loads(text)
+        assert value == expert[field], field
+    assert set(rows) == set(expert) - {"policy", "temperature", "mix", "about", "supported_rules"}
+    knobs = {k: p.default for k, p in inspect.signature(RuleBot).parameters.items()}
+    stated = ", ".join(f"`{k}` {v}" for k, v in knobs.items())
+    stated = stated.replace("`save_high` 99", "`save_high` 99 (off)").replace("False", "false")
+    assert stated in " ".join(page.split()), stated
+    assert rule.MAX_PLANS == 8 and "at most 8" in page
+    assert MoveScores(RuleBot()).miss == pytest.approx(np.log(0.01)) and "log(0.01)" in page
+    assert SearchBot().epsilon == 0 and SearchBot().belief_facts is False
+    assert inspect.signature(SearchBot).parameters["min_worlds"].default == 4

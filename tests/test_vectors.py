@@ -17,7 +17,7 @@ import pytest
 
 from murlan_env.conformance import engine as engine_vectors
 from murlan_env.game import engine
-from murlan_env.game.rules import Rules
+from murlan_env.game.rules import RULE_CHOICES, Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = json.loads((ROOT / "murlan_env" / "schemas" / "transitions.schema.json").read_text())
@@ -35,10 +35,83 @@ def test_transition_vectors_follow_their_schema(transitions):
     VALIDATOR.validate(transitions)
 
 
+def test_every_vector_file_the_conformance_package_writes_has_a_schema():
+    """Each ``murlan conformance`` kind's format is the one its schema names."""
+    from murlan_cli.conformance import KINDS
+    from murlan_env.conformance.levels import LEVEL_VECTORS_FORMAT
+    from murlan_env.conformance.records import RECORD_VECTORS_FORMAT
+    from murlan_env.conformance.rule import RULE_VECTORS_FORMAT
+    from murlan_env.conformance.search import SEARCH_VECTORS_FORMAT
+    from murlan_env.schemas import NAMES, schema
+
+    schema_of = {
+        "transitions": "transitions",
+        "lockstep": "transitions",
+        "records": "record-vectors",
+        "rule": "rule-vectors",
+        "search": "search-vectors",
+        "levels": "levels",
+    }
+    assert set(schema_of) == set(KINDS) and set(schema_of.values()) <= set(NAMES)
+    text = json.dumps([schema(name) for name in set(schema_of.values())])
+    for fmt in (
+        engine_vectors.TRANSITIONS_FORMAT,
+        engine_vectors.LOCKSTEP_FORMAT,
+        RECORD_VECTORS_FORMAT,
+        RULE_VECTORS_FORMAT,
+        SEARCH_VECTORS_FORMAT,
+        LEVEL_VECTORS_FORMAT,
+    ):
+        assert f'"const": "{fmt}"' in text.replace('"const":"', '"const": "'), fmt
+
+
 def test_lockstep_matches_follow_their_schema():
     match = next(engine_vectors.lockstep_matches(np.random.default_rng(3), 1))
     assert any(e["kind"] == "next_hand" for e in match["events"])
+    assert match["start"]["rules"] == match["rules"] == match["state"]["rules"]
     VALIDATOR.validate(match)
+
+
+def test_a_short_lockstep_run_plays_every_value_of_every_flag():
+    """As many matches as variants (the node suite's 8) play each variant once, so every
+    value of every rule flag is held in lock-step, not only the standard rules."""
+    n = len(engine_vectors.VARIANTS)
+    rules = [m["rules"] for m in engine_vectors.lockstep_matches(np.random.default_rng(1), n)]
+    assert rules == [r.to_dict(all_flags=True) for r in engine_vectors.VARIANTS]
+    for flag, choices in RULE_CHOICES.items():
+        assert {r[flag] for r in rules} == set(choices), flag
+
+
+def test_start_transitions_carry_their_rules(transitions):
+    starts = [t for t in transitions["transitions"] if t["kind"] == "start"]
+    assert {json.dumps(t["start"]["rules"]) for t in starts} == {
+        json.dumps(r.to_dict(all_flags=True)) for r in engine_vectors.VARIANTS
+    }
+    assert all(t["start"]["rules"] == t["next"]["rules"] for t in starts)
+
+
+def test_the_end_of_a_hand_is_the_state_the_schema_describes(transitions):
+    """The state after a hand-ending play, as transitions.schema.json describes it."""
+    ends = [
+        t
+        for t in transitions["transitions"]
+        if t["kind"] == "move" and t["next"]["phase"] in ("hand_over", "match_over")
+    ]
+    assert {t["next"]["phase"] for t in ends} == {"hand_over", "match_over"}
+    for t in ends:
+        before, move, after = t["state"], t["move"], t["next"]
+        assert move["action"] != 0 and after["to_act"] is None and not after["start_duty"]
+        assert (after["table"], after["table_seat"]) == (move["action"], before["to_act"])
+        if not after["rules"]["sticky_pass"]:
+            assert not any(after["passed"])
+        assert sum(bool(h) for h in after["hands"]) == 1
+        assert len(after["finish"]) == 4 and after["hands"][after["finish"][-1]]
+        assert sorted(after["points"]) == [0, 1, 2, 3]
+        totals = [p + s for p, s in zip(after["points"], before["scores"], strict=True)]
+        assert totals == after["scores"]
+        assert (after["winners"] != []) == (after["phase"] == "match_over")
+        for key in ("rules", "hand_no", "dealer", "deal", "exchange"):
+            assert after[key] == before[key], key
 
 
 @pytest.mark.parametrize(
@@ -145,11 +218,20 @@ def test_lockstep_100k_decisions(tmp_path):
     assert decisions >= 100_000, out.stdout
 
 
-def test_record_vectors_hold_every_kind_of_verdict():
+@pytest.fixture(scope="module")
+def record_vectors_4():
+    from murlan_env.conformance.records import record_vectors
+
+    return record_vectors(np.random.default_rng(4), matches=2)
+
+
+def test_record_vectors_hold_every_kind_of_verdict(record_vectors_4):
     from murlan_env.conformance.records import record_vectors
     from murlan_env.records import validate
+    from murlan_env.schemas import validator
 
-    data = record_vectors(np.random.default_rng(4), matches=2)
+    data = record_vectors_4
+    validator("record-vectors").validate({"seed": 4, **data})
     faults = Counter(
         r["fault"].split(" play")[0].split(" ")[-1] for r in data["records"] if not r["valid"]
     )
@@ -184,10 +266,12 @@ def test_search_vectors_replay_and_weigh_what_they_say(tmp_path):
     from murlan_cli import main
     from murlan_env.bots.belief import state_from_observation
     from murlan_env.records.validator import decisions
+    from murlan_env.schemas import validator
 
     out = tmp_path / "search.json"
     assert main(["vectors", "search", "--seed", "3", "--matches", "1", "--out", str(out)]) == 0
     data = json.loads(out.read_text())
+    validator("search-vectors").validate(data)
     assert data["positions"]
     for p in data["positions"]:
         at = decisions(p["record"])[-1]  # the position: where the record is cut
@@ -217,8 +301,9 @@ def test_rule_vectors_hold_the_rule_bots_moves_from_real_play():
 
     rules = (Rules(), Rules(joker_pair=True, straight_plus_one=True))
     data = rule_vectors(np.random.default_rng(6), matches=1, keep=0.2, variants=rules)
+    validator("rule-vectors").validate({"seed": 6, **data})
     positions = data["positions"]
-    states = jsonschema_rs.validator_for({"$ref": "#/$defs/state", "$defs": SCHEMA["$defs"]})
+    states = validator("transitions", "state")
     assert {p["state"]["phase"] for p in positions} == {"play", "exchange"}
     assert len({json.dumps(p["state"]["rules"]) for p in positions}) == 2
     for p in positions:
@@ -266,3 +351,122 @@ def test_level_vectors_hold_each_levels_moves_for_its_decision_seeds():
         mask[0, p["legal"]] = True
         assert pick_from_scores(scores, mask, 0.5, np.array(p["draws"][1:]))[0] == p["action"]
     assert data == level_vectors(np.random.default_rng(4), bots, variants=rules)
+
+
+def _location_kind(location: str) -> str:
+    """A fault location with its numbers named as docs/record-faults.md names them:
+    ``hand 2 play 7`` -> ``hand H play P``."""
+    names = iter("HP")
+    return re.sub(r"\d+", lambda _: next(names), location)
+
+
+def _documented_locations() -> set[str]:
+    text = (ROOT / "docs" / "record-faults.md").read_text()
+    table = text.split("\n## Locations\n")[1].split("\n## ")[0]
+    return set(re.findall(r"^\| `([^`]+)` \|", table, re.M))
+
+
+def _python_locations() -> set[str]:
+    """Every location the Python validator's code can raise a RecordError at: the first
+    argument of each ``RecordError(...)``, the ``where`` argument of each reader of values
+    (``murlan_env.records.values``) and the keys ``top_value`` is asked for, each resolved
+    through the function's own ``where = ...`` when it is that name."""
+    import ast
+
+    folder = ROOT / "murlan_env" / "records"
+    trees = [ast.parse(path.read_text()) for path in sorted(folder.glob("*.py"))]
+    where_at = {"RecordError": 0, "top_value": 1}  # callee -> index of its location argument
+    for tree in trees:
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef):
+                names = [a.arg for a in fn.args.args]
+                if "where" in names:
+                    where_at[fn.name] = names.index("where")
+
+    def text_of(node, local):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.JoinedStr):
+            parts = [text_of(v, local) if isinstance(v, ast.Constant) else "0" for v in node.values]
+            return "".join(parts)
+        if isinstance(node, ast.Name) and node.id in local:
+            return text_of(local[node.id], local)
+        return None  # a parameter handed on: its callers are read instead
+
+    found = set()
+    for tree in trees:
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef):
+                continue
+            local = {
+                t.id: node.value
+                for node in ast.walk(fn)
+                if isinstance(node, ast.Assign)
+                for t in node.targets
+                if isinstance(t, ast.Name) and t.id == "where"
+            }
+            for call in ast.walk(fn):
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name):
+                    at = where_at.get(call.func.id)
+                    if at is not None and len(call.args) > at:
+                        text = text_of(call.args[at], local)
+                        if text is not None:
+                            found.add(_location_kind(text))
+    return found
+
+
+def _javascript_locations() -> set[str]:
+    """The same for the JavaScript validator: the literal first argument of each ``new
+    RecordError(...)``, each ``const where = ...`` and the literal location handed to a
+    reader of values (``topValue``, ``intList``)."""
+    found = set()
+    for path in sorted((ROOT / "clients" / "js" / "src" / "records").glob("*.js")):
+        code = path.read_text()
+        for pattern in (
+            r"new RecordError\(\s*('[^']*'|`[^`]*`)",
+            r"const where = (`[^`]*`|'[^']*')",
+            r"topValue\([^,()]+, ('[^']*')\)",
+            r"intList\([^,()]+, ('[^']*'|`[^`]*`)",
+        ):
+            for literal in re.findall(pattern, code):
+                found.add(_location_kind(re.sub(r"\$\{[^}]*\}", "0", literal[1:-1])))
+    return found
+
+
+def test_every_fault_location_is_documented(record_vectors_4):
+    """docs/record-faults.md lists exactly the locations both validators can report, and
+    every location the record vectors' verdicts report."""
+    documented = _documented_locations()
+    python = _python_locations()
+    assert python == documented, (python - documented, documented - python)
+    assert _javascript_locations() == documented
+    reported = {_location_kind(r["fault"]) for r in record_vectors_4["records"] if r["fault"]}
+    assert reported <= documented and len(reported) >= 8, reported - documented
+
+
+# The placeholders of docs/record-faults.md's reason patterns (each stands for any text).
+_REASON_PLACEHOLDER = re.compile(
+    r"\b(?:V|T|S|N|C|R|H|P|KEY|FLAG|TYPE|WHY|KIND|RANKS|SHAPE|what)\b|H-1|P-1|\.\.\."
+)
+
+
+def _documented_reasons() -> list[re.Pattern]:
+    """Every reason pattern of docs/record-faults.md's tables (the last column's code spans)."""
+    text = (ROOT / "docs" / "record-faults.md").read_text()
+    out = []
+    for line in text.split("\n## Reasons\n")[1].splitlines():
+        if line.startswith("|"):
+            for literal in re.findall(r"`([^`]+)`", line.strip("|").split("|")[-1]):
+                parts = _REASON_PLACEHOLDER.split(literal)
+                out.append(re.compile(".*".join(re.escape(p) for p in parts)))
+    return out
+
+
+def test_every_reason_the_record_vectors_give_is_documented(record_vectors_4):
+    """Each reason of the record vectors' verdicts reads as one of docs/record-faults.md's
+    patterns, its placeholders filled in."""
+    patterns = _documented_reasons()
+    assert len(patterns) > 50 and not any(p.fullmatch("x") for p in patterns)
+    reasons = {r["reason"] for r in record_vectors_4["records"] if r["reason"]}
+    undocumented = [r for r in reasons if not any(p.fullmatch(r) for p in patterns)]
+    assert len(reasons) > 30 and undocumented == []

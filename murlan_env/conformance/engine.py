@@ -7,15 +7,18 @@ engine only by files this module writes, never by expectations written by hand:
   and a move (or a deal) in, the next state out. The states are independent: the other
   engine loads each one, applies the move and compares what it gets.
 - ``lockstep_matches``: whole seeded random matches, one decision after another, with the
-  legal actions and the state after each decision; the other engine plays the same moves from
-  the same deals and must agree at every step.
+  legal actions and the state after each decision, the matches shared among the variants so
+  that a run of ``len(VARIANTS)`` matches plays every value of every flag; the other engine
+  plays the same moves from the same deals and must agree at every step.
 
 A state as JSON (``state_json``; the schema is ``murlan_env/schemas/transitions.schema.json``)
 holds what the rules need and nothing of how this engine stores it: cards as strings per seat
 (RULES.md notation, lowest first), ``played`` per seat as ranks, the action id on the table and
 the seat that made it (``null`` on an empty table), ``passed`` flags, the seat to act
 (``null`` once the hand or match is over), the finish order, points, scores, target, winners,
-the exchange of this hand, the phase and every variant flag.
+the exchange of this hand, the phase and every variant flag. A ``start`` transition carries
+the rules it deals under. At the end of a hand the state is the one the hand-ending play left
+with the hand's results (transitions.schema.json's ``state`` says what each field then holds).
 
 Moves name concrete cards: ``{"action": id, "cards": "7S 7H"}`` ("" for a pass). Half of the
 random moves take the cards the engine itself would choose (``engine_cards``, so the other
@@ -257,6 +260,7 @@ def _crafted(rng: np.random.Generator, rules: Rules, n: int) -> list[dict]:
                 {
                     "kind": "start",
                     "start": {
+                        "rules": rules.to_dict(all_flags=True),
                         "dealer": dealer,
                         "deal": [format_cards(h) for h in hands],
                         "hand_no": 1,
@@ -332,10 +336,14 @@ def transition_vectors(
 
 
 def _start_vector(state: State, b: int) -> dict:
-    """The match start of game ``b`` as a ``start`` transition (dealer and deal in)."""
+    """The match start of game ``b`` as a ``start`` transition (rules, dealer and deal in)."""
     return {
         "kind": "start",
-        "start": {"dealer": int(state.dealer[b]), "deal": _deal_text(state.deal_bits[b])},
+        "start": {
+            "rules": state.rules.to_dict(all_flags=True),
+            "dealer": int(state.dealer[b]),
+            "deal": _deal_text(state.deal_bits[b]),
+        },
         "next": state_json(state, b),
     }
 
@@ -359,14 +367,19 @@ def lockstep_matches(
     rng: np.random.Generator, matches: int, variants: Sequence[Rules] = VARIANTS, batch: int = 16
 ) -> Iterator[dict[str, Any]]:
     """Whole seeded random matches, ``matches`` in all, the variants in turn: each a dict
-    with the rules, the match start (dealer, deal, state) and its events in order, a
-    ``move`` (legal actions, the move, the state after) or a ``next_hand`` (deal, state after)."""
+    with the rules, the match start (rules, dealer, deal, state) and its events in order, a
+    ``move`` (legal actions, the move, the state after) or a ``next_hand`` (deal, state after).
+
+    The matches are shared out among the variants in batches of at most ``batch`` (one batch
+    plays one set of rules), as evenly as that allows: with at least one match per variant,
+    every value of every flag is played (``VARIANTS``), 8 matches being one per variant."""
     done = 0
     v = 0
+    per_variant = min(batch, -(-matches // len(variants)))
     while done < matches:
         rules = variants[v % len(variants)]
         v += 1
-        n = min(batch, matches - done)
+        n = min(per_variant, matches - done)
         game = _Matches(rng, n, rules)
         logs = [
             {

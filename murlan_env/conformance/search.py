@@ -38,6 +38,8 @@ from murlan_env.game.state import N_SEATS, Phase
 from murlan_env.records.generate import selfplay
 from murlan_env.records.validator import decisions
 
+SEARCH_VECTORS_FORMAT = "murlan-search-vectors/1"
+
 
 class Uniforms:
     """A stand-in for a numpy Generator that hands out given uniforms in order."""
@@ -165,6 +167,7 @@ def search_vectors(
             }
         )
     return {
+        "format": SEARCH_VECTORS_FORMAT,
         "bundle": Path(bundle_dir).name,
         "model_names": ["policy", "rule"],
         "alternative_candidates": alternative_candidates,
@@ -174,4 +177,4 @@ def search_vectors(
     }
 
 
-__all__ = ["Uniforms", "play_positions", "search_vectors"]
+__all__ = ["SEARCH_VECTORS_FORMAT", "Uniforms", "play_positions", "search_vectors"]

@@ -22,7 +22,8 @@ hand), ``hand H deal`` (the dealer and the deal), ``hand H exchange``, ``hand H 
 ``hand H finish``, ``hand H points``, ``scores``, ``target`` and ``winners``. H and P count
 from 1, as a person reads them and as the game numbers its hands: ``hand 1 play 4`` is
 ``record["hands"][0]["plays"][3]`` in the 0-based JSON arrays. A bad record never makes
-``validate`` raise.
+``validate`` raise. docs/record-faults.md lists every location with its reasons and the
+order of the checks (tests/test_vectors.py holds its list to this code).
 
 Strictness where RULES.md leaves room: numbers must be JSON integers (``3.0`` is not a seat);
 card strings separate cards by exactly one space with no space before or after (``""`` is a

@@ -6,8 +6,14 @@
 - ``golden.schema.json``: a ``murlan-golden/2`` golden set;
 - ``protocol.schema.json``: the lines of the bot protocol ``murlan-bot/1`` (its ``$defs``
   name each message: ``hello_from_murlan``, ``hello_from_bot``, ``move``, ``answer``, ``bye``);
-- ``levels.schema.json``: ``murlan-level-vectors/1``, the levels' moves for given decision seeds
-  (``murlan conformance levels``).
+- the conformance vectors (``murlan conformance KIND``, ``murlan_env.conformance``):
+  ``transitions.schema.json`` (``murlan-transitions/1`` and the lines of ``murlan-lockstep/1``:
+  engine states, moves and deals), ``record-vectors.schema.json`` (``murlan-record-vectors/1``:
+  records and the validator's verdicts), ``rule-vectors.schema.json``
+  (``murlan-rule-vectors/1``: the rule bot's moves), ``search-vectors.schema.json``
+  (``murlan-search-vectors/1``: the search's belief and rollouts for fixed draws) and
+  ``levels.schema.json`` (``murlan-level-vectors/1``: the levels' moves for given decision
+  seeds).
 
 The schemas refer to each other by ``$id`` (``urn:murlan:schemas:NAME``); ``validator``
 resolves those references. Validating needs the ``jsonschema-rs`` package (the test extra), a
@@ -20,7 +26,17 @@ import json
 from importlib import resources
 from typing import Any
 
-NAMES = ("state", "record", "golden", "protocol", "levels")
+NAMES = (
+    "state",
+    "record",
+    "golden",
+    "protocol",
+    "transitions",
+    "record-vectors",
+    "rule-vectors",
+    "search-vectors",
+    "levels",
+)
 
 
 def schema(name: str) -> dict[str, Any]:

@@ -43,8 +43,8 @@ test('every transition gives the Python engine\'s next state', () => {
   transitions.transitions.forEach((t, i) => {
     let g;
     if (t.kind === 'start') {
-      const { deal, dealer, hand_no: handNo, scores, target, previous } = t.start;
-      g = dealFrom(deal, dealer, t.next.rules, { handNo, scores, target, previous });
+      const { rules, deal, dealer, hand_no: handNo, scores, target, previous } = t.start;
+      g = dealFrom(deal, dealer, rules, { handNo, scores, target, previous });
     } else if (t.kind === 'next_hand') {
       g = stateFromJson(t.state);
       nextHand(g, parseDeal(t.deal));

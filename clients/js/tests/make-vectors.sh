@@ -14,7 +14,8 @@
 # positions from real play under every variant with its move and its moves' log-probabilities as
 # a scoring model (`murlan conformance rule`); for the levels, the draws of their generator and
 # positions from real play with each non-search level's move for the decision's seed (`murlan
-# conformance levels`, checked against murlan_env/schemas/levels.schema.json). Run from anywhere: npm run vectors (SEED,
+# conformance levels`); every conformance file is checked against its schema in
+# murlan_env/schemas. Run from anywhere: npm run vectors (SEED,
 # POSITIONS, MATCHES (lock-step matches, default 8) to change them, MURLAN_VECTORS to write
 # elsewhere; the tests read the same variable).
 set -euo pipefail
@@ -64,7 +65,14 @@ conformance_vectors() {
   python -m murlan_cli conformance levels --seed "$seed" --out "$out/levels.json"
   python -c 'import json, sys
 from murlan_env.schemas import validator
-validator("levels").validate(json.load(open(sys.argv[1])))' "$out/levels.json"
+folder = sys.argv[1]
+for name, schema in [("transitions.json", "transitions"), ("records.json", "record-vectors"),
+                     ("search.json", "search-vectors"), ("rule.json", "rule-vectors"),
+                     ("levels.json", "levels")]:
+    validator(schema).validate(json.load(open(f"{folder}/{name}")))
+lockstep = validator("transitions")
+for line in open(f"{folder}/lockstep.jsonl"):
+    lockstep.validate(json.loads(line))' "$out"
 }
 mkdir -p "$out"
 pids=()
