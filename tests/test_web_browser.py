@@ -800,6 +800,7 @@ def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     assert not hint.is_enabled()
     # A seed larger than the page can hold says the range, not just "from 0".
     by_id(driver, "game-new").click()
+    wait_for(driver, lambda b: by_id(b, "abandon-yes").is_displayed(), what="the confirmation")
     by_id(driver, "abandon-yes").click()
     idle(driver)
     seed = by_id(driver, "setup-seed")
