@@ -46,7 +46,16 @@ from murlan_env import records
 from murlan_env.bots import registry
 from murlan_env.bots.baseline import GreedyBot
 from murlan_web.app import Settings, create_app
-from tests.chromium import By, Keys, Select, chrome, wait_for, when  # skips without a browser
+from tests.chromium import (  # skips without a browser
+    By,
+    Keys,
+    Select,
+    chrome,
+    wait_for,
+    watch_still,
+    what_moved,
+    when,
+)
 
 SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS") or os.environ.get("MURLAN_WEB_SCREENSHOTS")
 WINDOW = (1280, 900)
@@ -658,6 +667,14 @@ def test_a_server_that_cannot_be_reached_is_said_in_words(driver, base_url):
 
 # --------------------------------------------------------------------------- third pass
 
+# The seats' badges that do not fit in their seat (cut by its edge or its badge line).
+BADGES_CUT = """
+return [...document.querySelectorAll('.seat .badge')].filter((b) => {
+  const r = b.getBoundingClientRect(), line = b.parentElement.getBoundingClientRect();
+  return r.right > line.right + 0.5 || r.bottom > line.bottom + 0.5;
+}).map((b) => b.textContent);
+"""
+
 # Whether the thinking sign shows: laid out, visible and saying something.
 SIGN = """
 const THINKING = () => { const t = document.querySelector('#game-thinking');
@@ -680,10 +697,37 @@ return {statusbar: box('#play-game .statusbar'), board: box('#game-board'),
 )
 
 
-@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900)])
+# What must never move while a match goes on: the table, every seat, the hand, its buttons.
+STILL = ["#game-board", "#game-board .seat", "#game-hand", "#game-controls", "#game-play",
+         "#game-pass"]  # fmt: skip
+
+
+def play_a_hand(driver) -> None:
+    """Click through the rest of the hand as a person: the give-back's first card, Pass when
+    it is allowed, else the lowest card; then Next hand, to the next hand's first turn."""
+    for _ in range(200):
+        if visible(driver, "game-next"):
+            by_id(driver, "game-next").click()
+            idle(driver)
+            return
+        if by_id(driver, "exchange-dialog").get_attribute("open") is not None:
+            driver.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
+        elif by_id(driver, "game-pass").is_enabled():
+            by_id(driver, "game-pass").click()
+        else:
+            driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
+            by_id(driver, "game-play").click()
+        idle(driver)
+    pytest.fail("the hand did not end")
+
+
+@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
 def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, height):
     """The sign used to wrap the status bar and push the table 31-51 px down on every bot
-    move, so cards moved under the pointer."""
+    move, so cards moved under the pointer; and on a phone the table moved up to 93 px within
+    a hand (the felt's centre grew with cards on it, badges wrapped, the hand lost a row). A
+    whole hand and the next hand's deal: the table, each seat, the hand and its buttons stay
+    where they are, and no badge is cut."""
     driver.set_window_size(width, height)
     try:
         start_match(driver, base_url, seed=3, pace=1400)
@@ -701,8 +745,13 @@ def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, hei
         for part in ("statusbar", "board", "hand", "controls"):
             assert during[part][:3] == before[part][:3], (part, before[part], during[part])
         assert during["statusbar"] == before["statusbar"]
-        # Not waiting for the bots' moves to be shown at this pace (seconds): the next test
-        # opens a fresh page.
+        idle(driver)
+        Select(by_id(driver, "game-pace")).select_by_value("0")
+        watch_still(driver, STILL)
+        play_a_hand(driver)
+        seen = what_moved(driver)
+        assert seen["looks"] > 20 and not seen["moved"], seen["moved"]
+        assert driver.execute_script(BADGES_CUT) == []
     finally:
         driver.set_window_size(*WINDOW)
 

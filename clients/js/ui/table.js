@@ -25,8 +25,8 @@ const POSITIONS = ['bottom', 'left', 'top', 'right'];
 
 /**
  * Draw `board` with `bottom` at the bottom; `hideHandOf` is the seat whose cards are drawn
- * elsewhere (the person's own hand); `thinking` the seat whose bot is at work (a sign by its
- * name, on the name's one line, so nothing moves).
+ * elsewhere (the person's own hand); `thinking` the seat whose bot is at work (a sign under its
+ * name). Every seat keeps its size whatever it shows (table.css), so nothing moves.
  * @param {HTMLElement} container
  * @param {any} board
  * @param {{bottom?: number, hideHandOf?: number | null, thinking?: number | null, names?: string[]}} [opts]
@@ -45,7 +45,8 @@ export function renderBoard(container, board, { bottom = 0, hideHandOf = null, t
     const acting = board.to_act === seat.seat;
     container.append(el('div', { class: `seat pos-${position}${acting ? ' acting' : ''}`, 'data-seat': seat.seat,
       'aria-busy': busy ? 'true' : null },
-    el('div', { class: 'who', title: seat.name }, el('span', { class: 'name', text: seat.name }), badges),
+    el('div', { class: 'who', title: seat.name, text: seat.name }),
+    el('div', { class: 'badges' }, badges),
     el('div', { class: 'meta', 'data-count': seat.count, text: `${plural(seat.count, 'card')} · ${plural(board.scores[seat.seat], 'point')}` }),
     cards));
   }

@@ -90,9 +90,9 @@ export class TableView {
         button('new', 'New match', { onclick: () => this.askNewMatch() })),
       el('div', { class: 'game-grid' },
         el('div', { class: 'main-column' }, this.board,
-          el('div', { class: 'panel you' }, this.hand, this.exchange,
+          el('div', { class: 'panel you' }, this.hand,
             el('div', { class: 'controls', id: id('controls') }, this.play, this.pass, this.clear, el('span', { class: 'spacer' }), slot('controls')),
-            this.message,
+            this.message, this.exchange,
             el('p', { class: 'keys', text: `Keys: ← → move between cards, Space selects, P plays, X passes, C clears${keys}.` }))),
         el('aside', { class: 'side' }, this.result, slot('side'), this.scores,
           el('div', { class: 'panel' }, el('h3', { text: 'This hand' }), this.history))),
@@ -242,7 +242,7 @@ export class TableView {
     box.hidden = false;
   }
 
-  /** The give-back, under the hand (which stays in sight): the card received, the cards that may go back. */
+  /** The give-back, under the hand and its buttons (which stay where they are): the card received, the cards that may go back. */
   drawExchange() {
     const prompt = this.state.exchange_prompt;
     if (!prompt) { if (this.exchange.open) this.exchange.close(); return; }
