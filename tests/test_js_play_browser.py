@@ -390,6 +390,45 @@ def test_a_reload_resumes_the_match_where_it_was(driver, page_url):
     assert by_id(driver, "setup").is_displayed()
 
 
+# The scores the match stands at, set in the page's Game (as a test deals explicit hands): a
+# match brought to the moment a rule's event happens, in one or two hands.
+SET_SCORES = "window.murlan.game.state.scores.set(arguments[0])"
+
+
+def test_the_target_rising_and_the_match_won_are_said_in_words(driver, page_url):
+    """Three players at 20 all pass 21 in the same hand: the page says who reached it and that
+    the target rises to 31. Then one player at 40 passes 31 alone: the felt shows the winner
+    and the final scores, not the last hand's finishing order."""
+    start_match(driver, page_url, seed=SEED)
+    driver.execute_script(SET_SCORES, [20, 20, 20, 20])
+    play_until(driver, {"hand_over"})
+    raised = by_id(driver, "target-raised").text
+    assert "reached 21 together, so no one wins yet: the target rises to 31." in raised
+    assert raised.count("(2") == 3  # the three who reached it, with their scores
+    assert "target 31" in by_id(driver, "status").text
+    by_id(driver, "next").click()
+    driver.execute_script(SET_SCORES, [40, 0, 0, 0])
+    play_until(driver, {"match_over"})
+    centre = by_id(driver, "board").find_element(By.CLASS_NAME, "centre").text
+    assert "Match over" in centre and "You win the match!" in centre
+    assert "Final scores: You " in centre and "1st " not in centre
+    assert by_id(driver, "match-winners").text == "You win the match!"
+
+
+def test_a_hand_without_an_exchange_says_why(driver, page_url):
+    """Under the no-exchange rule, hand 2 has no give-back, and the felt says why."""
+    start_match(driver, page_url, seed=SEED, rules=("no_exchange",))
+    assert "No exchange" in by_id(driver, "variant").text
+    play_until(driver, {"hand_over"})
+    assert not driver.find_elements(By.ID, "no-exchange")  # hand 1 has none anyway
+    by_id(driver, "next").click()
+    play_until(driver, {"play"})
+    note = by_id(driver, "no-exchange").text
+    assert note == (
+        "No exchange: the rules of this match have none, and the previous hand's last player leads."
+    )
+
+
 @pytest.mark.slow
 def test_a_whole_match_by_clicking_and_its_record_downloaded(driver, page_url, downloads):
     start_match(driver, page_url, seed=SEED, rules=("sticky_pass",))
@@ -422,7 +461,9 @@ def test_an_illegal_selection_is_refused_with_the_engines_reason(driver, page_ur
     reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", pick)
     assert reason
     by_id(driver, "play").click()
-    assert by_id(driver, "message").text == f"Not allowed: {in_symbols(reason)}"
+    message = by_id(driver, "message").text
+    assert message == f"Not allowed: {in_symbols(reason)}"
+    assert not re.search(r"\b([2-9TJQKA][SHDC]|BJ|RJ)\b", message)  # cards as people write them
     assert driver.execute_script(PAGE)["hand"] == hand  # nothing was played
     assert driver.execute_script("return window.murlan.game.record().hands[0].plays.length") == len(
         driver.find_elements(By.CSS_SELECTOR, "#history li")

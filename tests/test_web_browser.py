@@ -222,6 +222,9 @@ def test_play_a_seeded_match_to_the_end_by_clicking(driver, base_url, records_di
     winners = by_id(driver, "match-winners").text
     names = [f"Seat {s}" if s else "You" for s in record["winners"]]
     assert all(name in winners for name in names)
+    # The felt shows the match's end (its winner, the final scores), not its last hand's.
+    centre = driver.find_element(By.CSS_SELECTOR, "#game-board .centre").text
+    assert winners in centre and "Final scores" in centre and "1st " not in centre
     # The score sheet ends with the totals (the match's scores) and is scrolled to them.
     totals = by_id(driver, "hand-scores-total").text.split()
     assert totals == ["total", *map(str, record["scores"])]

@@ -12,6 +12,9 @@ export function does(name, you, others) {
   return `${name} ${name === 'You' ? you : others}`;
 }
 
+/** A name inside a sentence: "you" for the person. @param {string} name */
+export const named = (name) => (name === 'You' ? 'you' : name);
+
 /** Who won the match, as a sentence. @param {string[]} names @param {number[]} winners */
 export function winnersText(names, winners) {
   if (winners.length === 1) return names[winners[0]] === 'You' ? 'You win the match!' : `${names[winners[0]]} wins the match!`;
@@ -26,12 +29,13 @@ const POSITIONS = ['bottom', 'left', 'top', 'right'];
 /**
  * Draw `board` with `bottom` at the bottom; `hideHandOf` is the seat whose cards are drawn
  * elsewhere (the person's own hand); `thinking` the seat whose bot is at work (a sign under its
- * name). Every seat keeps its size whatever it shows (table.css), so nothing moves.
+ * name). Every seat keeps its size whatever it shows (table.css), so nothing moves. `note`: a
+ * line under the felt's centre (why a hand has no exchange).
  * @param {HTMLElement} container
  * @param {any} board
- * @param {{bottom?: number, hideHandOf?: number | null, thinking?: number | null, names?: string[]}} [opts]
+ * @param {{bottom?: number, hideHandOf?: number | null, thinking?: number | null, note?: string | null}} [opts]
  */
-export function renderBoard(container, board, { bottom = 0, hideHandOf = null, thinking = null } = {}) {
+export function renderBoard(container, board, { bottom = 0, hideHandOf = null, thinking = null, note = null } = {}) {
   container.replaceChildren();
   for (const seat of board.seats) {
     const position = POSITIONS[(seat.seat - bottom + 4) % 4];
@@ -50,21 +54,26 @@ export function renderBoard(container, board, { bottom = 0, hideHandOf = null, t
     el('div', { class: 'meta', 'data-count': seat.count, text: `${plural(seat.count, 'card')} · ${plural(board.scores[seat.seat], 'point')}` }),
     cards));
   }
-  container.append(centre(board));
+  const box = centre(board);
+  if (note) box.append(el('div', { class: 'exchange', id: 'no-exchange', text: note }));
+  container.append(box);
 }
 
 function centre(board) {
   const names = board.seats.map((s) => s.name);
   const box = el('div', { class: 'centre' });
-  if (board.result) {
+  if (board.phase === 'match over' && board.winners.length) {
+    // The match's end, not its last hand's: who won, and the final scores.
+    const scores = board.seats.map((s) => `${s.name} ${board.scores[s.seat]}`).join(', ');
+    box.append(el('div', { class: 'over', text: 'Match over' }),
+      el('div', { class: 'what winners', text: winnersText(names, board.winners) }),
+      el('div', { class: 'what', text: `Final scores: ${scores}.` }));
+  } else if (board.result) {
     const over = board.phase === 'match over' ? 'Match over' : `Hand ${board.hand} over`;
     box.append(el('div', { class: 'over', text: over }), el('div', { class: 'what', text: finishText(board.result, names) }));
-    if (board.phase === 'match over' && board.winners.length) {
-      box.append(el('div', { class: 'what winners', text: winnersText(names, board.winners) }));
-    }
   } else if (board.table) {
     box.append(cardRow(board.table.cards),
-      el('div', { class: 'what', text: `${kindOf(board.table.text)} by ${names[board.table.seat]}` }));
+      el('div', { class: 'what', text: `${kindOf(board.table.text)} by ${named(names[board.table.seat])}` }));
   } else if (board.phase === 'play') {
     const duty = board.start_card ? ` (with ${cardsText([board.start_card])})` : '';
     box.append(el('div', { class: 'what', text: `Table empty: ${does(names[board.to_act], 'lead', 'leads')}${duty}` }));
@@ -133,13 +142,33 @@ export function renderHistory(list, events, names, { current = -1 } = {}) {
     const notes = [];
     if (event.out) notes.push(el('span', { class: 'note', text: `${does(names[event.seat], 'are', 'is')} out, ${PLACES[event.out - 1]}` }));
     if (event.trick_to !== null && event.trick_to !== undefined) {
-      notes.push(el('span', { class: 'note', text: `trick to ${names[event.trick_to]}` }));
+      notes.push(el('span', { class: 'note', text: `trick to ${named(names[event.trick_to])}` }));
     }
     const classes = [event.trick_to !== null && event.trick_to !== undefined ? 'trick-end' : '',
       i === current ? 'current' : ''].join(' ').trim();
     list.append(el('li', { class: classes || null }, `${names[event.seat]}: ${what}`, notes));
   });
   list.scrollTop = list.scrollHeight;
+}
+
+/**
+ * Why a hand from the second on has no exchange, in words (null when it has one): the rules
+ * of the match have none, or the previous hand's last player was dealt both jokers.
+ * @param {any} board
+ * @param {Record<string, any>} rules the match's flags that differ from the standard game
+ * @param {Array<{hand: number, points: number[]}>} hands the finished hands' points
+ */
+export function noExchangeText(board, rules, hands) {
+  if (board.exchange || board.hand < 2 || board.phase === 'match over') return null;
+  const names = board.seats.map((s) => s.name);
+  const previous = hands.find((h) => h.hand === board.hand - 1);
+  if (rules.no_exchange) return 'No exchange: the rules of this match have none, and the previous hand\'s last player leads.';
+  if (!previous) return null;
+  const last = names[previous.points.indexOf(0)];
+  const first = names[previous.points.indexOf(3)];
+  const you = last === 'You';
+  return `No exchange this hand: ${last} (last in hand ${previous.hand}) ${you ? 'were' : 'was'} dealt both jokers and `
+    + `${you ? 'keep' : 'keeps'} them, so ${named(first)} ${first === 'You' ? 'lead' : 'leads'} (1st in hand ${previous.hand}).`;
 }
 
 /** The status line: the hand, the target, the seed and who is to act. */

@@ -5,9 +5,10 @@
 // makes the moves (one asks the server's API, the other plays the in-browser Game and its
 // bots' worker) and hands the view each state to draw.
 //
-// A table state: `{seat, names, seed, board, events, hands, rules_text, exchange_prompt,
-// record, thinking}` - `board` and `events` as ./table.js reads them, `hands` the finished
-// hands' points (`[{hand, points}]`), `rules_text` the variant in words, `exchange_prompt`
+// A table state: `{seat, names, seed, board, events, hands, rules, rules_text,
+// exchange_prompt, record, thinking}` - `board` and `events` as ./table.js reads them, `hands`
+// the finished hands' points (`[{hand, points}]`), `rules` the match's flags that differ from
+// the standard game and `rules_text` the same in words, `exchange_prompt`
 // the person's give-back (`{from, received, eligible}`) or null, `record` a saved record's
 // name (for its replay link) or null, `thinking` the seat whose bot is at work or null.
 //
@@ -15,7 +16,7 @@
 // only turns visible, the seats keep their size and the buttons their width.
 import { el, plural } from './dom.js';
 import { cardElement, cardWords, cardsText } from './cards.js';
-import { finishText, renderBoard, renderHistory, renderScores, statusText, winnersText } from './table.js';
+import { finishText, noExchangeText, renderBoard, renderHistory, renderScores, statusText, winnersText } from './table.js';
 
 /**
  * @typedef {object} Driver what the view asks of a page
@@ -46,6 +47,8 @@ export class TableView {
     this.state = null;
     this.selected = new Set();
     this.working = false;
+    /** @type {Map<string, number>} the target each hand was dealt under ("seed hand" keys), to say when it rises */
+    this.targets = new Map();
     const id = (name) => `${prefix}${name}`;
     const slot = (name) => [...root.querySelectorAll(`[data-slot="${name}"]`)];
     const button = (name, text, attrs = {}) => /** @type {HTMLButtonElement} */ (el('button', { type: 'button', id: id(name), text, ...attrs }));
@@ -114,7 +117,11 @@ export class TableView {
     const board = state.board;
     const mine = board.seats[state.seat].cards || [];
     this.selected = new Set([...this.selected].filter((c) => mine.includes(c)));
-    renderBoard(this.board, board, { bottom: state.seat, hideHandOf: state.seat, thinking: state.thinking ?? null });
+    const key = `${state.seed} ${state.names.join()} ${board.hand}`;
+    if (!board.result && !this.targets.has(key)) this.targets.set(key, board.target);
+    this.dealtTarget = this.targets.get(key) ?? null;
+    const note = noExchangeText(board, state.rules ?? {}, state.hands ?? []);
+    renderBoard(this.board, board, { bottom: state.seat, hideHandOf: state.seat, thinking: state.thinking ?? null, note });
     renderScores(this.scores, board, state.hands);
     renderHistory(this.history, state.events, state.names);
     this.status.textContent = statusText(state.seat, state.names, state.seed, board);
@@ -225,6 +232,13 @@ export class TableView {
     const over = board.phase === 'match over';
     const children = [el('h2', { text: over ? 'Match over' : `Hand ${board.hand} over` }),
       el('p', { id: 'hand-result', text: finishText(board.result, state.names) })];
+    if (this.dealtTarget !== null && board.target > this.dealtTarget) {
+      // The target rose this hand: say who reached it together.
+      const reached = board.seats.filter((s) => board.scores[s.seat] >= this.dealtTarget);
+      const who = reached.map((s) => `${s.name} (${board.scores[s.seat]})`).join(' and ');
+      children.push(el('p', { id: 'target-raised', class: 'winner',
+        text: `${who} reached ${this.dealtTarget} together, so no one wins yet: the target rises to ${board.target}.` }));
+    }
     if (over) {
       children.push(el('p', { id: 'match-winners', class: 'winner' }, el('strong', { text: winnersText(state.names, board.winners) })),
         el('p', { class: 'note', text: `Final scores: ${board.scores.map((p, s) => `${state.names[s]} ${plural(p, 'point')}`).join(', ')} (target ${board.target}).` }));
