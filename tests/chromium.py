@@ -28,7 +28,17 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
-__all__ = ["By", "Keys", "Select", "chrome", "wait_for", "watch_still", "what_moved", "when"]
+__all__ = [
+    "BADGES_CUT",
+    "By",
+    "Keys",
+    "Select",
+    "chrome",
+    "wait_for",
+    "watch_still",
+    "what_moved",
+    "when",
+]
 
 
 def chrome(window: tuple[int, int], downloads: Path | None = None, args: tuple[str, ...] = ()):
@@ -127,3 +137,12 @@ def watch_still(browser, selectors: list[str]) -> None:
 def what_moved(browser) -> dict:
     """``{"moved": [[element, first box, box, phase], ...], "looks": n}`` since ``watch_still``."""
     return browser.execute_script("return window.murlanStill")
+
+
+# The seats' badges that do not fit in their seat (cut by its edge or by its badges' line).
+BADGES_CUT = """
+return [...document.querySelectorAll('.seat .badge')].filter((b) => {
+  const r = b.getBoundingClientRect(), line = b.parentElement.getBoundingClientRect();
+  return r.right > line.right + 0.5 || r.bottom > line.bottom + 0.5;
+}).map((b) => b.textContent);
+"""

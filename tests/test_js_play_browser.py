@@ -40,15 +40,8 @@ import pytest
 
 from murlan_env import records
 from murlan_env.bots import registry
-from tests.chromium import (  # skips without a browser
-    By,
-    Select,
-    chrome,
-    wait_for,
-    watch_still,
-    what_moved,
-    when,
-)
+from tests import chromium  # skips without a browser
+from tests.chromium import By, Select, chrome, wait_for, when
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENT = REPO / "clients" / "js"
@@ -500,13 +493,6 @@ TABLE = ["#board .seat", "#board .centre", "#hand", "#controls", "#status"]
 STILL = ["#board", "#hand", "#controls", "#play", "#pass"]
 # What must never move in a whole hand: the table, every seat, the hand, its buttons.
 STILL_HAND = [*STILL, "#board .seat"]
-# The seats' badges that do not fit in their seat (cut by its edge or its badge line).
-BADGES_CUT = """
-return [...document.querySelectorAll('.seat .badge')].filter((b) => {
-  const r = b.getBoundingClientRect(), line = b.parentElement.getBoundingClientRect();
-  return r.right > line.right + 0.5 || r.bottom > line.bottom + 0.5;
-}).map((b) => b.textContent);
-"""
 
 
 @pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
@@ -559,15 +545,15 @@ def test_the_table_fits_the_window_and_stays_still_while_bots_think(
         # The rest of the hand and the next deal, the bots at once: on a phone the hand used
         # to move 382 -> 403 -> 419 px within one trick. Every change of the page is looked at.
         Select(by_id(driver, "pace")).select_by_value("0")
-        watch_still(driver, STILL_HAND)
+        chromium.watch_still(driver, STILL_HAND)
         cuts = set()
         page = play_until(driver, {"hand_over"})
-        cuts.update(driver.execute_script(BADGES_CUT))
+        cuts.update(driver.execute_script(chromium.BADGES_CUT))
         by_id(driver, "next").click()
         play_until(driver, {"play", "exchange"})
-        seen = what_moved(driver)
+        seen = chromium.what_moved(driver)
         assert seen["looks"] > 20 and not seen["moved"], seen["moved"]
-        assert not cuts and driver.execute_script(BADGES_CUT) == []
+        assert not cuts and driver.execute_script(chromium.BADGES_CUT) == []
     finally:
         driver.set_window_size(*WINDOW)
 

@@ -46,16 +46,8 @@ from murlan_env import records
 from murlan_env.bots import registry
 from murlan_env.bots.baseline import GreedyBot
 from murlan_web.app import Settings, create_app
-from tests.chromium import (  # skips without a browser
-    By,
-    Keys,
-    Select,
-    chrome,
-    wait_for,
-    watch_still,
-    what_moved,
-    when,
-)
+from tests import chromium  # skips without a browser
+from tests.chromium import By, Keys, Select, chrome, wait_for, when
 
 SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS") or os.environ.get("MURLAN_WEB_SCREENSHOTS")
 WINDOW = (1280, 900)
@@ -146,6 +138,27 @@ def screenshot(browser, name: str) -> None:
     image = Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB")
     image = image.quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     image.save(Path(SCREENSHOTS) / name, optimize=True)
+
+
+def play_a_hand(driver, *, deal_next: bool = True) -> None:
+    """Click through the rest of the hand as a person: the give-back's first card, Pass when
+    it is allowed, else the lowest card, to the hand's end; then (``deal_next``) Next hand, to
+    the next hand's first turn."""
+    for _ in range(200):
+        if visible(driver, "game-next"):
+            if deal_next:
+                by_id(driver, "game-next").click()
+                idle(driver)
+            return
+        if by_id(driver, "exchange-dialog").get_attribute("open") is not None:
+            driver.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
+        elif by_id(driver, "game-pass").is_enabled():
+            by_id(driver, "game-pass").click()
+        else:
+            driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
+            by_id(driver, "game-play").click()
+        idle(driver)
+    pytest.fail("the hand did not end")
 
 
 def start_match(
@@ -604,15 +617,7 @@ def test_points_of_every_hand_the_rules_and_the_variant_are_shown(driver, base_u
     assert "dealt both jokers keeps them: there is no exchange" in rules
     assert "no card ranked 3 to 10" in rules and "automatically" in rules
     by_id(driver, "rules-close").click()
-    for _ in range(200):  # to the end of hand 1
-        if driver.find_elements(By.ID, "game-next"):
-            break
-        if by_id(driver, "game-pass").is_enabled():
-            by_id(driver, "game-pass").click()
-        else:
-            driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
-            by_id(driver, "game-play").click()
-        idle(driver)
+    play_a_hand(driver, deal_next=False)  # to the end of hand 1
     # The history's numbers (a hand has dozens of moves) fit in its margin.
     number, margin = driver.execute_script(
         "const ol = document.getElementById('game-history'); const li = ol.querySelector('li');"
@@ -670,14 +675,6 @@ def test_a_server_that_cannot_be_reached_is_said_in_words(driver, base_url):
 
 # --------------------------------------------------------------------------- third pass
 
-# The seats' badges that do not fit in their seat (cut by its edge or its badge line).
-BADGES_CUT = """
-return [...document.querySelectorAll('.seat .badge')].filter((b) => {
-  const r = b.getBoundingClientRect(), line = b.parentElement.getBoundingClientRect();
-  return r.right > line.right + 0.5 || r.bottom > line.bottom + 0.5;
-}).map((b) => b.textContent);
-"""
-
 # Whether the thinking sign shows: laid out, visible and saying something.
 SIGN = """
 const THINKING = () => { const t = document.querySelector('#game-thinking');
@@ -703,25 +700,6 @@ return {statusbar: box('#play-game .statusbar'), board: box('#game-board'),
 # What must never move while a match goes on: the table, every seat, the hand, its buttons.
 STILL = ["#game-board", "#game-board .seat", "#game-hand", "#game-controls", "#game-play",
          "#game-pass"]  # fmt: skip
-
-
-def play_a_hand(driver) -> None:
-    """Click through the rest of the hand as a person: the give-back's first card, Pass when
-    it is allowed, else the lowest card; then Next hand, to the next hand's first turn."""
-    for _ in range(200):
-        if visible(driver, "game-next"):
-            by_id(driver, "game-next").click()
-            idle(driver)
-            return
-        if by_id(driver, "exchange-dialog").get_attribute("open") is not None:
-            driver.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
-        elif by_id(driver, "game-pass").is_enabled():
-            by_id(driver, "game-pass").click()
-        else:
-            driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
-            by_id(driver, "game-play").click()
-        idle(driver)
-    pytest.fail("the hand did not end")
 
 
 @pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
@@ -750,11 +728,11 @@ def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, hei
         assert during["statusbar"] == before["statusbar"]
         idle(driver)
         Select(by_id(driver, "game-pace")).select_by_value("0")
-        watch_still(driver, STILL)
+        chromium.watch_still(driver, STILL)
         play_a_hand(driver)
-        seen = what_moved(driver)
+        seen = chromium.what_moved(driver)
         assert seen["looks"] > 20 and not seen["moved"], seen["moved"]
-        assert driver.execute_script(BADGES_CUT) == []
+        assert driver.execute_script(chromium.BADGES_CUT) == []
     finally:
         driver.set_window_size(*WINDOW)
 
