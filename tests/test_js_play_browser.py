@@ -301,6 +301,7 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     page = play_until(driver, {"hand_over"})
     assert page["plays"]
     assert "hand over" in by_id(driver, "status").text
+    assert by_id(driver, "prompt").text == "Hand over: press Next hand."
     assert by_id(driver, "next").is_displayed()
     screenshot(driver, "js-play-hand-over.png")
     record = download(driver, downloads, SEED)

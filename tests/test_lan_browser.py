@@ -113,3 +113,4 @@ def test_the_levels_play_in_a_page_that_is_not_a_secure_context(driver, printed_
     assert re.search(rf" by Seat [123] · {level}$", centre), centre  # the last bot's play
     assert not by_id(driver, "message").text
     assert by_id(driver, "status").text.endswith("your turn")
+    assert by_id(driver, "prompt").text.startswith("Your turn")  # what the table waits for

@@ -52,8 +52,9 @@ export class TableView {
     const id = (name) => `${prefix}${name}`;
     const slot = (name) => [...root.querySelectorAll(`[data-slot="${name}"]`)];
     const button = (name, text, attrs = {}) => /** @type {HTMLButtonElement} */ (el('button', { type: 'button', id: id(name), text, ...attrs }));
-    this.status = el('span', { id: id('status'), 'aria-live': 'polite' });
+    this.status = el('span', { id: id('status'), class: 'status', 'aria-live': 'polite' });
     this.thinking = el('span', { id: id('thinking'), class: 'thinking', role: 'status' });
+    this.prompt = el('span', { id: id('prompt'), class: 'prompt' }); // in the sign's place while no one is at work
     this.variant = el('span', { id: id('variant'), class: 'variant' });
     this.pace = /** @type {HTMLSelectElement} */ (el('select', { id: id('pace') }, PACES.map(([v, t]) => el('option', { value: v, text: t }))));
     const pace = localStorage.getItem(PACE_KEY);
@@ -88,7 +89,7 @@ export class TableView {
         el('button', { type: 'button', id: 'abandon-no', text: 'Keep playing', onclick: () => this.abandonDialog.close() }))));
     root.replaceChildren(
       el('div', { class: 'statusbar panel' },
-        el('div', { class: 'status-line' }, this.status, this.thinking),
+        el('div', { class: 'status-line' }, this.status, this.thinking, this.prompt),
         this.variant, el('label', {}, 'Bot pace ', this.pace), slot('status'), this.download,
         button('new', 'New match', { onclick: () => this.askNewMatch() })),
       el('div', { class: 'game-grid' },
@@ -194,8 +195,9 @@ export class TableView {
       await this.driver.newMatch();
       return;
     }
-    if (this.driver.mayAbandon && !(await this.driver.mayAbandon())) return; // the driver said why
+    // Asked at once; a match that turns out to be gone closes the question (the driver says why).
     this.abandonDialog.showModal();
+    if (this.driver.mayAbandon && !(await this.driver.mayAbandon()) && this.abandonDialog.open) this.abandonDialog.close();
   }
 
   /** The person's cards: the buttons are kept while the hand is the same (a click only presses one). */
@@ -284,8 +286,19 @@ export class TableView {
     if (next) next.disabled = this.working;
     this.thinking.classList.toggle('on', this.working);
     this.thinking.textContent = this.working ? (sign || 'Thinking…') : '';
+    this.prompt.textContent = this.working ? '' : this.waitingFor();
     document.body.dataset.phase = board.phase.replace(' ', '_');
     document.body.dataset.turn = board.to_act === null ? '' : String(board.to_act);
+  }
+
+  /** What the table waits for from the person, said where the thinking sign shows. */
+  waitingFor() {
+    const board = this.state.board;
+    if (board.phase === 'match over') return 'Match over: New match starts another.';
+    if (board.phase === 'hand over') return 'Hand over: press Next hand.';
+    if (board.to_act !== this.state.seat) return '';
+    if (board.phase === 'exchange') return 'Your turn: give a card back (below).';
+    return board.table ? 'Your turn: beat the table, or Pass.' : 'Your turn: you lead.';
   }
 
   /** @param {KeyboardEvent} event */
