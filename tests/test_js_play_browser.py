@@ -660,6 +660,11 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
     )
     Select(by_id(driver, "setup-bot-2")).select_by_visible_text(name)
     by_id(driver, f"setup-rule-{flag}").click()
+    # The rule ticked is explained under it, in the rule book's words (as murlan serve does).
+    meaning = driver.find_element(By.CSS_SELECTOR, f'[data-meaning="{flag}"]').text
+    assert meaning and meaning == driver.execute_script(
+        "return import('../ui/rules.js').then((m) => m.RULE_WORDS[arguments[0]][1][1])", flag
+    )
     grey = f"{name} (not for these rules)"
     help_line = wait_for(
         driver, lambda b: "cannot play" in (t := by_id(b, "setup-bot-help").text) and t
