@@ -496,7 +496,11 @@ STILL = ["#board", "#hand", "#controls", "#play", "#pass"]
 STILL_HAND = [*STILL, "#board .seat"]
 
 
-@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
+# A whole hand each (seconds): the wide screen, laid out as the laptop (the page is at most
+# 1280 px wide), with the slow tests.
+@pytest.mark.parametrize(
+    "width,height", [(400, 800), (1280, 900), pytest.param(1920, 1080, marks=pytest.mark.slow)]
+)
 def test_the_table_fits_the_window_and_stays_still_while_bots_think(
     driver, page_url, width, height
 ):
