@@ -71,15 +71,17 @@ from murlan_web.sessions import SessionStore
 from murlan_web.tournaments import Tournament, work
 
 STATIC = Path(__file__).parent / "static"
-# The JavaScript client's play page, whose bots think in the browser, served beside the
-# server's own page: its files and the shipped bundles at the paths a checkout keeps them
-# under, so the page finds its modules and its default bundles as it does when a checkout is
-# served as plain files. ``client`` is a link to clients/js (the one copy in the repository);
-# the wheel carries the files it names (pyproject's package data).
+# The JavaScript client: the table UI both pages draw with (ui/), and its play page, whose
+# bots think in the browser, served beside the server's own page: its files and the shipped
+# bundles at the paths a checkout keeps them under, so the page finds its modules and its
+# default bundles as it does when a checkout is served as plain files. ``client`` is a link
+# to clients/js (the one copy in the repository); the wheel carries the files it names
+# (pyproject's package data).
 CLIENT = (Path(__file__).parent / "client").resolve()
 IN_PAGE = {
     "/clients/js/src": CLIENT / "src",
     "/clients/js/play": CLIENT / "play",
+    "/clients/js/ui": CLIENT / "ui",
     "/murlan_env/bots/policies": registry.policies_dir(),
 }
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")

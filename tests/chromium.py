@@ -28,7 +28,17 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.select import Select  # noqa: E402
 from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
 
-__all__ = ["By", "Keys", "Select", "chrome", "wait_for", "when"]
+__all__ = [
+    "BADGES_CUT",
+    "By",
+    "Keys",
+    "Select",
+    "chrome",
+    "wait_for",
+    "watch_still",
+    "what_moved",
+    "when",
+]
 
 
 def chrome(window: tuple[int, int], downloads: Path | None = None, args: tuple[str, ...] = ()):
@@ -86,3 +96,53 @@ def when(browser, read: str, what: str):
         return browser.execute_async_script(f"const read = () => {{ {read} }};\n{WHEN}")
     except TimeoutException:
         pytest.fail(f"timed out waiting for {what}")
+
+
+# Records, at every change of the page (a MutationObserver: each bot move, badge and card
+# drawn), the boxes of the elements the selectors name, in page coordinates, and keeps the
+# first few that differ from the first seen: what moved, from where to where, in which phase.
+WATCH_STILL = """
+const sels = arguments[0];
+const read = () => {
+  const out = {};
+  for (const sel of sels) {
+    [...document.querySelectorAll(sel)].filter((e) => e.offsetParent !== null).forEach((e, i) => {
+      const r = e.getBoundingClientRect();
+      out[`${sel} ${i}`] = [r.left + scrollX, r.top + scrollY, r.width, r.height].map(Math.round);
+    });
+  }
+  return out;
+};
+const still = window.murlanStill = {first: read(), moved: [], looks: 0};
+const look = () => {
+  still.looks += 1;
+  for (const [key, box] of Object.entries(read())) {
+    const first = still.first[key];
+    if (first && first.join() !== box.join() && still.moved.length < 12) {
+      still.moved.push([key, first, box, document.body.dataset.phase || '']);
+    }
+  }
+};
+new MutationObserver(look).observe(document.body,
+  {subtree: true, childList: true, attributes: true, characterData: true});
+"""
+
+
+def watch_still(browser, selectors: list[str]) -> None:
+    """Start recording the boxes of ``selectors`` at every change of the page (read back with
+    ``what_moved``)."""
+    browser.execute_script(WATCH_STILL, selectors)
+
+
+def what_moved(browser) -> dict:
+    """``{"moved": [[element, first box, box, phase], ...], "looks": n}`` since ``watch_still``."""
+    return browser.execute_script("return window.murlanStill")
+
+
+# The seats' badges that do not fit in their seat (cut by its edge or by its badges' line).
+BADGES_CUT = """
+return [...document.querySelectorAll('.seat .badge')].filter((b) => {
+  const r = b.getBoundingClientRect(), line = b.parentElement.getBoundingClientRect();
+  return r.right > line.right + 0.5 || r.bottom > line.bottom + 0.5;
+}).map((b) => b.textContent);
+"""

@@ -31,6 +31,7 @@ import functools
 import http.server
 import io
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -39,7 +40,8 @@ import pytest
 
 from murlan_env import records
 from murlan_env.bots import registry
-from tests.chromium import By, Select, chrome, wait_for, when  # skips without a browser
+from tests import chromium  # skips without a browser
+from tests.chromium import By, Select, chrome, wait_for, when
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENT = REPO / "clients" / "js"
@@ -73,10 +75,10 @@ HOOKS = {
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory) -> Path:
-    """An app's folder: the package's src/ and play/, the hard level's bundle and the hooks."""
+    """An app's folder: the package's src/, play/ and ui/, the hard level's bundle and the hooks."""
     root = tmp_path_factory.mktemp("app")
     (root / "murlan-client").mkdir()
-    for part in ("src", "play"):
+    for part in ("src", "play", "ui"):
         (root / "murlan-client" / part).symlink_to(CLIENT / part, target_is_directory=True)
     (root / "bundles").mkdir()
     hard = registry.policies_dir() / registry.levels()["hard"]["policy"]
@@ -191,10 +193,14 @@ def start_match(browser, page_url: str, *, seed: int, pace: int = 0, rules=()) -
     browser.get(f"{page_url}?bundle=../../bundles/hard/&pace={pace}&fresh={time.monotonic()}")
     idle(browser)
     assert not by_id(browser, "load-error").is_displayed(), by_id(browser, "load-error").text
+    if by_id(browser, "table").is_displayed():  # the last test's match, resumed: a new one
+        by_id(browser, "new").click()
+        if by_id(browser, "abandon-dialog").is_displayed():
+            by_id(browser, "abandon-yes").click()
     for i in (1, 2, 3):
         assert Select(by_id(browser, f"setup-bot-{i}")).first_selected_option.text == "hard"
     for flag in rules:
-        by_id(browser, f"rule-{flag}").click()
+        by_id(browser, f"setup-rule-{flag}").click()
     by_id(browser, "setup-seed").send_keys(str(seed))
     by_id(browser, "setup-start").click()
     idle(browser)
@@ -213,10 +219,23 @@ return {
   hand: g ? g.hand(0) : [],
   buttons: Object.fromEntries([...document.querySelectorAll('#hand button.card')]
     .map((b) => [b.dataset.card, b])),
-  exchangeShown: !q('#exchange').hidden,
+  exchangeShown: q('#exchange-dialog').open,
   message: q('#message').textContent,
 };
 """
+
+
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def in_symbols(text: str) -> str:
+    """The engine's words with its card names as the page writes cards: 5S 2D -> 5♠ 2♦."""
+    text = text.replace("BJ", "black joker").replace("RJ", "red joker")
+    return re.sub(
+        r"\b([2-9TJQKA])([SHDC])\b",
+        lambda m: ("10" if m[1] == "T" else m[1]) + SUITS[m[2]],
+        text,
+    )
 
 
 def click_cards(browser, cards) -> None:
@@ -230,11 +249,7 @@ def play_until(browser, phases: set[str]) -> dict:
     play, after an odd number of plays (the Pass button in use), the first card
     the give-back offers, Next hand once the hand's result has been read. Returns what the
     page showed at the end and counts of what was done."""
-    play, passing, next_hand = (
-        by_id(browser, "play"),
-        by_id(browser, "pass"),
-        by_id(browser, "next-hand"),
-    )
+    play, passing = by_id(browser, "play"), by_id(browser, "pass")
     done = {"hands": 1, "gave_back": 0, "passes": 0, "plays": 0}
     for _ in range(3000):
         page = when(browser, PAGE, "the bots to finish")
@@ -246,7 +261,7 @@ def play_until(browser, phases: set[str]) -> dict:
         if page["phase"] == "hand_over":
             result = by_id(browser, "hand-result").text  # the hand's points, before dealing on
             assert result.startswith("1st ") and "(+3)" in result and "(+0)" in result
-            next_hand.click()
+            by_id(browser, "next").click()
             done["hands"] += 1
         elif page["phase"] == "exchange":
             assert page["exchangeShown"] and by_id(browser, "hand").is_displayed()
@@ -282,11 +297,12 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     the page plays to the rule book's target, about ten hands)."""
     start_match(driver, page_url, seed=SEED, rules=("joker_pair",))
     assert f"seed {SEED}" in by_id(driver, "status").text
-    assert "joker_pair" in by_id(driver, "variant").text
+    assert "Joker pair" in by_id(driver, "variant").text  # the flag's name in words
     page = play_until(driver, {"hand_over"})
     assert page["plays"]
     assert "hand over" in by_id(driver, "status").text
-    assert by_id(driver, "next-hand").is_displayed()
+    assert by_id(driver, "prompt").text == "Hand over: press Next hand."
+    assert by_id(driver, "next").is_displayed()
     screenshot(driver, "js-play-hand-over.png")
     record = download(driver, downloads, SEED)
     assert records.validate(record).valid
@@ -298,6 +314,20 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     assert shown == [f"+{p}" for p in points]
     row = driver.find_element(By.CSS_SELECTOR, '#hand-scores tr[data-hand="1"]')
     assert [td.text for td in row.find_elements(By.TAG_NAME, "td")] == ["1", *map(str, points)]
+    # As on murlan serve: the sheet ends with the totals, and the cards left lie face up.
+    assert by_id(driver, "hand-scores-total").text.split() == ["total", *map(str, points)]
+    last = record["hands"][0]["finish"][-1]
+    assert not driver.find_elements(By.CSS_SELECTOR, "#board .card.back")
+    left = driver.find_elements(By.CSS_SELECTOR, f'#board .seat[data-seat="{last}"] .card')
+    cards_left = driver.execute_script(f"return window.murlan.game.hand({last}).length")
+    assert last == 0 or len(left) == cards_left > 0
+    # The rules in words, the both-jokers exception among them, and this match's variant.
+    by_id(driver, "rules-open").click()
+    rules = by_id(driver, "rules-dialog").text
+    assert "dealt both jokers keeps them: there is no exchange" in rules
+    assert "it rises by 10 (31, then 41, then 51)" in rules
+    assert "Joker pair: the two jokers form a pair, the highest pair (not a bomb)" in rules
+    by_id(driver, "rules-close").click()
 
     page = play_until(driver, {"exchange"})  # hand 2: the person, 1st, gives a card back
     assert page["hands"] == 2 and page["turn"] == "0"
@@ -307,7 +337,7 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     assert "gave you" in text and "ranked 3 to 10" in text
     screenshot(driver, "js-play-exchange.png")
     hand_box = by_id(driver, "hand").rect
-    offer = by_id(driver, "exchange").rect
+    offer = by_id(driver, "exchange-dialog").rect
     assert offer["y"] >= hand_box["y"] + hand_box["height"], "the give-back covers the hand"
     offer_cards = driver.find_elements(By.CSS_SELECTOR, "#exchange-cards .card")
     offered = [b.get_attribute("data-card") for b in offer_cards]
@@ -318,7 +348,7 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", [received])
     assert received not in eligible and reason
     by_id(driver, "play").click()  # labelled Give back
-    assert by_id(driver, "message").text == f"Not allowed: {reason}"
+    assert by_id(driver, "message").text == f"Not allowed: {in_symbols(reason)}"
     by_id(driver, "hand").find_element(By.CSS_SELECTOR, f'[data-card="{eligible[-1]}"]').click()
     assert by_id(driver, "play").text == "Give back"
     by_id(driver, "play").click()
@@ -329,10 +359,74 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     assert record["hands"][1]["exchange"]["first_gives"] == eligible[-1]
 
 
+def test_a_reload_resumes_the_match_where_it_was(driver, page_url):
+    """The match is kept in the browser (as murlan serve keeps a tab's match): a reload shows
+    the same table, the same hand, history and seed, and the person plays on."""
+    start_match(driver, page_url, seed=SEED, rules=("sticky_pass",))
+    page = when(driver, PAGE, "the bots to finish")
+    click_cards(driver, max(page["legal"], key=len))
+    by_id(driver, "play").click()
+    page = when(driver, PAGE, "the bots to finish")
+    history = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#history li")]
+    status = by_id(driver, "status").text
+    driver.refresh()
+    idle(driver)
+    assert by_id(driver, "table").is_displayed() and not by_id(driver, "setup").is_displayed()
+    again = when(driver, PAGE, "the bots to finish")
+    assert again["hand"] == page["hand"] and again["legal"] == page["legal"]
+    assert [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#history li")] == history
+    assert by_id(driver, "status").text == status and "Sticky pass" in by_id(driver, "variant").text
+    # New match, after the confirmation, forgets it: a reload shows the set-up.
+    by_id(driver, "new").click()
+    by_id(driver, "abandon-yes").click()
+    driver.refresh()
+    idle(driver)
+    assert by_id(driver, "setup").is_displayed()
+
+
+# The scores the match stands at, set in the page's Game (as a test deals explicit hands): a
+# match brought to the moment a rule's event happens, in one or two hands.
+SET_SCORES = "window.murlan.game.state.scores.set(arguments[0])"
+
+
+def test_the_target_rising_and_the_match_won_are_said_in_words(driver, page_url):
+    """Three players at 20 all pass 21 in the same hand: the page says who reached it and that
+    the target rises to 31. Then one player at 40 passes 31 alone: the felt shows the winner
+    and the final scores, not the last hand's finishing order."""
+    start_match(driver, page_url, seed=SEED)
+    driver.execute_script(SET_SCORES, [20, 20, 20, 20])
+    play_until(driver, {"hand_over"})
+    raised = by_id(driver, "target-raised").text
+    assert "reached 21 together, so no one wins yet: the target rises to 31." in raised
+    assert raised.count("(2") == 3  # the three who reached it, with their scores
+    assert "target 31" in by_id(driver, "status").text
+    by_id(driver, "next").click()
+    driver.execute_script(SET_SCORES, [40, 0, 0, 0])
+    play_until(driver, {"match_over"})
+    centre = by_id(driver, "board").find_element(By.CLASS_NAME, "centre").text
+    assert "Match over" in centre and "You win the match!" in centre
+    assert "Final scores: You " in centre and "1st " not in centre
+    assert by_id(driver, "match-winners").text == "You win the match!"
+
+
+def test_a_hand_without_an_exchange_says_why(driver, page_url):
+    """Under the no-exchange rule, hand 2 has no give-back, and the felt says why."""
+    start_match(driver, page_url, seed=SEED, rules=("no_exchange",))
+    assert "No exchange" in by_id(driver, "variant").text
+    play_until(driver, {"hand_over"})
+    assert not driver.find_elements(By.ID, "no-exchange")  # hand 1 has none anyway
+    by_id(driver, "next").click()
+    play_until(driver, {"play"})
+    note = by_id(driver, "no-exchange").text
+    assert note == (
+        "No exchange: the rules of this match have none, and the previous hand's last player leads."
+    )
+
+
 @pytest.mark.slow
 def test_a_whole_match_by_clicking_and_its_record_downloaded(driver, page_url, downloads):
     start_match(driver, page_url, seed=SEED, rules=("sticky_pass",))
-    assert "sticky_pass" in by_id(driver, "variant").text
+    assert "Sticky pass" in by_id(driver, "variant").text
     page = play_until(driver, {"match_over"})
     assert page["plays"] and page["passes"]
     assert "match over" in by_id(driver, "status").text
@@ -361,7 +455,9 @@ def test_an_illegal_selection_is_refused_with_the_engines_reason(driver, page_ur
     reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", pick)
     assert reason
     by_id(driver, "play").click()
-    assert by_id(driver, "message").text == f"Not allowed: {reason}"
+    message = by_id(driver, "message").text
+    assert message == f"Not allowed: {in_symbols(reason)}"
+    assert not re.search(r"\b([2-9TJQKA][SHDC]|BJ|RJ)\b", message)  # cards as people write them
     assert driver.execute_script(PAGE)["hand"] == hand  # nothing was played
     assert driver.execute_script("return window.murlan.game.record().hands[0].plays.length") == len(
         driver.find_elements(By.CSS_SELECTOR, "#history li")
@@ -396,9 +492,15 @@ return {...layout, sign, working, locked};
 )
 TABLE = ["#board .seat", "#board .centre", "#hand", "#controls", "#status"]
 STILL = ["#board", "#hand", "#controls", "#play", "#pass"]
+# What must never move in a whole hand: the table, every seat, the hand, its buttons.
+STILL_HAND = [*STILL, "#board .seat"]
 
 
-@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900), (1920, 1080)])
+# A whole hand each (seconds): the wide screen, laid out as the laptop (the page is at most
+# 1280 px wide), with the slow tests.
+@pytest.mark.parametrize(
+    "width,height", [(400, 800), (1280, 900), pytest.param(1920, 1080, marks=pytest.mark.slow)]
+)
 def test_the_table_fits_the_window_and_stays_still_while_bots_think(
     driver, page_url, width, height
 ):
@@ -445,6 +547,18 @@ def test_the_table_fits_the_window_and_stays_still_while_bots_think(
                 assert [round(v) for v in boxes[sel][0]] == [round(v) for v in first[sel][0]], sel
         page = driver.execute_script(LAYOUT, ["#board"])
         assert page["scroll"] <= page["width"], f"page is {page['scroll']} px wide"
+        # The rest of the hand and the next deal, the bots at once: on a phone the hand used
+        # to move 382 -> 403 -> 419 px within one trick. Every change of the page is looked at.
+        Select(by_id(driver, "pace")).select_by_value("0")
+        chromium.watch_still(driver, STILL_HAND)
+        cuts = set()
+        page = play_until(driver, {"hand_over"})
+        cuts.update(driver.execute_script(chromium.BADGES_CUT))
+        by_id(driver, "next").click()
+        play_until(driver, {"play", "exchange"})
+        seen = chromium.what_moved(driver)
+        assert seen["looks"] > 20 and not seen["moved"], seen["moved"]
+        assert not cuts and driver.execute_script(chromium.BADGES_CUT) == []
     finally:
         driver.set_window_size(*WINDOW)
 
@@ -532,23 +646,50 @@ def test_a_worker_that_dies_mid_decision_is_said_in_words(driver, page_url):
     assert by_id(driver, "play").get_attribute("disabled")  # the bot is still to move
 
 
-def test_a_level_that_does_not_play_the_rules_is_refused_in_words(driver, page_url):
+def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
+    """As on murlan serve's set-up: ticking a rule greys the levels that cannot play it (still
+    listed, with the reason), and a seat that had one chosen gets a level that can, said in
+    words; the worker still refuses such a level should one reach it."""
     driver.get(f"{page_url}?bundle=../../bundles/hard/&bundle=../../bundles/easy/")
     idle(driver)
+    if by_id(driver, "table").is_displayed():
+        by_id(driver, "new").click()
+        by_id(driver, "abandon-yes").click()
     levels = registry.levels()
-    refused = next(
+    name, flag = next(
         (name, flag)
         for name, level in levels.items()
         for flag, values in level["supported_rules"].items()
         if values == [False] and not level["search"]
     )
-    name, flag = refused
     Select(by_id(driver, "setup-bot-2")).select_by_visible_text(name)
-    by_id(driver, f"rule-{flag}").click()
-    by_id(driver, "setup-start").click()
-    message = wait_for(driver, lambda b: by_id(b, "setup-message").text, what="the refusal")
-    assert message.startswith(f"Seat 2's bot ({name}) does not play these rules: {flag}=true")
-    assert by_id(driver, "setup").is_displayed() and not by_id(driver, "table").is_displayed()
+    by_id(driver, f"setup-rule-{flag}").click()
+    # The rule ticked is explained under it, in the rule book's words (as murlan serve does).
+    meaning = driver.find_element(By.CSS_SELECTOR, f'[data-meaning="{flag}"]').text
+    assert meaning and meaning == driver.execute_script(
+        "return import('../ui/rules.js').then((m) => m.RULE_WORDS[arguments[0]][1][1])", flag
+    )
+    grey = f"{name} (not for these rules)"
+    help_line = wait_for(
+        driver, lambda b: "cannot play" in (t := by_id(b, "setup-bot-help").text) and t
+    )
+    assert help_line.startswith(f"{name} cannot play these rules: ")
+    menu = Select(by_id(driver, "setup-bot-2"))
+    assert menu.first_selected_option.text != grey
+    (option,) = [o for o in menu.options if o.text == grey]
+    assert not option.is_enabled()
+    by_id(driver, f"setup-rule-{flag}").click()  # untick: offered again
+    wait_for(driver, lambda b: all(o.text != grey for o in Select(by_id(b, "setup-bot-2")).options))
+    refused = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "const key = [...document.querySelectorAll('#setup-bot-2 option')]"
+        ".find((o) => o.textContent === arguments[0]).value;"
+        "window.murlan.bots.request('match', {seats: [null, key, key, key], rules: arguments[1]})"
+        ".then(() => done(null), (err) => done(err.message));",
+        name,
+        {flag: True},
+    )
+    assert refused.startswith(f"Seat 1's bot ({name}) does not play these rules: {flag}=true")
 
 
 def test_expert_searches_in_the_worker_and_its_move_is_shown(driver, page_url):

@@ -123,8 +123,8 @@ def free_port() -> int:
 @pytest.mark.slow
 def test_the_wheel_serves_the_browser_app_from_any_folder(wheel_env):
     """``murlan serve`` from the wheel answers its page and its API: the static files, the
-    JavaScript play page (murlan_web/client links to clients/js; the wheel holds the files)
-    and the shipped levels come from the package."""
+    table UI both pages draw, the JavaScript play page (murlan_web/client links to
+    clients/js; the wheel holds the files) and the shipped levels come from the package."""
     folder, env = wheel_env
     port = free_port()
     command = ["murlan", "serve", "--port", str(port)]
@@ -145,8 +145,10 @@ def test_the_wheel_serves_the_browser_app_from_any_folder(wheel_env):
         assert "hard" in json.dumps(options)
         page = urllib.request.urlopen(f"{url}/", timeout=5).read().decode()
         assert "<html" in page.lower()
-        # The page whose bots think in the browser: its files and the bundles it reads.
-        for path in ("clients/js/play/index.html", "clients/js/play/worker.js",
+        # The table both pages draw, the page whose bots think in the browser: their files
+        # and the bundles it reads.
+        for path in ("clients/js/ui/view.js", "clients/js/ui/table.css",
+                     "clients/js/play/index.html", "clients/js/play/worker.js",
                      "clients/js/src/index.js", "clients/js/src/bots/levels.js",
                      "murlan_env/bots/policies/levels.json"):  # fmt: skip
             assert urllib.request.urlopen(f"{url}/{path}", timeout=5).status == 200, path

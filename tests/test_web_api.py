@@ -1061,11 +1061,11 @@ def _greedy_record(seed: int, max_hands: int | None = None) -> dict:
 
 
 def test_the_in_page_game_is_served_from_the_package(client):
-    """The JavaScript play page, its modules and worker, and the shipped bundles, at the paths
-    the page reads them from; nothing outside those folders."""
+    """The JavaScript play page, its modules and worker, the table UI both pages draw, and the
+    shipped bundles, at the paths the pages read them from; nothing outside those folders."""
     page = client.get("/clients/js/play/index.html")
     assert page.status_code == 200 and "play.js" in page.text
-    for path in ("/clients/js/play/worker.js", "/clients/js/src/index.js"):
+    for path in ("/clients/js/play/worker.js", "/clients/js/src/index.js", "/clients/js/ui/dom.js"):
         answer = client.get(path)
         assert answer.status_code == 200 and "javascript" in answer.headers["content-type"]
     hard = registry.levels()["hard"]["policy"]
@@ -1074,3 +1074,4 @@ def test_the_in_page_game_is_served_from_the_package(client):
     assert client.get("/clients/js/play/../../../pyproject.toml").status_code == 404
     assert client.get("/clients/js/package.json").status_code == 404
     assert 'href="/clients/js/play/index.html"' in client.get("/").text
+    assert client.get("/clients/js/ui/table.css").status_code == 200  # both pages' look

@@ -46,7 +46,8 @@ from murlan_env import records
 from murlan_env.bots import registry
 from murlan_env.bots.baseline import GreedyBot
 from murlan_web.app import Settings, create_app
-from tests.chromium import By, Keys, Select, chrome, wait_for, when  # skips without a browser
+from tests import chromium  # skips without a browser
+from tests.chromium import By, Keys, Select, chrome, wait_for, when
 
 SCREENSHOTS = os.environ.get("MURLAN_SCREENSHOTS") or os.environ.get("MURLAN_WEB_SCREENSHOTS")
 WINDOW = (1280, 900)
@@ -139,6 +140,27 @@ def screenshot(browser, name: str) -> None:
     image.save(Path(SCREENSHOTS) / name, optimize=True)
 
 
+def play_a_hand(driver, *, deal_next: bool = True) -> None:
+    """Click through the rest of the hand as a person: the give-back's first card, Pass when
+    it is allowed, else the lowest card, to the hand's end; then (``deal_next``) Next hand, to
+    the next hand's first turn."""
+    for _ in range(200):
+        if visible(driver, "game-next"):
+            if deal_next:
+                by_id(driver, "game-next").click()
+                idle(driver)
+            return
+        if by_id(driver, "exchange-dialog").get_attribute("open") is not None:
+            driver.find_element(By.CSS_SELECTOR, "#exchange-cards button.card").click()
+        elif by_id(driver, "game-pass").is_enabled():
+            by_id(driver, "game-pass").click()
+        else:
+            driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
+            by_id(driver, "game-play").click()
+        idle(driver)
+    pytest.fail("the hand did not end")
+
+
 def start_match(
     browser, base_url: str, *, seed: int, bots=("greedy", "greedy", "greedy"), pace: int = 0
 ):
@@ -213,6 +235,9 @@ def test_play_a_seeded_match_to_the_end_by_clicking(driver, base_url, records_di
     winners = by_id(driver, "match-winners").text
     names = [f"Seat {s}" if s else "You" for s in record["winners"]]
     assert all(name in winners for name in names)
+    # The felt shows the match's end (its winner, the final scores), not its last hand's.
+    centre = driver.find_element(By.CSS_SELECTOR, "#game-board .centre").text
+    assert winners in centre and "Final scores" in centre and "1st " not in centre
     # The score sheet ends with the totals (the match's scores) and is scrolled to them.
     totals = by_id(driver, "hand-scores-total").text.split()
     assert totals == ["total", *map(str, record["scores"])]
@@ -614,15 +639,7 @@ def test_points_of_every_hand_the_rules_and_the_variant_are_shown(driver, base_u
     assert "dealt both jokers keeps them: there is no exchange" in rules
     assert "no card ranked 3 to 10" in rules and "automatically" in rules
     by_id(driver, "rules-close").click()
-    for _ in range(200):  # to the end of hand 1
-        if driver.find_elements(By.ID, "game-next"):
-            break
-        if by_id(driver, "game-pass").is_enabled():
-            by_id(driver, "game-pass").click()
-        else:
-            driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
-            by_id(driver, "game-play").click()
-        idle(driver)
+    play_a_hand(driver, deal_next=False)  # to the end of hand 1
     # The history's numbers (a hand has dozens of moves) fit in its margin.
     number, margin = driver.execute_script(
         "const ol = document.getElementById('game-history'); const li = ol.querySelector('li');"
@@ -702,10 +719,23 @@ return {statusbar: box('#play-game .statusbar'), board: box('#game-board'),
 )
 
 
-@pytest.mark.parametrize("width,height", [(400, 800), (1280, 900)])
+# What must never move while a match goes on: the table, every seat, the hand, its buttons.
+STILL = ["#game-board", "#game-board .seat", "#game-hand", "#game-controls", "#game-play",
+         "#game-pass"]  # fmt: skip
+
+
+# A whole hand each (seconds): the wide screen, laid out as the laptop (the page is at most
+# 1280 px wide), with the slow tests.
+WIDTHS = [(400, 800), (1280, 900), pytest.param(1920, 1080, marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("width,height", WIDTHS)
 def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, height):
     """The sign used to wrap the status bar and push the table 31-51 px down on every bot
-    move, so cards moved under the pointer."""
+    move, so cards moved under the pointer; and on a phone the table moved up to 93 px within
+    a hand (the felt's centre grew with cards on it, badges wrapped, the hand lost a row). A
+    whole hand and the next hand's deal: the table, each seat, the hand and its buttons stay
+    where they are, and no badge is cut."""
     driver.set_window_size(width, height)
     try:
         start_match(driver, base_url, seed=3, pace=1400)
@@ -723,8 +753,15 @@ def test_nothing_moves_when_the_thinking_sign_shows(driver, base_url, width, hei
         for part in ("statusbar", "board", "hand", "controls"):
             assert during[part][:3] == before[part][:3], (part, before[part], during[part])
         assert during["statusbar"] == before["statusbar"]
-        # Not waiting for the bots' moves to be shown at this pace (seconds): the next test
-        # opens a fresh page.
+        # The rest of the hand with the bots' moves at once: the tab shows its match again.
+        driver.execute_script("localStorage.setItem('murlan.pace', '0')")
+        driver.refresh()
+        idle(driver)
+        chromium.watch_still(driver, STILL)
+        play_a_hand(driver)
+        seen = chromium.what_moved(driver)
+        assert seen["looks"] > 20 and not seen["moved"], seen["moved"]
+        assert driver.execute_script(chromium.BADGES_CUT) == []
     finally:
         driver.set_window_size(*WINDOW)
 
@@ -822,6 +859,7 @@ def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     assert not hint.is_enabled()
     # A seed larger than the page can hold says the range, not just "from 0".
     by_id(driver, "game-new").click()
+    wait_for(driver, lambda b: by_id(b, "abandon-yes").is_displayed(), what="the confirmation")
     by_id(driver, "abandon-yes").click()
     idle(driver)
     seed = by_id(driver, "setup-seed")

@@ -4,6 +4,7 @@
 // `{id, error}`:
 //
 //   load    {bundles: [URL], hook: URL | null, budgetMs: MS | null} -> {choices: [{key, level, bundle, about}]}
+//   playable {rules} -> {keys: [key]}, the levels that play these rules (the set-up greys the others)
 //   match   {seats: [key | null, ...], rules} -> {}, or {error} for a level that does not play the rules;
 //           null: a person's seat (the page's seat 0; benchmarks/browser_moves.py seats bots in all four)
 //   choose  {seat, position, seed, context: {record, seat}} -> {move: {cards, action}}
@@ -65,13 +66,20 @@ async function load({ bundles, hook: hookUrl, budgetMs: budget }) {
   return { choices: choices.map(({ bot, ...choice }) => choice) };
 }
 
+/** Why a level does not play `rules` (null when it does). */
+const conflict = (choice, rules) => choice.bot.rulesConflict(rules, choice.bot.manifest.levels?.[choice.level]?.supported_rules);
+
+function playable({ rules }) {
+  return { keys: choices.filter((choice) => !conflict(choice, rules)).map((choice) => choice.key) };
+}
+
 function match({ seats, rules }) {
   const next = [];
   for (let seat = 0; seat < seats.length; seat++) {
     next.push(null);
     if (seats[seat] === null) continue; // a person's seat
     const choice = choices[Number(seats[seat])];
-    const why = choice.bot.rulesConflict(rules, choice.bot.manifest.levels?.[choice.level]?.supported_rules);
+    const why = conflict(choice, rules);
     if (why) throw new Error(`Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.`);
     const player = playerOf(choice.bot, choice.level, budgetMs);
     next[seat] = hook ? hook(player, { seat, level: choice.level }) : player;
@@ -85,7 +93,7 @@ async function choose({ seat, position, seed, context }) {
   return { move: { cards: move.cards, action: move.action } };
 }
 
-const HANDLERS = { load, match, choose };
+const HANDLERS = { load, playable, match, choose };
 
 self.addEventListener('message', async (event) => {
   const { id, type } = event.data;

@@ -1,4 +1,4 @@
-// The JSON API and a small DOM helper, shared by the pages.
+// The JSON API, shared by the pages (the DOM helper and the table are the client's: /clients/js/ui/).
 
 let pending = 0;
 
@@ -48,32 +48,9 @@ export async function api(method, path, body) {
   }
 }
 
-/** `el("div", {class: "x", text: "hi"}, child...)`: attributes, `text`, `on<event>` handlers. */
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return node;
-}
-
 /** Show an error that belongs to no page (e.g. the server is gone). */
 export function showGlobalError(message) {
   const box = document.getElementById("global-error");
   box.textContent = message || "";
   box.hidden = !message;
-}
-
-export const PLACES = ["1st", "2nd", "3rd", "4th"];
-
-/** "1 card", "2 cards". */
-export function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

@@ -1,8 +1,9 @@
 // The Compare page: a small duplicate tournament run by the server, polled for progress. The
 // server keeps the browser's tournaments, so a reload (or another tab) picks up the newest:
 // its progress and Cancel while it runs, its table once it is done.
-import { api, ApiFailure, el, plural } from "./api.js";
-import { fillRules, readRules, readWholeNumber } from "./forms.js";
+import { api, ApiFailure } from "./api.js";
+import { el, plural } from "/clients/js/ui/dom.js";
+import { fillRules, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
 
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 400;

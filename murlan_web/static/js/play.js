@@ -1,29 +1,47 @@
 // The Play page: a match against three bots. The server keeps the game; this tab keeps its id,
 // and a new tab (or this one after the id is lost) is offered the browser's match in progress.
+// The table is the client's view (/clients/js/ui/view.js); this module is its driver over the
+// server's API, plus the page's own pieces: the set-up, the hints and "Show other hands".
 //
 // One request at a time: while a move, a deal or a hint is on its way (or the bots' moves are
-// being shown), the controls are off and a "thinking" sign says who is at work, so a double
-// click never sends a move twice. The sign has a place of its own in the status bar, so
-// nothing moves when it shows. The bots' moves come back as steps and are shown one at a
-// time at the pace the person picks (kept in localStorage). A match the server no longer has
-// (idle too long, replaced, a restart) is said in words, and the set-up offered.
-import { api, ApiFailure, el, PLACES } from "./api.js";
-import { renderAdvice, renderBoard, renderHistory, renderScores, winnersText } from "./board.js";
-import { cardElement, cardsText } from "./cards.js";
-import { botAbout, fillBotSelect, fillRules, markPlayable, readRules, readWholeNumber } from "./forms.js";
+// being shown), the controls are off and the thinking sign says who is at work, so a double
+// click never sends a move twice. The bots' moves come back as steps and are shown one at a
+// time at the pace the person picks. A match the server no longer has (idle too long,
+// replaced, a restart) is said in words, and the set-up offered.
+import { api, ApiFailure } from "./api.js";
+import { renderAdvice } from "./board.js";
 import { OPEN_KEY } from "./replay.js";
+import { el } from "/clients/js/ui/dom.js";
+import { botAbout, fillBotSelect, fillRules, markPlayable, markSetupBots, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
+import { rulesDialog } from "/clients/js/ui/rules.js";
+import { TableView } from "/clients/js/ui/view.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = "murlan.game"; // sessionStorage: one game per tab, kept across reloads
-const PACE_KEY = "murlan.pace"; // localStorage: ms between bot moves shown
 
 let options = null;
 let game = null; // the last view from the server
-let selected = new Set();
-let working = false; // a request in flight or bot moves being shown
+/** @type {TableView} */
+let table = null;
+
+const GONE = "Your match is no longer on the server (it was idle too long, was replaced by "
+  + "newer games, or the server was restarted). Start a new one below.";
 
 export async function initPlay(opts) {
   options = opts;
+  table = new TableView($("play-game"), { prefix: "game-", keys: ", H asks for a hint", driver: {
+    move,
+    next: nextHand,
+    newMatch: () => { alertSetup(""); showSetup(); },
+    abandon,
+    mayAbandon,
+    download: () => {},
+    key: (key) => {
+      if (key !== "h" || $("game-hint").disabled) return false;
+      hint();
+      return true;
+    },
+  } });
   const seat = $("setup-seat");
   for (let s = 0; s < 4; s++) seat.append(el("option", { value: s, text: `seat ${s}` }));
   seat.addEventListener("change", labelBotSeats);
@@ -37,35 +55,16 @@ export async function initPlay(opts) {
   }
   labelBotSeats();
   fillRules($("setup-rules"), opts.rules, "play");
-  $("setup-rules").addEventListener("change", markSetupBots);
+  $("setup-rules").addEventListener("change", async () => {
+    const playable = await api("POST", "/api/playable", { rules: readRules($("setup-rules"), options.rules) });
+    markSetupBots([0, 1, 2].map((i) => $(`setup-bot-${i}`)), playable.bots, $("setup-bot-help"), "rule");
+  });
   fillBotSelect($("hint-bot"), opts.bots, { selected: opts.hint_default });
   $("play-setup").addEventListener("submit", (e) => { e.preventDefault(); start(); });
-  $("game-new").addEventListener("click", askNewMatch);
-  $("abandon-yes").addEventListener("click", abandon);
-  $("abandon-no").addEventListener("click", () => $("abandon-dialog").close());
-  $("game-play").addEventListener("click", play);
-  $("game-pass").addEventListener("click", () => move([]));
   $("resume-game").addEventListener("click", resume);
-  $("game-clear").addEventListener("click", () => { selected.clear(); drawHand(); });
   $("game-hint").addEventListener("click", hint);
   $("game-reveal").addEventListener("change", () => refresh());
-  const pace = $("game-pace");
-  pace.value = localStorage.getItem(PACE_KEY) || "700";
-  if (!pace.value) pace.value = "700";
-  pace.addEventListener("change", () => localStorage.setItem(PACE_KEY, pace.value));
-  // The give-back is required: Escape must not close the dialogue and leave the hand stuck.
-  $("exchange-dialog").addEventListener("cancel", (e) => {
-    e.preventDefault();
-    $("exchange-message").textContent = "Choose a card to give back: the hand goes on after it.";
-  });
-  $("rules-open").addEventListener("click", () => {
-    const variant = game ? game.rules_text : [];
-    $("rules-variant").textContent = variant && variant.length
-      ? `This match's variant: ${variant.join("; ")}.` : "";
-    $("rules-dialog").showModal();
-  });
-  $("rules-close").addEventListener("click", () => $("rules-dialog").close());
-  document.addEventListener("keydown", onKey);
+  rulesDialog($("rules-open"), () => (game ? game.rules_text : []));
   const saved = sessionStorage.getItem(STORE_KEY);
   if (saved) {
     try {
@@ -80,9 +79,6 @@ export async function initPlay(opts) {
   await showSetup();
 }
 
-const GONE = "Your match is no longer on the server (it was idle too long, was replaced by "
-  + "newer games, or the server was restarted). Start a new one below.";
-
 /** Show a game this tab did not just start (a reload, a resumed match). */
 async function showGame(view) {
   sessionStorage.setItem(STORE_KEY, view.id);
@@ -92,24 +88,9 @@ async function showGame(view) {
   await show(view, { animate: false });
 }
 
-/** The menus mark the bots that cannot play the ticked rules (they stay visible, greyed). */
-async function markSetupBots() {
-  const rules = readRules($("setup-rules"), options.rules);
-  const playable = await api("POST", "/api/playable", { rules });
-  const swapped = [];
-  for (let i = 0; i < 3; i++) {
-    const select = $(`setup-bot-${i}`);
-    const before = select.value;
-    markPlayable(select, playable.bots);
-    if (select.value !== before) swapped.push(`${before} cannot play these rules: ${select.value} instead`);
-  }
-  $("setup-bot-help").textContent = swapped.length ? `${swapped.join("; ")}.`
-    : "Bots marked \"not for these rules\" cannot play the rules ticked below.";
-}
-
 async function markHintBots(rules) {
   const playable = await api("POST", "/api/playable", { rules });
-  markPlayable($("hint-bot"), playable.bots);
+  markPlayable($("hint-bot"), playable.bots, "rule");
 }
 
 /** The browser's match in progress, if it has one that this tab does not show. */
@@ -142,7 +123,6 @@ async function resume() {
 function gone() {
   game = null;
   sessionStorage.removeItem(STORE_KEY);
-  if ($("exchange-dialog").open) $("exchange-dialog").close();
   showSetup();
   alertSetup(GONE);
 }
@@ -155,25 +135,23 @@ function labelBotSeats() {
 }
 
 async function showSetup() {
+  if (table.exchange.open) table.exchange.close();
   $("play-setup").hidden = false;
   $("play-game").hidden = true;
   await offerResume();
 }
 
-/** New match: straight to the set-up once the match is over (or gone), else after a
- * confirmation. */
-async function askNewMatch() {
-  if (!game || game.board.phase === "match over") { alertSetup(""); await showSetup(); return; }
+/** Whether there is a match to abandon: one the server no longer has is said to be gone. */
+async function mayAbandon() {
   try {
     await api("GET", `/api/games/${game.id}`);
   } catch (err) {
-    if (err instanceof ApiFailure && err.body.gone) { gone(); return; }
+    if (err instanceof ApiFailure && err.body.gone) { gone(); return false; }
   }
-  $("abandon-dialog").showModal();
+  return true;
 }
 
 async function abandon() {
-  $("abandon-dialog").close();
   const key = game.id;
   game = null;
   sessionStorage.removeItem(STORE_KEY);
@@ -183,7 +161,7 @@ async function abandon() {
 }
 
 async function start() {
-  if (working) return;
+  if (table.working) return;
   try {
     const body = {
       bots: [0, 1, 2].map((i) => $(`setup-bot-${i}`).value),
@@ -200,7 +178,7 @@ async function start() {
     $("game-reveal").checked = false;
     await markHintBots(view.rules);
     $("hint-bot").value = view.hint_default;
-    setMessage("");
+    table.setMessage("");
     await show(view);
   } catch (err) {
     await showSetup();
@@ -222,93 +200,70 @@ function alertSetup(text) {
 
 const reveal = () => ($("game-reveal").checked ? "?reveal=true" : "");
 
-/** The thinking sign: `text` while someone is at work, null to hide it. It keeps its place
- * in the status bar either way (visibility, not display), so nothing moves. */
-function setThinking(text) {
-  const sign = $("game-thinking");
-  sign.textContent = text || "";
-  sign.classList.toggle("on", Boolean(text));
-}
-
 /** Run `call` (an API request) as the one request in flight, the thinking sign showing `what`.
  * A 404 for the match means it is gone: the page says so and offers a new one. */
 async function request(call, what) {
-  working = true;
-  setControls();
-  setThinking(what);
+  table.setWorking(what);
+  $("game-hint").disabled = true;
   try {
     return await call();
   } catch (err) {
     if (err instanceof ApiFailure && err.body.gone && game) gone();
     throw err;
   } finally {
-    setThinking(null);
-    working = false;
-    setControls();
+    table.setWorking(null);
+    setHint();
   }
+}
+
+function setHint() {
+  $("game-hint").disabled = table.working || !game || !game.your_turn;
 }
 
 /** Who the server is waiting on after the person's move: the next bot, in words. */
 function thinker() {
   if (!game) return "Thinking...";
-  const next = (game.seat + 1) % 4;
-  return `${game.names[next]} and the others are thinking...`;
+  return `${game.names[(game.seat + 1) % 4]} and the others are thinking...`;
 }
 
 async function refresh() {
-  if (!game || working) return; // show() looks at the box again when the bots' moves are shown
+  if (!game || table.working) return; // show() looks at the box again when the bots' moves are shown
   try {
     await show(await request(() => api("GET", `/api/games/${game.id}${reveal()}`), "Loading..."), { animate: false });
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
-    if (game) setMessage(err.message, true);
+    if (game) table.setMessage(err.message, true);
   }
-}
-
-function setMessage(text, bad = false) {
-  const message = $("game-message");
-  message.textContent = text;
-  message.classList.toggle("bad", bad);
-}
-
-function play() {
-  if (!selected.size) {
-    const pass = game.board.table ? ", or press Pass" : "";
-    setMessage(`Select the cards to play first (click them)${pass}.`, true);
-    return;
-  }
-  move([...selected]);
 }
 
 async function move(cards) {
-  if (working || !game) return;
+  if (table.working || !game) return;
   try {
     const view = await request(() => api("POST", `/api/games/${game.id}/move${reveal()}`, { cards }), thinker());
-    selected.clear();
-    setMessage("");
+    table.selected.clear();
+    table.setMessage("");
     await show(view);
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
     if (!game) return; // gone: the set-up says so
-    if (err.body.bot_failed !== undefined || err.status === 409) setMessage(err.message, true);
-    else setMessage(`Not allowed: ${err.message}`, true);
-    if ($("exchange-dialog").open) $("exchange-message").textContent = `Not allowed: ${err.message}`;
+    if (err.body.bot_failed !== undefined || err.status === 409) table.setMessage(err.message, true);
+    else table.refused(err.message);
   }
 }
 
 async function nextHand() {
-  if (working) return;
+  if (table.working) return;
   try {
     await show(await request(() => api("POST", `/api/games/${game.id}/next${reveal()}`), "Dealing..."));
   } catch (err) {
     if (!(err instanceof ApiFailure)) throw err;
-    if (game) setMessage(err.message, true);
+    if (game) table.setMessage(err.message, true);
   }
 }
 
 async function hint() {
-  if (working || !game) return;
-  setMessage("");
+  if (table.working || !game) return;
+  table.setMessage("");
   const panel = $("hint-panel");
   panel.hidden = false;
   panel.replaceChildren(el("p", { text: "Thinking..." }));
@@ -316,9 +271,8 @@ async function hint() {
     const advice = await request(() => api("POST", `/api/games/${game.id}/hint`, { bot: $("hint-bot").value }),
       `${$("hint-bot").value} is looking for a hint...`);
     renderAdvice(panel, advice, { onSelect: (cards) => {
-      selected = new Set(cards);
-      drawHand();
-      setMessage(cards.length ? "" : "The hint is to pass: press Pass (X) to pass.");
+      table.select(cards);
+      table.setMessage(cards.length ? "" : "The hint is to pass: press Pass (X) to pass.");
     } });
   } catch (err) {
     if (!game) return;
@@ -335,138 +289,27 @@ async function show(view, { animate = true } = {}) {
   $("resume-box").hidden = true;
   $("play-game").hidden = false;
   $("hint-panel").hidden = true;
-  const pace = Number($("game-pace").value) || 0;
+  table.download.href = `/api/games/${view.id}/record`;
+  const pace = Number(table.pace.value) || 0;
   const steps = animate && pace > 0 ? view.steps.slice(0, -1) : [];
   if (steps.length) {
-    working = true;
-    setControls();
+    table.setWorking("...");
     try {
       for (const step of steps) {
-        drawBoard(view, step.board, view.events.slice(0, step.events));
         const last = view.events[step.events - 1];
-        setThinking(last ? `${view.names[last.seat]} played` : "...");
-        drawHand(step.board);
+        table.show({ ...view, board: step.board, events: view.events.slice(0, step.events), exchange_prompt: null });
+        table.setWorking(last ? `${view.names[last.seat]} played` : "...");
         await sleep(pace);
         if (game !== view) return; // a newer view came (e.g. a reload)
       }
     } finally {
-      setThinking(null);
-      working = false;
+      table.setWorking(null);
     }
   }
-  drawBoard(view, view.board, view.events);
-  drawHand();
-  drawResult(view);
-  drawExchange(view);
-  setControls();
+  table.show(view);
+  const link = $("match-record-link");
+  if (link) link.addEventListener("click", () => { sessionStorage.setItem(OPEN_KEY, view.record); });
+  setHint();
   // "Show other hands" changed while the bots' moves were shown: draw the hands as asked now.
   if (Boolean(view.revealed) !== $("game-reveal").checked) await refresh();
-}
-
-function drawBoard(view, board, events) {
-  const mine = board.seats[view.seat].cards || [];
-  selected = new Set([...selected].filter((c) => mine.includes(c)));
-  renderBoard($("game-board"), board, { bottom: view.seat, hideHandOf: view.seat });
-  renderScores($("game-scores"), board, view.hands);
-  renderHistory($("game-history"), events, view.names);
-  $("game-status").textContent = statusText(view, board);
-  const variant = view.rules_text || [];
-  const tag = $("game-variant");
-  tag.textContent = variant.length ? `Variant: ${variant.map((v) => v.split(":")[0]).join(", ")}` : "Standard rules";
-  tag.title = variant.length ? variant.join("\n") : "No variant flags: the standard game";
-  $("game-download").href = `/api/games/${view.id}/record`;
-}
-
-function setControls() {
-  document.body.dataset.working = working ? "1" : "0";
-  if (!game) return;
-  const board = game.board;
-  const playing = !working && game.your_turn && board.phase === "play";
-  $("game-play").disabled = !playing;
-  $("game-pass").disabled = !playing || !board.table;
-  $("game-hint").disabled = working || !game.your_turn;
-  const next = $("game-next");
-  if (next) next.disabled = working;
-  document.body.dataset.working = working ? "1" : "0";
-}
-
-function statusText(view, board) {
-  const bits = [`Hand ${board.hand}`, `target ${board.target}`, `seed ${view.seed}`];
-  if (board.phase === "match over") bits.push("match over");
-  else if (board.phase === "hand over") bits.push("hand over");
-  else if (board.to_act === view.seat) bits.push(board.phase === "exchange" ? "give a card back" : "your turn");
-  else bits.push(`${view.names[board.to_act]} to play`);
-  return bits.join(" · ");
-}
-
-function drawHand(board = game.board) {
-  const hand = $("game-hand");
-  const mine = board.seats[game.seat].cards || [];
-  const focused = document.activeElement && document.activeElement.dataset.card;
-  hand.replaceChildren(...mine.map((name) => cardElement(name, {
-    pressed: selected.has(name),
-    onclick: () => {
-      if (selected.has(name)) selected.delete(name); else selected.add(name);
-      if (selected.size) setMessage("");
-      drawHand();
-    },
-  })));
-  if (focused) hand.querySelector(`[data-card="${focused}"]`)?.focus();
-}
-
-function drawResult(view) {
-  const box = $("game-result");
-  const board = view.board;
-  if (!board.result) { box.hidden = true; box.replaceChildren(); return; }
-  box.hidden = false;
-  const finish = board.result.finish.map((s, i) =>
-    `${PLACES[i]} ${view.names[s]} (+${board.result.points[s]})`).join(", ");
-  const children = [el("h2", { text: board.phase === "match over" ? "Match over" : `Hand ${board.hand} over` }),
-    el("p", { text: finish })];
-  if (board.phase === "match over") {
-    children.push(el("p", { id: "match-winners" }, el("strong", { text: winnersText(view.names, board.winners) })));
-    if (view.record) {
-      children.push(el("p", { id: "match-record" }, `Saved as ${view.record}: `,
-        el("a", { href: "#replay", "data-record": view.record, id: "match-record-link",
-          onclick: () => { sessionStorage.setItem(OPEN_KEY, view.record); },
-          text: "replay it" })));
-    }
-    children.push(el("button", { type: "button", class: "primary", id: "game-again",
-      onclick: () => { alertSetup(""); showSetup(); }, text: "New match" }));
-  } else {
-    children.push(el("button", { type: "button", class: "primary", id: "game-next",
-      onclick: nextHand, text: "Next hand" }));
-  }
-  box.replaceChildren(...children);
-}
-
-function drawExchange(view) {
-  const dialog = $("exchange-dialog");
-  const prompt = view.exchange_prompt;
-  if (!prompt) { if (dialog.open) dialog.close(); return; }
-  $("exchange-text").textContent = `${view.names[prompt.from]} (last in the previous hand) gave you `
-    + `${cardsText([prompt.received])}, their highest card. Give back one card ranked 3 to 10:`;
-  $("exchange-message").textContent = "";
-  $("exchange-cards").replaceChildren(...prompt.eligible.map((name) =>
-    cardElement(name, { onclick: () => move([name]) })));
-  // Not modal: it sits under the person's hand, which stays in view while they choose.
-  if (!dialog.open) dialog.show();
-}
-
-function onKey(event) {
-  if ($("page-play").hidden || $("play-game").hidden || !game) return;
-  const target = event.target;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(target.tagName) || document.querySelector("dialog[open]")) return;
-  const cards = [...$("game-hand").querySelectorAll("button.card")];
-  const at = cards.indexOf(document.activeElement);
-  const key = event.key.toLowerCase();
-  if ((key === "arrowright" || key === "arrowleft") && cards.length) {
-    const step = key === "arrowright" ? 1 : -1;
-    cards[at < 0 ? 0 : (at + step + cards.length) % cards.length].focus();
-  } else if (key === "p" && !$("game-play").disabled) play();
-  else if (key === "x" && !$("game-pass").disabled) move([]);
-  else if (key === "c") { selected.clear(); drawHand(); }
-  else if (key === "h" && !$("game-hint").disabled) hint();
-  else return;
-  event.preventDefault();
 }

@@ -2,9 +2,11 @@
 // The server sends the first hand's frames when the record is opened and each other hand's
 // when the page reaches it; the keys (arrows, Home, End, Page Up/Down) step through it
 // wherever the focus is, except in a text field.
-import { api, ApiFailure, el } from "./api.js";
-import { renderAdvice, renderBoard, renderHistory, renderScores, winnersText } from "./board.js";
-import { fillBotSelect } from "./forms.js";
+import { api, ApiFailure } from "./api.js";
+import { renderAdvice } from "./board.js";
+import { el } from "/clients/js/ui/dom.js";
+import { fillBotSelect } from "/clients/js/ui/forms.js";
+import { renderBoard, renderHistory, renderScores, winnersText } from "/clients/js/ui/table.js";
 
 const $ = (id) => document.getElementById(id);
 export const OPEN_KEY = "murlan.replay-open"; // a saved record the Play page asks us to open

@@ -1,0 +1,132 @@
+// Set-up form pieces both pages use: the rule flags (built from `ruleOptions()` or
+// /api/options, the same shape) and the bot menus.
+import { el } from './dom.js';
+
+/**
+ * Checkboxes (yes/no flags) and selects (other flags) for every rule flag, defaults chosen;
+ * each labelled in words, a choice other than the standard game's explained under it.
+ * @param {HTMLElement} fieldset
+ * @param {Record<string, any>} rules
+ * @param {string} prefix the controls' ids: `${prefix}-rule-${flag}`
+ */
+export function fillRules(fieldset, rules, prefix) {
+  for (const [flag, spec] of Object.entries(rules)) {
+    const id = `${prefix}-rule-${flag}`;
+    const label = spec.label || flag;
+    const meaningOf = (value) => (spec.meanings ? spec.meanings[spec.choices.map(String).indexOf(String(value))] : '');
+    // What a choice other than the standard game's means, said under it (and always as a tooltip).
+    const meaning = el('span', { class: 'meaning', 'data-meaning': flag });
+    const isBool = spec.choices.length === 2 && spec.choices.every((c) => typeof c === 'boolean');
+    /** @type {HTMLInputElement | HTMLSelectElement} */
+    let input;
+    if (isBool) {
+      input = /** @type {HTMLInputElement} */ (el('input', { type: 'checkbox', id, 'data-flag': flag }));
+      fieldset.append(el('label', { title: meaningOf(true) }, input, ` ${label}`, meaning));
+    } else {
+      input = /** @type {HTMLSelectElement} */ (el('select', { id, 'data-flag': flag, title: spec.meanings ? spec.meanings.join('; ') : '' },
+        spec.choices.map((c, i) => el('option', { value: c, selected: c === spec.default,
+          text: c, title: spec.meanings ? spec.meanings[i] : null }))));
+      fieldset.append(el('label', { class: 'wide' }, `${label} `, input, meaning));
+    }
+    const say = () => {
+      const value = input instanceof HTMLInputElement && input.type === 'checkbox' ? input.checked : input.value;
+      meaning.textContent = String(value) === String(spec.default) ? '' : meaningOf(value);
+    };
+    input.addEventListener('change', say);
+  }
+}
+
+/**
+ * The rule flags chosen in a fieldset, only those that differ from the defaults.
+ * @param {HTMLElement} fieldset
+ * @param {Record<string, any>} rules
+ */
+export function readRules(fieldset, rules) {
+  const out = {};
+  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ (fieldset.querySelectorAll('[data-flag]'))) {
+    const flag = input.dataset.flag;
+    const value = input.type === 'checkbox' ? input.checked : input.value;
+    if (value !== rules[flag].default) out[flag] = value;
+  }
+  return out;
+}
+
+/**
+ * A <select> of the bot menu, grouped; `filter` picks entries (default: all). Each bot:
+ * `{spec, label, group, about}`.
+ * @param {HTMLSelectElement} select
+ * @param {any[]} bots
+ * @param {{selected?: string, filter?: (bot: any) => boolean, none?: string}} [opts]
+ */
+export function fillBotSelect(select, bots, { selected, filter = () => true, none } = {}) {
+  select.replaceChildren();
+  if (none) select.append(el('option', { value: '', text: none }));
+  const groups = new Map();
+  for (const bot of bots.filter(filter)) {
+    if (!groups.has(bot.group)) groups.set(bot.group, el('optgroup', { label: bot.group }));
+    groups.get(bot.group).append(el('option', { value: bot.spec, text: bot.label,
+      title: bot.about || null, selected: bot.spec === selected }));
+  }
+  select.append(...groups.values());
+}
+
+/**
+ * Grey out the options of a bot menu that cannot play the chosen rules (`playable`: the
+ * specs that can), with the reason in their label; the others are offered as before. A
+ * chosen bot that cannot play them gives way to `fallback` (or the first that can).
+ * @param {HTMLSelectElement} select
+ * @param {string[]} playable
+ * @param {string} [fallback]
+ */
+export function markPlayable(select, playable, fallback) {
+  for (const option of /** @type {NodeListOf<HTMLOptionElement>} */ (select.querySelectorAll('option'))) {
+    if (!option.value) continue;
+    option.dataset.label ??= option.textContent;
+    const can = playable.includes(option.value);
+    option.disabled = !can;
+    option.textContent = can ? option.dataset.label : `${option.dataset.label} (not for these rules)`;
+  }
+  const chosen = select.selectedOptions[0];
+  if (chosen && chosen.disabled) select.value = playable.includes(fallback) ? fallback : playable[0];
+}
+
+/**
+ * Mark every bot menu of the set-up (`selects`) for the ticked rules, and say in `help`
+ * which choices had to change.
+ * @param {HTMLSelectElement[]} selects
+ * @param {string[]} playable
+ * @param {HTMLElement} help
+ * @param {string} [fallback]
+ */
+export function markSetupBots(selects, playable, help, fallback) {
+  const swapped = [];
+  for (const select of selects) {
+    const before = select.selectedOptions[0]?.dataset.label ?? select.selectedOptions[0]?.textContent;
+    const was = select.value;
+    markPlayable(select, playable, fallback);
+    if (select.value !== was) swapped.push(`${before} cannot play these rules: ${select.selectedOptions[0].dataset.label} instead`);
+  }
+  help.textContent = swapped.length ? `${swapped.join('; ')}.`
+    : 'Bots marked "not for these rules" cannot play the rules ticked below.';
+}
+
+/** The description of a bot, for a help line that wraps. @param {any[]} bots @param {string} spec */
+export function botAbout(bots, spec) {
+  const bot = bots.find((b) => b.spec === spec);
+  return bot ? `${bot.label}: ${bot.about || bot.group}` : '';
+}
+
+/**
+ * A whole number from a number input (a seed, a count), or null when the field is empty.
+ * @param {HTMLInputElement} input
+ */
+export function readWholeNumber(input) {
+  const text = input.value.trim();
+  if (!text) return null;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    const name = input.labels[0]?.textContent.trim() || 'the number';
+    throw new Error(`${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER.toLocaleString('en')}`);
+  }
+  return value;
+}

@@ -1,0 +1,86 @@
+// The rules in words: the rule book's summary for the Rules dialogue, and each variant flag's
+// label and meanings, held to murlan_web/views.py's RULE_WORDS by tests/test_js_ui.py.
+import { RULE_CHOICES } from '../src/game/rules.js';
+import { el } from './dom.js';
+
+/** Each variant flag as a person reads it: a label, and what each of its values means. */
+export const RULE_WORDS = {
+  sticky_pass: ['Sticky pass', [
+    'a player who passed may play again later in the trick',
+    'a player who passes sits out the rest of the trick']],
+  joker_pair: ['Joker pair', [
+    'the jokers are single cards only, never a pair',
+    'the two jokers form a pair, the highest pair (not a bomb)']],
+  straight_plus_one: ['Straight plus one', [
+    'a straight is beaten by any higher straight of the same length',
+    'a straight is beaten only by the same length one step higher']],
+  tie_rule: ['Match end', [
+    'the target rises 21, 31, 41, 51 while the top is shared; a tie at 51 draws',
+    'a unique top score of 21 or more wins; a tie plays on']],
+  start_card: ['Start card', ['the 3 of spades opens the match', 'the 3 of clubs opens the match']],
+  no_exchange: ['No exchange', [
+    'the last and first players swap cards before each hand',
+    'no card exchange; the previous last player leads']],
+};
+
+/**
+ * Every variant flag for the set-up forms, in the shape `murlan serve`'s /api/options sends:
+ * `{flag: {choices, default, label, meanings}}`.
+ * @returns {Record<string, {choices: any[], default: any, label: string, meanings: string[]}>}
+ */
+export function ruleOptions() {
+  return Object.fromEntries(Object.entries(RULE_CHOICES).map(([flag, choices]) => {
+    const [label, meanings] = RULE_WORDS[flag];
+    return [flag, { choices: [...choices], default: choices[0], label, meanings }];
+  }));
+}
+
+/**
+ * The flags of `rules` that differ from the standard game, in words ("Sticky pass: a player
+ * who passes sits out the rest of the trick"); [] for the standard game.
+ * @param {Record<string, any>} rules
+ */
+export function rulesText(rules) {
+  return Object.entries(rules).filter(([flag, value]) => RULE_CHOICES[flag][0] !== value).map(([flag, value]) => {
+    const [label, meanings] = RULE_WORDS[flag];
+    return `${label}: ${meanings[RULE_CHOICES[flag].indexOf(value)]}`;
+  });
+}
+
+const RULE_BOOK = [
+  'Four players, 54 cards (two jokers). Ranks low to high: 3 4 5 6 7 8 9 10 J Q K A 2, black joker, red joker. Suits never matter.',
+  'Plays: a single, a pair, a triple, a quad (a bomb) or a straight of 5 or more consecutive ranks along A 2 3 4 5 6 7 8 9 10 J Q K A (no wrap-around, no jokers).',
+  'The leader plays anything. Each next player plays the same kind and size, higher, or passes. A quad beats anything but a higher quad.',
+  'When everyone else has passed, the last player to play leads a new trick.',
+  'In the first hand the holder of the 3 of spades leads, and must play it.',
+  'Get rid of your cards first: 1st scores 3 points, 2nd 2, 3rd 1, last 0.',
+  'From hand 2, the last player gives their highest card to the 1st, who gives back a card ranked 3 to 10 of their choice; then the last player leads. A 1st player holding no card ranked 3 to 10 (besides the one received) gives back their lowest other card automatically, without a choice.',
+  'A last player dealt both jokers keeps them: there is no exchange that hand, and the 1st player leads.',
+  'The first to reach 21 points alone wins the match. If two or more reach the target together, it rises by 10 (31, then 41, then 51). At 51 it rises no more: the highest score wins, and a tie at the top is a draw between those players.',
+];
+
+/**
+ * The Rules dialogue: the rule book's summary and, when `variant()` (the match's flags in
+ * words, see `rulesText`) names any, the match's variant. `opener` opens it.
+ * @param {HTMLElement} opener
+ * @param {() => string[]} variant
+ * @returns {HTMLDialogElement}
+ */
+export function rulesDialog(opener, variant) {
+  const said = el('ul', { id: 'rules-variant' });
+  const close = el('button', { type: 'button', id: 'rules-close', class: 'primary', text: 'Close' });
+  const dialog = /** @type {HTMLDialogElement} */ (el('dialog', { id: 'rules-dialog', 'aria-labelledby': 'rules-title' },
+    el('h2', { id: 'rules-title', text: 'How to play Murlan' }),
+    el('ul', { class: 'rules-text' }, RULE_BOOK.map((line) => el('li', { text: line }))),
+    el('h3', { id: 'rules-variant-title', hidden: true, text: "This match's variant" }), said,
+    el('p', { class: 'note', text: 'The full rules: RULES.md in the murlan repository.' }), close));
+  opener.addEventListener('click', () => {
+    const words = variant();
+    said.replaceChildren(...words.map((w) => el('li', { text: w })));
+    /** @type {HTMLElement} */ (dialog.querySelector('#rules-variant-title')).hidden = !words.length;
+    dialog.showModal();
+  });
+  close.addEventListener('click', () => dialog.close());
+  document.body.append(dialog);
+  return dialog;
+}
