@@ -8,6 +8,7 @@ could not know unless the hands are revealed on purpose.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -83,6 +84,23 @@ def rule_options() -> dict[str, dict[str, Any]]:
             "meanings": [meanings.get(v, str(v)) for v in values],
         }
     return out
+
+
+def rule_words_module() -> str:
+    """``RULE_WORDS`` as the JavaScript module clients/js/ui/rule_words.js, which both pages'
+    table UI reads (the serverless page has no server to ask): each flag's label and the
+    meaning of each of its values, in ``RULE_CHOICES`` order. tests/test_js_ui.py holds the
+    file to this."""
+    words = {
+        flag: [RULE_WORDS[flag][0], [RULE_WORDS[flag][1][v] for v in values]]
+        for flag, values in RULE_CHOICES.items()
+    }
+    return (
+        "// Generated from murlan_web/views.py's RULE_WORDS by rule_words_module(): do not edit.\n"
+        "// Each variant flag as a person reads it: [label, [meaning of each value, in the\n"
+        "// order of RULE_CHOICES]].\n"
+        f"export const RULE_WORDS = {json.dumps(words, indent=2, ensure_ascii=False)};\n"
+    )
 
 
 def rules_text(rules: Rules) -> list[str]:
@@ -253,5 +271,6 @@ __all__ = [
     "exchange",
     "play_names",
     "rule_options",
+    "rule_words_module",
     "rules_text",
 ]

@@ -1,7 +1,7 @@
 """The table UI both pages draw (clients/js/ui/), read through node: it says the rules in the
-server's words (each variant flag's label and meanings in ``ui/rules.js`` are
-``murlan_web.views``'; the serverless play page has no server to ask), and why a hand has no
-exchange. Without node the tests skip."""
+server's words (``ui/rule_words.js`` is generated from ``murlan_web.views.RULE_WORDS``; the
+serverless play page has no server to ask), and why a hand has no exchange. Without node the
+node tests skip."""
 
 from __future__ import annotations
 
@@ -63,9 +63,18 @@ console.log(JSON.stringify([
     ]
 
 
+def test_the_pages_rule_words_are_generated_from_the_servers():
+    generated = RULES_JS.with_name("rule_words.js")
+    assert generated.read_text() == views.rule_words_module(), (
+        'clients/js/ui/rule_words.js is stale: python -c "from murlan_web.views import '
+        "rule_words_module; print(rule_words_module(), end='')\" > clients/js/ui/rule_words.js"
+    )
+
+
 @pytest.mark.skipif(not NODE, reason="needs Node.js 20+ (see docs/js-client.md)")
-def test_the_pages_rule_words_are_the_servers():
+def test_the_pages_say_the_rules_as_the_server_does():
     flags = {"sticky_pass": True, "tie_rule": "leader", "start_card": "3C", "joker_pair": False}
     said = json.loads(node_module(READ, RULES_JS.as_uri(), json.dumps(flags)))
     assert said["options"] == views.rule_options()
     assert said["text"] == views.rules_text(Rules(**flags))
+    assert said["text"][0] == "Sticky pass: a player who passes sits out the rest of the trick"

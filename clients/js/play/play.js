@@ -359,7 +359,6 @@ function tableState() {
     events: state.events,
     hands: record.hands.filter((h) => h.points).map((h, i) => ({ hand: i + 1, points: h.points })),
     rules: state.rules,
-    rules_text: rulesText(state.rules),
     exchange_prompt: prompt,
     record: null,
     thinking: state.thinking,

@@ -1,27 +1,11 @@
 // The rules in words: the rule book's summary for the Rules dialogue, and each variant flag's
-// label and meanings, held to murlan_web/views.py's RULE_WORDS by tests/test_js_ui.py.
+// label and meanings (./rule_words.js, generated from murlan_web/views.py's RULE_WORDS, so
+// both pages and the server say them alike).
 import { RULE_CHOICES } from '../src/game/rules.js';
 import { el } from './dom.js';
+import { RULE_WORDS } from './rule_words.js';
 
-/** Each variant flag as a person reads it: a label, and what each of its values means. */
-export const RULE_WORDS = {
-  sticky_pass: ['Sticky pass', [
-    'a player who passed may play again later in the trick',
-    'a player who passes sits out the rest of the trick']],
-  joker_pair: ['Joker pair', [
-    'the jokers are single cards only, never a pair',
-    'the two jokers form a pair, the highest pair (not a bomb)']],
-  straight_plus_one: ['Straight plus one', [
-    'a straight is beaten by any higher straight of the same length',
-    'a straight is beaten only by the same length one step higher']],
-  tie_rule: ['Match end', [
-    'the target rises 21, 31, 41, 51 while the top is shared; a tie at 51 draws',
-    'a unique top score of 21 or more wins; a tie plays on']],
-  start_card: ['Start card', ['the 3 of spades opens the match', 'the 3 of clubs opens the match']],
-  no_exchange: ['No exchange', [
-    'the last and first players swap cards before each hand',
-    'no card exchange; the previous last player leads']],
-};
+export { RULE_WORDS };
 
 /**
  * Every variant flag for the set-up forms, in the shape `murlan serve`'s /api/options sends:

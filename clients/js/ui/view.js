@@ -5,10 +5,10 @@
 // makes the moves (one asks the server's API, the other plays the in-browser Game and its
 // bots' worker) and hands the view each state to draw.
 //
-// A table state: `{seat, names, seed, board, events, hands, rules, rules_text,
-// exchange_prompt, record, thinking}` - `board` and `events` as ./table.js reads them, `hands`
-// the finished hands' points (`[{hand, points}]`), `rules` the match's flags that differ from
-// the standard game and `rules_text` the same in words, `exchange_prompt`
+// A table state: `{seat, names, seed, board, events, hands, rules, exchange_prompt, record,
+// thinking}` - `board` and `events` as ./table.js reads them, `hands` the finished hands'
+// points (`[{hand, points}]`), `rules` the match's flags that differ from the standard game
+// (said in words by ./rules.js), `exchange_prompt`
 // the person's give-back (`{from, received, eligible}`) or null, `record` a saved record's
 // name (for its replay link) or null, `thinking` the seat whose bot is at work or null.
 //
@@ -16,6 +16,7 @@
 // only turns visible, the seats keep their size and the buttons their width.
 import { el, plural } from './dom.js';
 import { cardElement, cardWords, cardsText } from './cards.js';
+import { rulesText } from './rules.js';
 import { finishText, noExchangeText, renderBoard, renderHistory, renderScores, statusText, winnersText } from './table.js';
 
 /**
@@ -127,7 +128,7 @@ export class TableView {
     renderHistory(this.history, state.events, state.names);
     this.status.textContent = statusText(state.seat, state.names, state.seed, board);
     this.status.title = this.status.textContent;
-    const variant = state.rules_text || [];
+    const variant = rulesText(state.rules ?? {});
     this.variant.textContent = variant.length ? `Variant: ${variant.map((v) => v.split(':')[0]).join(', ')}` : 'Standard rules';
     this.variant.title = variant.length ? variant.join('\n') : 'No variant flags: the standard game';
     this.drawHand();

@@ -4,6 +4,7 @@
 import { api, ApiFailure } from "./api.js";
 import { el, plural } from "/clients/js/ui/dom.js";
 import { fillRules, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
+import { ruleOptions } from "/clients/js/ui/rules.js";
 
 const $ = (id) => document.getElementById(id);
 const POLL_MS = 400;
@@ -24,7 +25,7 @@ export async function initCompare(opts) {
     + ` and stops a tournament after ${opts.limits.tournament_seconds} s; searching bots cost more`
     + " (their rollouts x boards x hands are capped).";
   $("compare-cancel").addEventListener("click", cancel);
-  fillRules($("compare-rules"), opts.rules, "compare");
+  fillRules($("compare-rules"), ruleOptions(), "compare");
   $("compare-rules").addEventListener("change", markBots);
   box.addEventListener("change", seatsNote);
   seatsNote();
@@ -47,7 +48,7 @@ function seatsNote() {
 
 /** Grey out the bots that cannot play the ticked rules. */
 async function markBots() {
-  const rules = readRules($("compare-rules"), options.rules);
+  const rules = readRules($("compare-rules"), ruleOptions());
   const playable = (await api("POST", "/api/playable", { rules })).bots;
   for (const input of $("compare-bots").querySelectorAll("input")) {
     const can = playable.includes(input.value);
@@ -66,7 +67,7 @@ async function run() {
   let job;
   try {
     const body = { bots, boards: Number($("compare-boards").value),
-      rules: readRules($("compare-rules"), options.rules) };
+      rules: readRules($("compare-rules"), ruleOptions()) };
     const maxHands = readWholeNumber($("compare-max-hands"));
     if (maxHands !== null) body.max_hands = maxHands;
     const seed = readWholeNumber($("compare-seed"));

@@ -13,7 +13,7 @@ import { renderAdvice } from "./board.js";
 import { OPEN_KEY } from "./replay.js";
 import { el } from "/clients/js/ui/dom.js";
 import { botAbout, fillBotSelect, fillRules, markPlayable, markSetupBots, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
-import { rulesDialog } from "/clients/js/ui/rules.js";
+import { ruleOptions, rulesDialog, rulesText } from "/clients/js/ui/rules.js";
 import { TableView } from "/clients/js/ui/view.js";
 
 const $ = (id) => document.getElementById(id);
@@ -54,9 +54,9 @@ export async function initPlay(opts) {
     bots.append(el("label", { id: `setup-bot-label-${i}` }, el("span"), select));
   }
   labelBotSeats();
-  fillRules($("setup-rules"), opts.rules, "play");
+  fillRules($("setup-rules"), ruleOptions(), "play");
   $("setup-rules").addEventListener("change", async () => {
-    const playable = await api("POST", "/api/playable", { rules: readRules($("setup-rules"), options.rules) });
+    const playable = await api("POST", "/api/playable", { rules: readRules($("setup-rules"), ruleOptions()) });
     markSetupBots([0, 1, 2].map((i) => $(`setup-bot-${i}`)), playable.bots, $("setup-bot-help"), "rule");
   });
   fillBotSelect($("hint-bot"), opts.bots, { selected: opts.hint_default });
@@ -64,7 +64,7 @@ export async function initPlay(opts) {
   $("resume-game").addEventListener("click", resume);
   $("game-hint").addEventListener("click", hint);
   $("game-reveal").addEventListener("change", () => refresh());
-  rulesDialog($("rules-open"), () => (game ? game.rules_text : []));
+  rulesDialog($("rules-open"), () => (game ? rulesText(game.rules) : []));
   const saved = sessionStorage.getItem(STORE_KEY);
   if (saved) {
     try {
@@ -166,7 +166,7 @@ async function start() {
     const body = {
       bots: [0, 1, 2].map((i) => $(`setup-bot-${i}`).value),
       seat: Number($("setup-seat").value),
-      rules: readRules($("setup-rules"), options.rules),
+      rules: readRules($("setup-rules"), ruleOptions()),
     };
     const seed = readWholeNumber($("setup-seed"));
     if (seed !== null) body.seed = seed;
