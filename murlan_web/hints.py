@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from murlan_env.bots.history import HandLogs, act_with_history, uses_history
-from murlan_env.bots.protocol import Bot, ScoringBot
+from murlan_env.bots.protocol import Bot, ScoringBot, legal_log_probs
 from murlan_env.bots.search import SearchBot
 from murlan_env.game import engine
 from murlan_env.game.cards import CARD_RANK
@@ -57,7 +57,7 @@ def score_meaning(bot: Bot) -> str | None:
         return None
     if isinstance(bot, SearchBot):
         return "mean hand points (3 for 1st to 0 for 4th) over sampled deals of the hidden cards"
-    return "policy score (higher is better)"
+    return "the policy's share of each move: a softmax of its scores over the legal moves"
 
 
 def bot_scores(
@@ -122,8 +122,21 @@ def advice(
     if made is not None and made in scored and made not in shown:
         shown.append(made)
     out["move"] = move_json(state, ranked[0])
+    # A policy's raw scores are logits, which read as nothing: its share of each move instead
+    # (the softmax over the moves it scores); a search's scores are points, shown as they are.
+    share = None
+    if not isinstance(bot, SearchBot):
+        scored_mask = np.zeros_like(mask[:1])
+        scored_mask[0, scored] = True
+        share = np.exp(legal_log_probs(row[None], scored_mask))[0]
     out["candidates"] = [
-        {**move_json(state, a), "score": float(row[a]), "rank": ranked.index(a) + 1} for a in shown
+        {
+            **move_json(state, a),
+            "score": float(row[a]),
+            "share": None if share is None else float(share[a]),
+            "rank": ranked.index(a) + 1,
+        }
+        for a in shown
     ]
     out["legal_moves"] = len(legal)
     return out

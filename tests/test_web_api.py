@@ -258,6 +258,13 @@ def test_hints_score_the_top_moves_or_give_the_move_alone(client):
     again = client.post(f"/api/games/{view['id']}/hint", json={"bot": "search:50"}).json()
     assert again == scored
     assert scored["move"]["cards"] == scored["candidates"][0]["cards"]
+    assert all(c["share"] is None for c in scored["candidates"])  # points, shown as they are
+    # A policy's scores are logits: its share of each move is shown (a softmax, summing to 1
+    # over every legal move, so at most 1 over the top ones), in the order of the scores.
+    policy = client.post(f"/api/games/{view['id']}/hint", json={"bot": "hard"}).json()
+    shares = [c["share"] for c in policy["candidates"]]
+    assert "share" in policy["meaning"] and shares == sorted(shares, reverse=True)
+    assert 0 < sum(shares) <= 1 + 1e-9 and all(0 <= x <= 1 for x in shares)
     plain = client.post(f"/api/games/{view['id']}/hint", json={"bot": "rule"}).json()
     assert plain["candidates"] == [] and plain["meaning"] is None and "action" in plain["move"]
     # The hinted move is legal: playing it is accepted.
@@ -626,7 +633,7 @@ def test_bots_named_on_the_command_line_join_the_menu(tmp_path):
         assert menu[spec]["group"] == "command line" and menu[spec]["scores"]
         view = new_game(client, bots=[spec, "rule", "rule"], seat=0, seed=2)
         hint = client.post(f"/api/games/{view['id']}/hint", json={"bot": spec}).json()
-        assert hint["meaning"].startswith("policy score") and hint["candidates"]
+        assert hint["meaning"].startswith("the policy's share") and hint["candidates"]
 
 
 def test_a_bot_in_another_program_takes_a_seat_and_hints(tmp_path):

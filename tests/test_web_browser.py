@@ -552,6 +552,20 @@ def test_the_table_fits_the_window(driver, base_url, width, height):
         driver.set_window_size(*WINDOW)
 
 
+def test_a_policys_hint_shows_each_moves_share_not_raw_scores(driver, base_url):
+    """A policy's scores are logits ("28.969" read as nothing): its hint shows each move's
+    share in percent; a search's shows points."""
+    start_match(driver, base_url, seed=3)
+    Select(by_id(driver, "hint-bot")).select_by_value("hard")
+    by_id(driver, "game-hint").click()
+    idle(driver)
+    cells = driver.find_elements(By.CSS_SELECTOR, "#hint-panel table.candidates td:nth-child(2)")
+    assert cells and all(re.fullmatch(r"\d+(\.\d)?%", c.text) for c in cells), [
+        c.text for c in cells
+    ]
+    assert "share" in by_id(driver, "hint-panel").text
+
+
 def test_a_double_click_sends_one_move_and_a_sign_shows_the_bots_at_work(driver, base_url):
     """Defect 3: a double-clicked Pass sent two passes. One request at a time now, with a
     thinking sign, and the bots' moves shown one by one at the chosen pace."""

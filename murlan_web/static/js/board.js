@@ -30,11 +30,11 @@ export function renderAdvice(container, advice, { onSelect, made, seatName } = {
     const isMade = made && c.action === made.action;
     return el("tr", { class: isMade ? "made" : null },
       el("td", { text: `${c.rank}. ${moveText(c)}` }),
-      el("td", { text: c.score.toFixed(3) }),
+      el("td", { text: c.share === null || c.share === undefined ? c.score.toFixed(2) : `${(100 * c.share).toFixed(c.share < 0.01 ? 1 : 0)}%` }),
       el("td", { class: "bar" }, fill));
   });
   container.append(el("table", { class: "candidates" },
-    el("tr", {}, el("th", { text: "move" }), el("th", { text: "score" }), el("th", {})), rows),
+    el("tr", {}, el("th", { text: "move" }), el("th", { text: advice.candidates[0].share === null ? "points" : "share" }), el("th", {})), rows),
   el("p", { class: "note", text: `Scores: ${advice.meaning}. ${plural(advice.legal_moves, "legal move")}.` }));
 }
 
