@@ -26,8 +26,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.node import NODE, node_module
+
 CLIENT = Path(__file__).resolve().parents[1] / "clients" / "js"
-NODE = shutil.which("node")
 NPM = shutil.which("npm")
 ENABLE = "the JavaScript client's tests need Node.js 20+ and npm (https://nodejs.org)"
 
@@ -38,20 +39,6 @@ def _node_major() -> int:
 
 
 pytestmark = pytest.mark.skipif(not (NODE and NPM) or _node_major() < 20, reason=ENABLE)
-
-
-def _node_module(script: str, *args: str) -> str:
-    """What ``script`` (an ES module, run in clients/js with ``args``) prints; it must exit 0."""
-    out = subprocess.run(
-        [NODE, "--input-type=module", "-e", script, *args],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def _run(cmd: list[str], env: dict[str, str], timeout: int) -> subprocess.CompletedProcess:
@@ -110,7 +97,7 @@ def test_records_the_javascript_game_writes_are_valid_here(seed, rules, cut):
 
     from murlan_env import records
 
-    record = json.loads(_node_module(_GAME_SCRIPT, json.dumps([seed, rules, cut])))
+    record = json.loads(node_module(_GAME_SCRIPT, json.dumps([seed, rules, cut]), cwd=CLIENT))
     assert records.validate(record).valid, records.validate(record)
     assert record["rules"] == rules
     assert (record["winners"] != []) == (cut > 10**5)
@@ -156,7 +143,7 @@ def test_bundles_load_and_hash_like_hashlib_without_web_crypto(tmp_path: Path):
         paths.append(tmp_path / f"{i}.bin")
         paths[-1].write_bytes(blob)
     paths.append(bundle / "model.onnx")
-    answer = json.loads(_node_module(_NO_SUBTLE_SCRIPT, str(bundle), *map(str, paths)))
+    answer = json.loads(node_module(_NO_SUBTLE_SCRIPT, str(bundle), *map(str, paths), cwd=CLIENT))
     expected = [hashlib.sha256(p.read_bytes()).hexdigest() for p in paths]
     assert answer["hashes"] == [*expected, hashlib.sha256(b"abc").hexdigest()]
     assert answer["cards"], answer

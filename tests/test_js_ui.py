@@ -6,8 +6,6 @@ node tests skip."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,26 +13,14 @@ import pytest
 pytest.importorskip("fastapi", reason="murlan serve needs: pip install 'murlan[serve]'")
 from murlan_env.game.rules import Rules
 from murlan_web import views
+from tests.node import NODE, node_module
 
-NODE = shutil.which("node")
 RULES_JS = Path(__file__).resolve().parents[1] / "clients" / "js" / "ui" / "rules.js"
 READ = """
 const { ruleOptions, rulesText } = await import(process.argv[1]);
 const flags = JSON.parse(process.argv[2]);
 console.log(JSON.stringify({ options: ruleOptions(), text: rulesText(flags) }));
 """
-
-
-def node_module(code: str, *args: str) -> str:
-    """What a module run by node (``code``, with ``process.argv[1:]`` = ``args``) prints."""
-    out = subprocess.run(
-        [NODE, "--input-type=module", "-e", code, *args],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    return out.stdout
 
 
 @pytest.mark.skipif(not NODE, reason="needs Node.js 20+ (see docs/js-client.md)")
