@@ -307,6 +307,7 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     record = download(driver, downloads, SEED)
     assert records.validate(record).valid
     assert record["rules"] == {"joker_pair": True} and len(record["hands"]) == 1
+    assert record["players"] == ["you", "hard", "hard", "hard"]  # who played, for a replay
     points = record["hands"][0]["points"]
     shown = [
         td.text for td in driver.find_elements(By.CSS_SELECTOR, "#match-scores td:nth-child(3)")

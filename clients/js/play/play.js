@@ -169,8 +169,11 @@ async function begin({ seed, rules, seats, moves }) {
     document.body.dataset.working = '0';
   }
   state.match += 1;
-  const names = seats.map((key, seat) => (key === null ? 'You' : `Seat ${seat} · ${state.choices[Number(key)].level}`));
-  Object.assign(state, { game: new Game({ seed, rules }), seed, rules, seats, names, events: [], moves: [], decisions: 0 });
+  const players = seats.map((key) => (key === null ? 'you' : state.choices[Number(key)].level));
+  const names = players.map((who, seat) => (who === 'you' ? 'You' : `Seat ${seat} · ${who}`));
+  // the record names its players ("you", each level), as murlan play and murlan serve do
+  const game = new Game({ seed, rules, players });
+  Object.assign(state, { game, seed, rules, seats, names, events: [], moves: [], decisions: 0 });
   for (const cards of moves) {
     if (cards === null) deal();
     else apply(cards);
