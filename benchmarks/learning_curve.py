@@ -25,7 +25,8 @@ PAR = 1.5
 
 
 def read_curves(run_dir: str | Path) -> dict[str, dict[str, list[float]]]:
-    """{bot: {"step": [...], "points": [...], "ci95": [...]}} from a run's event files."""
+    """{bot: {"step": [...], "points": [...], "ci95": [...], "wall_time": [...]}} from a run's
+    event files (``wall_time``: when each evaluation was logged, in seconds since the epoch)."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     run_dir = Path(run_dir)
@@ -40,6 +41,7 @@ def read_curves(run_dir: str | Path) -> dict[str, dict[str, list[float]]]:
             continue
         bot = parts[1]
         points = {e.step: e.value for e in acc.Scalars(tag)}
+        wall = {e.step: e.wall_time for e in acc.Scalars(tag)}
         ci_tag = f"eval/{bot}/ci95"
         ci = (
             {e.step: e.value for e in acc.Scalars(ci_tag)}
@@ -51,6 +53,7 @@ def read_curves(run_dir: str | Path) -> dict[str, dict[str, list[float]]]:
             "step": steps,
             "points": [points[s] for s in steps],
             "ci95": [ci.get(s, 0.0) for s in steps],
+            "wall_time": [wall[s] for s in steps],
         }
     if not curves:
         raise ValueError(f"{run_dir} has no eval/<bot>/points_per_hand scalars")

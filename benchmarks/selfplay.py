@@ -49,16 +49,18 @@ from benchmarks.common import cpu_name
 from murlan_env.game import engine
 
 
-def run_loop(preset: str, steps: int | None, overrides: list[str]) -> dict:
+def run_loop(
+    preset: str, steps: int | None, overrides: list[str], runs_dir: str | None = None
+) -> dict:
     """One real training run of ``preset`` (for ``steps`` decisions, default the preset's
-    budget, with ``key=value`` overrides) in a temporary run directory: its counters, split,
-    resolved config and final evaluation."""
+    budget, with ``key=value`` overrides) in ``runs_dir``/bench (default: a temporary folder,
+    removed after): its counters, split, resolved config and final evaluation."""
     raw = presets.load_preset(preset)
     raw.update(presets.parse_overrides(overrides))
     if steps is not None:
         raw["total_decisions"] = steps
-    with tempfile.TemporaryDirectory() as runs:
-        raw.update(runs_dir=runs, name="bench", progress=False)
+    with tempfile.TemporaryDirectory() as scratch:
+        raw.update(runs_dir=runs_dir or scratch, name="bench", progress=False)
         algorithm, cfg = presets.build_config(raw)
         out = presets.trainer_of(algorithm)(cfg)
     return {

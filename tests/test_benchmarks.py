@@ -216,6 +216,36 @@ def test_selfplay_benchmark_runs_the_training_loop_and_reports_its_split():
     assert lines[-1].startswith("CPU: ") and re.search("learner precision (fp32|bf16)", lines[-1])
 
 
+def test_time_to_strength_reads_the_first_evaluation_at_the_targets():
+    from benchmarks.time_to_strength import first_reached
+
+    curves = {
+        "greedy": {"step": [1, 2, 3, 4], "points": [1.9, 2.0, 1.96, 2.1]},
+        "rule": {"step": [1, 2, 3, 4], "points": [1.3, 1.2, 1.26, 1.1]},
+    }
+    assert first_reached(curves, {"greedy": 1.95, "rule": 1.25}) == 2  # both at once
+    assert first_reached(curves, {"greedy": 1.95}) == 1
+    assert first_reached(curves, {"greedy": 2.5, "rule": 0}) is None
+    with pytest.raises(ValueError, match="evaluates no random: add it to eval_bots"):
+        first_reached(curves, {"random": 2.0})
+
+
+def test_time_to_strength_times_real_runs_to_the_first_evaluation_at_the_targets():
+    tiny = ["--seeds", "1", "--steps", "4000", "workers=local", "num_envs=64", "eval_deals=4"]
+    tiny += ["final_eval_deals=4", "eval_bots=[greedy,rule]", "eval_every=1"]
+    header = ["seed", "first at >= 0 vs greedy and >= 0 vs rule", "decisions then"]
+    lines = run_script("time_to_strength", [*tiny, "--greedy", "0", "--rule", "0"]).stdout
+    table = [line for line in lines.splitlines() if line.startswith("|")]
+    assert table[0].startswith(f"| {' | '.join(header)} | whole run |")
+    cells = [c.strip() for c in table[2].strip("|").split("|")]
+    reached, whole = float(cells[1].removesuffix(" s")), float(cells[3].removesuffix(" s"))
+    # the first evaluation (after the first iteration's 64 x 32 decisions) already holds 0
+    assert cells[0] == "1" and cells[2] == "2,048" and 0 < reached <= whole
+    assert "reached by 1 of 1 seeds, median" in lines
+    out = run_script("time_to_strength", [*tiny, "--greedy", "3.5"]).stdout
+    assert "| not reached | - |" in out and "reached by 0 of 1 seeds, no median" in out
+
+
 def test_selfplay_benchmark_times_an_update_in_both_precisions():
     done = run_script("selfplay", ["--precision", "--presets", "quick", "--repeats", "1"])
     lines = done.stdout.splitlines()
