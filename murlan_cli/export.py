@@ -127,8 +127,8 @@ def summary_lines(report: dict) -> list[str]:
 
 def _size(n: int) -> str:
     """A file size as people read it: 812 B, 41.3 KB, 1.2 MB."""
-    for unit in ("B", "KB", "MB"):
-        if n < 1000 or unit == "MB":
-            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+    for unit in ("B", "KB"):
+        if n < 1000:
+            return f"{n} B" if unit == "B" else f"{n:.1f} KB"
         n /= 1000
-    return f"{n:.1f} GB"
+    return f"{n:.1f} MB"

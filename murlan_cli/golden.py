@@ -17,7 +17,7 @@ from murlan_cli.options import add_supports_argument, output_file, seed, support
 from murlan_cli.terminal import UsageError, stage_progress
 
 # The stages of making a golden set (``make_golden``'s progress), as the bars name them.
-GOLDEN_STAGES = {"play": "playing matches", "replay": "replaying them"}
+GOLDEN_STAGES = {"play": "playing matches"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -360,11 +360,12 @@ def run(args: argparse.Namespace) -> int:
         return 1
     finally:
         for bot in {id(b): b for b in bots}.values():  # bots in other programs: end them
-            report = getattr(bot, "fault_report", None)
-            if report is not None and report()["faults"]:
+            fault_report = getattr(bot, "fault_report", None)
+            report = fault_report() if fault_report is not None else None
+            if report is not None and report["faults"]:
                 from murlan_env.bots.process import describe_faults
 
-                first, *more = describe_faults(bot.name, report())
+                first, *more = describe_faults(bot.name, report)
                 print(f"murlan play: {first}", *more, sep="\n", file=sys.stderr)
             if callable(getattr(bot, "close", None)):
                 bot.close()

@@ -479,6 +479,15 @@ def _read_reply(state, reply: dict) -> int:
         raise BotIllegalMove(f"{' '.join(move) or 'pass'}: {err}") from None
 
 
+def given_up_text(given_up: dict[str, Any]) -> str:
+    """When a bot was given up (``fault_report``'s ``given_up``), in words."""
+    return (
+        f"given up after {given_up['after_faults']} faults, at its decision "
+        f"{given_up['at_decision']}, and not asked again ({given_up['forfeited']} of the "
+        "forfeited decisions)"
+    )
+
+
 def describe_faults(name: str, report: dict[str, Any]) -> list[str]:
     """A bot's ``fault_report`` for people: one line with the faults, the decisions forfeited
     and when the bot was given up, then the last stderr lines of the latest fault that has
@@ -489,13 +498,8 @@ def describe_faults(name: str, report: dict[str, Any]) -> list[str]:
         f"{name}: {len(faults)} fault(s) ({kinds}; first: {faults[0]['message']}), "
         f"{report['forfeited']} decision(s) forfeited (it passed or made its lowest legal move)"
     )
-    given_up = report.get("given_up")
-    if given_up:
-        line += (
-            f"; given up after {given_up['after_faults']} faults, at its decision "
-            f"{given_up['at_decision']}, and not asked again ({given_up['forfeited']} of "
-            f"the forfeited decisions)"
-        )
+    if report.get("given_up"):
+        line += f"; {given_up_text(report['given_up'])}"
     lines = [line]
     stderr = next((f["stderr"] for f in reversed(faults) if f.get("stderr")), [])
     if stderr:
@@ -543,6 +547,7 @@ __all__ = [
     "STDERR_LINES",
     "ProcessBot",
     "describe_faults",
+    "given_up_text",
     "golden_requests",
     "move_request",
 ]

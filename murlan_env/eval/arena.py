@@ -217,9 +217,10 @@ def report_table(report: dict[str, Any]):
     from rich import box
     from rich.table import Table
 
+    from murlan_env.bots.process import given_up_text
+
     given_up = [
-        f"{row['bot']}: given up after {row['given_up']['after_faults']} faults, at its "
-        f"decision {row['given_up']['at_decision']}; {row['forfeited']} decisions forfeited"
+        f"{row['bot']}: {given_up_text(row['given_up'])}; {row['forfeited']} decisions forfeited"
         for row in report.get("faults", ())
         if row.get("given_up")
     ]

@@ -53,8 +53,9 @@ def validator(name: str, part: str | None = None):
     error's ``instance_path`` and ``message``)."""
     import jsonschema_rs
 
-    registry = jsonschema_rs.Registry([(schema(n)["$id"], schema(n)) for n in NAMES])
-    target = schema(name) if part is None else {"$ref": f"{schema(name)['$id']}#/$defs/{part}"}
+    own = schema(name)
+    registry = jsonschema_rs.Registry([(s["$id"], s) for s in map(schema, NAMES)])
+    target = own if part is None else {"$ref": f"{own['$id']}#/$defs/{part}"}
     return jsonschema_rs.validator_for(target, registry=registry)
 
 
