@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from agents.networks import build_network, policy_scores
+from agents.networks import autocast, build_network, policy_scores
 from agents.transport import LocalSink
 from murlan_env.bots import registry
 from murlan_env.game import engine, episode, observation
@@ -141,6 +141,10 @@ class RolloutSettings:
     bots: tuple[str, ...] = ("random",)  # bot specs (murlan_env.bots.registry) for the bot share
     torch_threads: int = 1  # intra-op threads of a process or Ray worker's forward passes
     inference: str = "local"  # the learner's forward passes: "local" or an inference "server"
+    # The arithmetic of a worker's local forward passes (networks.autocast), as an inference
+    # server's: PPO passes its learner's (its rollouts sample, so bf16 logits cost no
+    # strength); DMC keeps fp32, since it acts on the argmax of Q-values bf16 would blur.
+    precision: str = "fp32"
 
 
 class Opponents(enum.IntEnum):
@@ -214,15 +218,16 @@ class SelfPlay:
         o, m = torch.from_numpy(buf["obs"][t, rows]), torch.from_numpy(buf["mask"][t, rows])
         hands = buf.get("hidden_hands")
         hands = None if hands is None else torch.from_numpy(hands[t, rows])
-        learner = self.s.acting.scores(self, o, m, hands)
         snap = None
-        if len(rows_snap):
-            snap = policy_scores(
-                self.opponent_net,
-                torch.from_numpy(buf["obs"][t, rows_snap]),
-                torch.from_numpy(buf["mask"][t, rows_snap]),
-            )
-        return learner, snap
+        with autocast(self.s.precision):
+            scores, extra = self.s.acting.scores(self, o, m, hands)
+            if len(rows_snap):
+                snap = policy_scores(
+                    self.opponent_net,
+                    torch.from_numpy(buf["obs"][t, rows_snap]),
+                    torch.from_numpy(buf["mask"][t, rows_snap]),
+                ).float()
+        return (scores.float(), extra if extra is None else extra.float()), snap
 
     def _bots_act(self, t: int, rows_bot: np.ndarray, bot_of_game: np.ndarray) -> None:
         obs, mask, actions = self.buf["obs"][t], self.buf["mask"][t], self.buf["action"][t]
