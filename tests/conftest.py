@@ -8,6 +8,8 @@ the sentence it checks.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +34,35 @@ if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
 settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+
+# --------------------------------------------------------------------------- the second core
+
+# In a fresh checkout the engine's numba kernels compile on first use (about 20 s of CPU) and
+# are cached beside the sources. A one-process run (the README's) has the second core idle:
+# tests/warm_kernels.py compiles them there while pytest collects, so the first tests load the
+# cache. With a warm cache it only loads it (a few seconds on the idle core). Under xdist both
+# cores are busy already, so it is not started there.
+_WARM: list[subprocess.Popen] = []
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
+        return
+    _WARM.append(
+        subprocess.Popen(
+            [sys.executable, "-m", "tests.warm_kernels"],
+            cwd=Path(__file__).resolve().parents[1],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    )
+
+
+def pytest_unconfigure(config):
+    for process in _WARM:  # a short run may end first (numba replaces a cache file whole)
+        process.terminate()
+        process.wait()
 
 
 def ranks(text: str) -> tuple[int, ...]:
