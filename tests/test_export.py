@@ -49,9 +49,10 @@ def policy(checkpoint):
 
 
 @pytest.fixture(scope="module")
-def check(bundle):
-    """The bundle's golden set replayed through this engine and both models, once."""
-    return verify_golden(bundle)
+def check(bundle_report):
+    """The bundle's golden set replayed through this engine and both models: ``verify_golden``'s
+    report, which ``murlan export`` made on the bundle and printed in its JSON report."""
+    return bundle_report["golden"]
 
 
 @pytest.fixture(scope="module")

@@ -1,20 +1,27 @@
-"""Compile the engine's numba kernels into their on-disk cache: ``python -m tests.warm_kernels``.
+"""The one-process run's work on the second core: ``python -m tests.background``.
 
-``tests/conftest.py`` starts this in a process of its own as the test session starts, so that
-in a fresh checkout (no cache yet beside the sources) the compile runs on the second core while
-pytest collects, and the first tests load the compiled code instead of compiling it. The
-functions are reached through the same public calls the tests make (so with the same argument
-types, which is what the cache is keyed by): matches of rule and random bots to their end,
-observations, the cards a play takes, the learners' returns. Nothing here is checked: a test
-that needs a kernel compiles it itself if this has not finished, or failed.
+``tests/conftest.py`` starts this as a one-process test session starts. First it compiles the
+engine's numba kernels into their on-disk cache, so that in a fresh checkout (no cache yet
+beside the sources) the compile runs while pytest collects and the first tests load the
+compiled code. The functions are reached through the same public calls the tests make (so with
+the same argument types, which the cache is keyed by): matches of rule and random bots to
+their end, observations, the cards a play takes, the learners' returns. Nothing here is
+checked: a test that needs a kernel compiles it itself if this has not finished.
+
+Then it reads one line from stdin: empty (no test needs the bundle), or the JSON list of
+``murlan export`` arguments for the session's bundle (``conftest.export_argv``), which it runs;
+its exit status is the command's, which the ``bundle`` fixture checks.
 """
 
 from __future__ import annotations
 
+import json
+import sys
+
 import numpy as np
 
 
-def main() -> None:
+def warm_kernels() -> None:
     from agents.returns import gae_advantages, mc_returns
     from murlan_env.bots.baseline import RandomBot
     from murlan_env.bots.rule import RuleBot
@@ -46,5 +53,15 @@ def main() -> None:
     mc_returns(steps, steps != 0, np.zeros((3, 2, 4)))
 
 
+def export() -> int:
+    line = sys.stdin.readline()
+    if not line.strip():
+        return 0
+    import murlan_cli as cli
+
+    return cli.main(json.loads(line))
+
+
 if __name__ == "__main__":
-    main()
+    warm_kernels()
+    sys.exit(export())
