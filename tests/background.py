@@ -6,7 +6,8 @@ beside the sources) the compile runs while pytest collects and the first tests l
 compiled code. The functions are reached through the same public calls the tests make (so with
 the same argument types, which the cache is keyed by): matches of rule and random bots to
 their end, observations, the cards a play takes, the learners' returns. Nothing here is
-checked: a test that needs a kernel compiles it itself if this has not finished.
+checked: a test that needs a kernel compiles it itself if this has not finished. When it has,
+it makes the file named by its argument, which conftest waits for when the cache was empty.
 
 Then it reads one line from stdin: empty (no test needs the bundle), or the JSON list of
 ``murlan export`` arguments for the session's bundle (``conftest.export_argv``), which it runs;
@@ -64,4 +65,6 @@ def export() -> int:
 
 if __name__ == "__main__":
     warm_kernels()
+    if len(sys.argv) > 1:  # the file conftest waits for when the cache was empty
+        open(sys.argv[1], "w").close()
     sys.exit(export())

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -254,26 +255,32 @@ def bundle_report(bundle) -> dict:
 # it compiles the engine's numba kernels into their cache beside the sources (about 20 s of
 # CPU in a fresh checkout, while pytest collects; with a warm cache it only loads them), then,
 # when a collected test uses the session's bundle, it runs the bundle's ``murlan export`` (the
-# checkpoint is saved here, after collection), which the first such test waits for. Under
-# xdist both cores are busy already: nothing starts, and the fixtures make the bundle in-process.
+# checkpoint is saved here, after collection), which the first such test waits for. When the
+# cache was empty, the first test waits for the compile to end rather than compile the same
+# kernels beside it. Under xdist both cores are busy already: nothing starts, and the
+# fixtures make the bundle in-process.
 _BACKGROUND: dict = {}
 
 
 def pytest_configure(config):
     if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
         return
+    root = Path(__file__).resolve().parents[1]
+    cold = not os.environ.get("NUMBA_CACHE_DIR") and not any(
+        root.glob("murlan_env/game/__pycache__/kernels.*.nbi")
+    )
     folder = Path(tempfile.mkdtemp(prefix="murlan-tests-"))
     log = folder / "background.log"
     with log.open("w") as err, (folder / "report.json").open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "tests.background"],
-            cwd=Path(__file__).resolve().parents[1],
+            [sys.executable, "-m", "tests.background", str(folder / "compiled")],
+            cwd=root,
             stdin=subprocess.PIPE,
             stdout=out,
             stderr=err,
             text=True,
         )
-    _BACKGROUND.update(folder=folder, log=log, process=process)
+    _BACKGROUND.update(folder=folder, log=log, process=process, cold=cold)
 
 
 def pytest_collection_finish(session):
@@ -291,6 +298,12 @@ def pytest_collection_finish(session):
             process.stdin.flush()
             _BACKGROUND.update(bundle=folder / "bundle", checkpoint=checkpoint)
         process.stdin.close()
+    if _BACKGROUND["cold"] and not session.config.option.collectonly:
+        compiled = _BACKGROUND["folder"] / "compiled"
+        for _ in range(3000):  # at most 5 minutes; a failed compile is the tests' to make
+            if compiled.exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
 
 
 def pytest_unconfigure(config):
