@@ -7,7 +7,15 @@ the sentence it checks.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -186,30 +194,125 @@ def tiny_policy(algorithm: str = "ppo", seed: int = 0):
     return net.eval()
 
 
-@pytest.fixture(scope="session")
-def checkpoint(tmp_path_factory) -> Path:
-    """A saved checkpoint of ``tiny_policy()`` that played ``BUNDLE_RULES``."""
+def save_checkpoint(path: Path) -> Path:
+    """Save ``tiny_policy()`` as a checkpoint that played ``BUNDLE_RULES`` at ``path``."""
     import torch
 
-    path = tmp_path_factory.mktemp("run") / "checkpoint.pt"
     net = tiny_policy()
     config = {"rules": BUNDLE_RULES}
     torch.save({"spec": net.arch, "model": net.state_dict(), "config": config}, path)
     return path
 
 
+def export_argv(checkpoint: Path, out: Path) -> list[str]:
+    """``murlan export``'s arguments for the session's bundle of ``checkpoint`` in ``out``
+    (its report as JSON on stdout, which ``bundle_report`` reads)."""
+    argv = ["export", str(checkpoint), "--out", str(out), "--no-coreml", "--json"]
+    return [*argv, "--positions", str(BUNDLE_POSITIONS), "--seed", "11"]
+
+
+@pytest.fixture(scope="session")
+def checkpoint(tmp_path_factory) -> Path:
+    """A saved checkpoint of ``tiny_policy()`` that played ``BUNDLE_RULES``."""
+    if _BACKGROUND.get("bundle"):
+        return _BACKGROUND["checkpoint"]
+    return save_checkpoint(tmp_path_factory.mktemp("run") / "checkpoint.pt")
+
+
 @pytest.fixture(scope="session")
 def bundle(checkpoint, tmp_path_factory) -> Path:
     """The checkpoint's bundle, written by ``murlan export`` (ONNX models in float32 and float16
     and a golden set of ``BUNDLE_POSITIONS`` positions, which the command replays): made once
-    per session. Tests copy it before they change it."""
+    per session (in a one-process run, on the second core while the first tests run). Tests
+    copy it before they change it. The command's JSON report is ``report.json`` beside it."""
+    if _BACKGROUND.get("bundle"):
+        status = _BACKGROUND["process"].wait()
+        log = _BACKGROUND["log"].read_text()
+        assert status == 0, f"murlan export exited with {status}:\n{log[-4000:]}"
+        return _BACKGROUND["bundle"]
     import murlan_cli as cli
 
-    out = tmp_path_factory.mktemp("bundle")
-    argv = ["export", str(checkpoint), "--out", str(out), "--no-coreml"]
-    argv += ["--positions", str(BUNDLE_POSITIONS), "--seed", "11"]
-    assert cli.main(argv) == 0
+    out = tmp_path_factory.mktemp("export") / "bundle"
+    report = io.StringIO()
+    with contextlib.redirect_stdout(report):
+        assert cli.main(export_argv(checkpoint, out)) == 0
+    (out.parent / "report.json").write_text(report.getvalue())
     return out
+
+
+@pytest.fixture(scope="session")
+def bundle_report(bundle) -> dict:
+    """``murlan export --json``'s report on the session's bundle: its ``golden`` entry is
+    ``verify_golden(bundle)``, the replay of the golden set through this engine and both models
+    that the command made, so that tests need not make it again."""
+    return json.loads((bundle.parent / "report.json").read_text())
+
+
+# --------------------------------------------------------------------------- the second core
+
+# A one-process run (the README's) leaves the second core idle, so one process there
+# (tests/background.py, started as pytest starts) does two costly things the tests need:
+# it compiles the engine's numba kernels into their cache beside the sources (about 20 s of
+# CPU in a fresh checkout, while pytest collects; with a warm cache it only loads them), then,
+# when a collected test uses the session's bundle, it runs the bundle's ``murlan export`` (the
+# checkpoint is saved here, after collection), which the first such test waits for. When the
+# cache was empty, the first test waits for the compile to end rather than compile the same
+# kernels beside it. Under xdist both cores are busy already: nothing starts, and the
+# fixtures make the bundle in-process.
+_BACKGROUND: dict = {}
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or getattr(config.option, "numprocesses", None):
+        return
+    root = Path(__file__).resolve().parents[1]
+    cold = not os.environ.get("NUMBA_CACHE_DIR") and not any(
+        root.glob("murlan_env/game/__pycache__/kernels.*.nbi")
+    )
+    folder = Path(tempfile.mkdtemp(prefix="murlan-tests-"))
+    log = folder / "background.log"
+    with log.open("w") as err, (folder / "report.json").open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tests.background", str(folder / "compiled")],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=err,
+            text=True,
+        )
+    _BACKGROUND.update(folder=folder, log=log, process=process, cold=cold)
+
+
+def pytest_collection_finish(session):
+    """Ask the background process for the bundle when a collected test uses it."""
+    process = _BACKGROUND.get("process")
+    if process is None:
+        return
+    wanted = any("bundle" in getattr(item, "fixturenames", ()) for item in session.items)
+    with contextlib.suppress(BrokenPipeError):  # it failed: the fixtures make their own
+        if wanted and not session.config.option.collectonly:
+            folder = _BACKGROUND["folder"]
+            (folder / "run").mkdir()
+            checkpoint = save_checkpoint(folder / "run" / "checkpoint.pt")
+            process.stdin.write(json.dumps(export_argv(checkpoint, folder / "bundle")) + "\n")
+            process.stdin.flush()
+            _BACKGROUND.update(bundle=folder / "bundle", checkpoint=checkpoint)
+        process.stdin.close()
+    if _BACKGROUND["cold"] and not session.config.option.collectonly:
+        compiled = _BACKGROUND["folder"] / "compiled"
+        for _ in range(3000):  # at most 5 minutes; a failed compile is the tests' to make
+            if compiled.exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
+
+
+def pytest_unconfigure(config):
+    process = _BACKGROUND.get("process")
+    if process is None:
+        return
+    process.terminate()  # a short run may end first (numba replaces a cache file whole)
+    process.wait()
+    shutil.rmtree(_BACKGROUND["folder"], ignore_errors=True)
 
 
 # Fixtures made once for the tests that share them, and the xdist group that keeps those tests

@@ -49,9 +49,10 @@ def policy(checkpoint):
 
 
 @pytest.fixture(scope="module")
-def check(bundle):
-    """The bundle's golden set replayed through this engine and both models, once."""
-    return verify_golden(bundle)
+def check(bundle_report):
+    """The bundle's golden set replayed through this engine and both models: ``verify_golden``'s
+    report, which ``murlan export`` made on the bundle and printed in its JSON report."""
+    return bundle_report["golden"]
 
 
 @pytest.fixture(scope="module")
@@ -570,7 +571,29 @@ print(sorted(m for m in sys.modules if m == "torch" or m.startswith("torch.")))
 # --------------------------------------------------------------------------- exporting
 
 
-def test_dmc_network_exports_with_parity(tmp_path):
+def test_dmc_network_exports_with_parity(tmp_path, golden):
+    """A DMC network (which scores each action through its own layers) exports to ONNX within
+    1e-5 of PyTorch on the session's 200 golden positions. Its own golden set, made and
+    replayed as the session's bundle's is, is the slow test below."""
+    from murlan_env.bundle.files import onnx_session, session_scorer
+
+    net = tiny_policy("dmc", seed=1)
+    told = []
+    manifest = export_bundle(
+        net, tmp_path, n_positions=0, coreml=False, progress=lambda *step: told.append(step)
+    )
+    assert told == [("onnx", 0, 1), ("onnx", 1, 1), ("coreml", 0, 1), ("coreml", 1, 1)]
+    assert manifest.policy["algorithm"] == "dmc" and manifest.rules.joker_pair is False
+    assert [m.file for m in manifest.models] == ["model.onnx"]
+    _, obs, mask = golden
+    got = session_scorer(onnx_session(tmp_path / "model.onnx"))(obs, mask)
+    assert np.abs(got - _torch_scores(net, obs, mask))[mask].max() <= 1e-5
+    # DMC scores each action through its own layers: no plain dense chain to write.
+    assert not list(tmp_path.glob("weights*"))
+
+
+@pytest.mark.slow  # 15-25 s: a golden set of its own (the matches the session's bundle plays)
+def test_a_dmc_bundle_with_its_own_golden_set(tmp_path):
     from agents.export import torch_parity
 
     net = tiny_policy("dmc", seed=1)
