@@ -2,9 +2,9 @@
 
 The observation (``murlan_env.game.observation``) says which cards each seat has played this
 hand, but not in what order, nor who passed on what; a network with a history encoder
-(``agents.networks``, ``history: gru``) reads that order from this array, beside the
-observation. The layout is stated here once; rollouts, duplicate play (the ``ckpt:`` bot, the
-trainers' evaluation) and ONNX export all build it with ``encode``.
+(``agents.networks``, ``history: gru`` or ``attention``) reads that order from this array,
+beside the observation. The layout is stated here once; rollouts, duplicate play (the
+``ckpt:`` bot, the trainers' evaluation) and ONNX export all build it with ``encode``.
 
 Layout: ``(B, LENGTH, 2)`` int16, one row per event, columns ``COLUMNS`` = (slot, action):
 
