@@ -88,15 +88,20 @@ def _example_inputs(batch: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.zeros(batch, observation.SIZE), torch.ones(batch, N_ACTIONS, dtype=torch.bool)
 
 
+class HistoryNotCarried(ValueError):
+    """A policy that reads the hand so far, asked for a bundle (a one-line message)."""
+
+
 def refuse_history(policy: nn.Module) -> None:
-    """ValueError when ``policy`` reads the hand so far: the bundle contract (its manifest,
-    golden vectors, plain weights and the JS client) carries no history input yet."""
-    if reads_history(getattr(policy, "arch", {}) or {}):
-        raise ValueError(
-            "this policy reads the hand so far (history: gru), and the bundle contract does "
-            "not carry a history input yet: export_onnx writes its ONNX model (inputs obs, "
-            "mask, history), but bundles, int8 models and the JS client take history-free "
-            "policies only"
+    """HistoryNotCarried when ``policy`` reads the hand so far: the bundle contract (its
+    manifest, golden vectors, plain weights and the JS client) carries no history input yet."""
+    arch = getattr(policy, "arch", {}) or {}
+    if reads_history(arch):
+        raise HistoryNotCarried(
+            f"this policy reads the hand so far (history: {arch['history']}), and the bundle "
+            "contract does not carry a history input yet: export_onnx writes its ONNX model "
+            "(inputs obs, mask, history), but bundles, int8 models and the JS client take "
+            "history-free policies only"
         )
 
 

@@ -212,5 +212,7 @@ def test_export_takes_the_history_input_and_bundles_refuse_it(history_run, tmp_p
     np.testing.assert_allclose(got[mask], want.detach().numpy()[mask], rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="bundle contract"):
         export_bundle(policy, tmp_path / "bundle")
+    assert murlan_cli.main(["export", str(history_run), "--out", str(tmp_path / "b")]) == 2
+    assert not (tmp_path / "b").exists()
     with pytest.raises(ValueError, match="bundle contract"):
         int8_policy_bot(policy, "h")
