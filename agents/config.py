@@ -31,6 +31,7 @@ WORKER_KINDS = ("local", "process", "ray")
 INFERENCE_MODES = ("local", "server")
 PRECISIONS = ("auto", "fp32", "bf16")
 DEVICE_KINDS = ("auto", "cpu", "cuda")
+HISTORY_ENCODERS = ("none", "gru", "attention")
 
 
 class ConfigError(ValueError):
@@ -182,10 +183,21 @@ class NetworkConfig(ConfigPart):
 
     hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
     """Widths of the observation trunk's layers."""
+    history: str = "none"
+    """The hand-so-far encoder beside the observation: "none" (the trunk reads the observation
+    alone), "gru" or "attention": the hand's plays and passes with their seats
+    (murlan_env.game.hand_history) are embedded and read in order by a GRU, or by attention
+    pooling (several times cheaper on a CPU), into a summary the trunk reads with the
+    observation. PPO only for now: DMC and distill refuse it, as do imitate,
+    inference="server" and bundle export."""
+    history_hidden: int = 32
+    """Width of the history encoder's embeddings and summary (a multiple of 4 for
+    "attention", which splits it among 4 heads); read only when history is not "none"."""
 
     def check_values(self) -> None:
         super().check_values()
-        check_at_least(self, 1, "hidden")
+        check_at_least(self, 1, "hidden", "history_hidden")
+        check_choice("history", self.history, HISTORY_ENCODERS)
 
 
 @dataclasses.dataclass
@@ -284,6 +296,16 @@ class SelfPlayConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
         check_bots("bots", self.bots)
 
 
+def check_no_history(cfg: Any, trainer: str) -> None:
+    """ConfigError unless ``cfg.history`` is "none": for the trainers that do not train a
+    history encoder yet (PPO is the only one that does)."""
+    if cfg.history != "none":
+        raise ConfigError(
+            f"history={cfg.history!r}: history encoders are PPO-only for now, {trainer} does "
+            "not train one; set history: none (or train with PPO)"
+        )
+
+
 def check_device(device: str) -> None:
     """ConfigError unless ``device`` names a kind of device torch knows ("cuda:1" too)."""
     kind = device.split(":")[0]
@@ -305,6 +327,7 @@ def check_bots(key: str, specs: list) -> None:
 __all__ = [
     "INFERENCE_MODES",
     "DEVICE_KINDS",
+    "HISTORY_ENCODERS",
     "PRECISIONS",
     "WORKER_KINDS",
     "ConfigError",
@@ -317,6 +340,7 @@ __all__ = [
     "check_at_least",
     "check_bots",
     "check_device",
+    "check_no_history",
     "check_choice",
     "check_share",
     "checked_value",

@@ -57,6 +57,7 @@ from agents.config import (
     check_at_least,
     check_bots,
     check_choice,
+    check_no_history,
 )
 from agents.evaluation import EvalResult, evaluate
 from agents.labelling import Positions, label_positions, play_positions, save_arrays
@@ -138,6 +139,7 @@ class DistillConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
     def check_values(self) -> None:
         super().check_values()
         check_choice("targets", self.targets, TARGETS)
+        check_no_history(self, "distill")
         check_choice("label_precision", self.label_precision, LABEL_PRECISIONS)
         check_at_least(
             self, 0, "search_rollouts", "belief_candidates", "soft_temperature", "kl_coef"

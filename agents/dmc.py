@@ -19,7 +19,13 @@ import torch
 from torch import nn
 
 from agents import seeds
-from agents.config import ConfigError, SelfPlayConfig, check_at_least, check_share
+from agents.config import (
+    ConfigError,
+    SelfPlayConfig,
+    check_at_least,
+    check_no_history,
+    check_share,
+)
 from agents.minibatches import gradient_steps
 from agents.networks import (
     QNetwork,
@@ -66,6 +72,7 @@ class DMCConfig(SelfPlayConfig):
         check_at_least(self, 1, "updates_per_rollout")
         check_at_least(self, 0, "learning_rate")
         check_share(self, "epsilon")
+        check_no_history(self, "DMC")
         if self.reward != "hand":
             raise ConfigError(
                 f"DMC learns from Monte-Carlo returns of hands: reward must be 'hand', "
@@ -87,8 +94,8 @@ class DMCActing:
     def fields(self, settings: RolloutSettings) -> tuple[str, ...]:
         return ("obs", "action", "returns")
 
-    def scores(self, play, obs, mask, hidden):
-        return play.net.rollout_scores(obs, mask, hidden)
+    def scores(self, play, obs, mask, hidden, history):
+        return play.net.rollout_scores(obs, mask, hidden)  # DMC reads no history (config)
 
     def choose(self, play, t: int, rows: np.ndarray, scores, extra) -> None:
         acts = scores.argmax(-1).numpy()

@@ -32,6 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents.networks import random_histories, reads_history
 from murlan_env import __version__
 from murlan_env.bundle.files import (
     FLOAT32_TOLERANCE,
@@ -87,20 +88,44 @@ def _example_inputs(batch: int = 2) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.zeros(batch, observation.SIZE), torch.ones(batch, N_ACTIONS, dtype=torch.bool)
 
 
+class HistoryNotCarried(ValueError):
+    """A policy that reads the hand so far, asked for a bundle (a one-line message)."""
+
+
+def refuse_history(policy: nn.Module) -> None:
+    """HistoryNotCarried when ``policy`` reads the hand so far: the bundle contract (its
+    manifest, golden vectors, plain weights and the JS client) carries no history input yet."""
+    arch = getattr(policy, "arch", {}) or {}
+    if reads_history(arch):
+        raise HistoryNotCarried(
+            f"this policy reads the hand so far (history: {arch['history']}), and the bundle "
+            "contract does not carry a history input yet: export_onnx writes its ONNX model "
+            "(inputs obs, mask, history), but bundles, int8 models and the JS client take "
+            "history-free policies only"
+        )
+
+
 def export_onnx(policy: nn.Module, path: str | Path) -> None:
     """Write ``policy`` as one self-contained ONNX file with a dynamic batch axis.
 
     Uses torch's torch.export-based exporter (the default since torch 2.9; it needs onnxscript)
-    with the weights inside the file, so the bundle's hash covers them.
+    with the weights inside the file, so the bundle's hash covers them. A policy that reads the
+    hand so far takes a third input, ``history`` (batch, LENGTH, 2) int64, in the layout of
+    ``murlan_env.game.hand_history``.
     """
     batch = torch.export.Dim("batch", min=1, max=4096)
+    inputs: tuple[torch.Tensor, ...] = _example_inputs()
+    names = ["obs", "mask"]
+    if reads_history(getattr(policy, "arch", {}) or {}):
+        inputs = (*inputs, torch.from_numpy(random_histories(len(inputs[0])).astype(np.int64)))
+        names.append("history")
     with _quiet():
         program = torch.onnx.export(
             policy,
-            _example_inputs(),
-            input_names=["obs", "mask"],
+            inputs,
+            input_names=names,
             output_names=[OUTPUT_NAME],
-            dynamic_shapes={"obs": {0: batch}, "mask": {0: batch}},
+            dynamic_shapes={name: {0: batch} for name in names},
             opset_version=ONNX_OPSET,
             dynamo=True,
             external_data=False,
@@ -203,6 +228,7 @@ def export_bundle(
             progress(stage, done, 1)
 
     policy = policy.eval()
+    refuse_history(policy)
     arch = dict(getattr(policy, "arch", {}) or {})
     for key, wanted in (("obs_size", observation.SIZE), ("n_actions", N_ACTIONS)):
         if key in arch and arch[key] != wanted:

@@ -27,6 +27,7 @@ from agents.networks import (
     autocast,
     make_arch,
     masked_logits,
+    reads_history,
     resolve_precision,
     time_learner_step,
 )
@@ -110,6 +111,16 @@ class PPOConfig(SelfPlayConfig):
             raise ConfigError(f"critic must be one of {list(CRITICS)}, got {self.critic!r}")
         if self.init_from and self.imitate:
             raise ConfigError("init_from and imitate both choose the starting weights: set one")
+        if self.history != "none" and self.imitate:
+            raise ConfigError(
+                "imitate's demonstrations hold no hand history yet: set history: none to warm "
+                "start, or imitate: '' to train the history encoder from scratch"
+            )
+        if self.history != "none" and self.inference == "server":
+            raise ConfigError(
+                'the inference server does not carry the hand history yet: set inference: "local"'
+                " with history"
+            )
 
 
 def annealed_lr(cfg: PPOConfig, step: int) -> float:
@@ -132,10 +143,13 @@ class PPOActing:
 
     def fields(self, settings: RolloutSettings) -> tuple[str, ...]:
         names = ("obs", "mask", "action", "logp", "value", "advantage", "returns")
-        return (*names, "hidden_hands") if privileged(settings) else names
+        names = (*names, "hidden_hands") if privileged(settings) else names
+        return (*names, "history") if reads_history(settings.arch) else names
 
-    def scores(self, play, obs, mask, hidden_hands):
-        return play.net.rollout_scores(obs, mask, hidden_hands)
+    def scores(self, play, obs, mask, hidden_hands, history):
+        if history is None:  # (an inference server's RemotePolicy takes no history)
+            return play.net.rollout_scores(obs, mask, hidden_hands)
+        return play.net.rollout_scores(obs, mask, hidden_hands, history)
 
     def choose(self, play, t: int, rows: np.ndarray, scores, value) -> None:
         buf = play.buf
@@ -158,7 +172,11 @@ class PPOActing:
             hands = None
             if "hidden_hands" in buf:
                 hands = torch.from_numpy(observation.encode_hidden(play.state, k))
-            next_v[:, k] = play.net.value(obs, hands).numpy()
+            if play.logs is None:
+                next_v[:, k] = play.net.value(obs, hands).numpy()
+            else:
+                history = torch.from_numpy(play.logs.encoded(np.arange(b), np.full(b, k)))
+                next_v[:, k] = play.net.value(obs, hands, history).numpy()
         adv = gae_advantages(
             buf["seat"],
             buf["learner"],
@@ -171,7 +189,7 @@ class PPOActing:
         )
         sel = buf["learner"].reshape(-1)
         out = sink.arrays(batch_shapes(self.fields(play.s), int(sel.sum())))
-        for name in ("obs", "mask", "action", "logp", "value", "hidden_hands"):
+        for name in ("obs", "mask", "action", "logp", "value", "hidden_hands", "history"):
             if name in out:
                 arr = buf[name]
                 np.compress(sel, arr.reshape(sel.size, *arr.shape[2:]), axis=0, out=out[name])
@@ -241,7 +259,14 @@ class PPOLearner:
     def __init__(self, cfg: PPOConfig) -> None:
         self.cfg = cfg
         self.device = resolve_device(cfg.device)
-        arch = make_arch("ppo", cfg.hidden, critic=cfg.critic, critic_hidden=cfg.critic_hidden)
+        arch = make_arch(
+            "ppo",
+            cfg.hidden,
+            critic=cfg.critic,
+            critic_hidden=cfg.critic_hidden,
+            history=cfg.history,
+            history_hidden=cfg.history_hidden,
+        )
         self.net: nn.Module = ActorCritic(arch).to(self.device)
         self.precision, self.precision_why = resolve_precision(
             cfg.precision,
@@ -289,8 +314,9 @@ class PPOLearner:
         old_logp = torch.from_numpy(batch.logp).to(dev)
         adv_all = torch.from_numpy(batch.advantage).to(dev)
         ret = torch.from_numpy(batch.returns).to(dev)
-        hands = batch.hidden_hands
+        hands, history = batch.hidden_hands, batch.history
         hands = None if hands is None else torch.from_numpy(hands).to(dev)
+        history = None if history is None else torch.from_numpy(history).to(dev)
 
         def loss(rows: np.ndarray) -> tuple[torch.Tensor, dict[str, float]]:
             idx = torch.from_numpy(rows).to(dev)
@@ -300,7 +326,9 @@ class PPOLearner:
 
             with autocast(self.precision, dev):
                 logits, value = self.net.logits_and_value(
-                    pick(obs), None if hands is None else pick(hands)
+                    pick(obs),
+                    None if hands is None else pick(hands),
+                    None if history is None else pick(history),
                 )
             adv = pick(adv_all)
             if c.norm_adv and len(idx) > 1:

@@ -14,10 +14,16 @@ epsilon-greedy moves, Monte-Carlo returns of finished hands). Only the learner's
 returned, as a ``Batch`` whose arrays a ``sink`` provides: plain arrays in this process, or a
 shared-memory slot that the learner reads without a copy (``agents.transport``,
 ``agents.workers``).
+
+A learner whose network reads the hand so far (``networks.reads_history``) gets it at every
+step: the rollout keeps ``HandLogs`` of its games (cleared at each new hand), encodes each
+acting seat's view with ``HandLogs.encoded`` (``murlan_env.game.hand_history``'s layout), and
+hands it to the learner's and the snapshots' forward passes; the batch keeps it as ``history``.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import time
@@ -27,10 +33,11 @@ from typing import Any, Protocol
 import numpy as np
 import torch
 
-from agents.networks import autocast, build_network, policy_scores
+from agents.networks import autocast, build_network, policy_scores, reads_history
 from agents.transport import LocalSink
 from murlan_env.bots import registry
-from murlan_env.game import engine, episode, observation
+from murlan_env.bots.history import HandLogs
+from murlan_env.game import engine, episode, hand_history, observation
 from murlan_env.game.combos import N_ACTIONS
 from murlan_env.game.observation import HIDDEN_SIZE
 from murlan_env.game.observation import SIZE as OBS_SIZE
@@ -65,6 +72,11 @@ class Batch:
     )
     hidden_hands: np.ndarray = _rows(
         (HIDDEN_SIZE,), np.float32, "the other seats' hands, for a privileged critic (PPO)"
+    )
+    history: np.ndarray = _rows(
+        (hand_history.LENGTH, 2),
+        hand_history.DTYPE,
+        "the hand so far (murlan_env.game.hand_history), for a network that reads it (PPO)",
     )
     stats: dict = dataclasses.field(default_factory=dict)
     """The rollout's counts and rates (``SelfPlay.collect``): decisions, learner_decisions,
@@ -117,7 +129,9 @@ class Acting(Protocol):
 
     def fields(self, settings: RolloutSettings) -> tuple[str, ...]: ...
 
-    def scores(self, play: SelfPlay, obs, mask, hidden_hands) -> tuple[torch.Tensor, Any]: ...
+    def scores(
+        self, play: SelfPlay, obs, mask, hidden_hands, history
+    ) -> tuple[torch.Tensor, Any]: ...
 
     def choose(self, play: SelfPlay, t: int, rows: np.ndarray, scores, extra) -> None: ...
 
@@ -209,6 +223,10 @@ class SelfPlay:
         }
         if privileged(settings):
             self.buf["hidden_hands"] = np.zeros((t, b, HIDDEN_SIZE), np.float32)
+        self.logs: HandLogs | None = None  # the hands so far, for a network that reads them
+        if reads_history(settings.arch):
+            self.logs = HandLogs(b)
+            self.buf["history"] = np.zeros((t, b, hand_history.LENGTH, 2), hand_history.DTYPE)
 
     # ------------------------------------------------------------------ acting
     def _networks(self, t: int, rows: np.ndarray, rows_snap: np.ndarray) -> tuple:
@@ -216,16 +234,18 @@ class SelfPlay:
         snapshot's scores on ``rows_snap`` (no random draws, so they can overlap the bots)."""
         buf = self.buf
         o, m = torch.from_numpy(buf["obs"][t, rows]), torch.from_numpy(buf["mask"][t, rows])
-        hands = buf.get("hidden_hands")
+        hands, history = buf.get("hidden_hands"), buf.get("history")
         hands = None if hands is None else torch.from_numpy(hands[t, rows])
+        learner_history = None if history is None else torch.from_numpy(history[t, rows])
         snap = None
         with autocast(self.s.precision):
-            scores, extra = self.s.acting.scores(self, o, m, hands)
+            scores, extra = self.s.acting.scores(self, o, m, hands, learner_history)
             if len(rows_snap):
                 snap = policy_scores(
                     self.opponent_net,
                     torch.from_numpy(buf["obs"][t, rows_snap]),
                     torch.from_numpy(buf["mask"][t, rows_snap]),
+                    None if history is None else torch.from_numpy(history[t, rows_snap]),
                 ).float()
         return (scores.float(), extra if extra is None else extra.float()), snap
 
@@ -293,6 +313,8 @@ class SelfPlay:
             if "hidden_hands" in buf:
                 observation.encode_hidden(state, out=buf["hidden_hands"][t])
             seat = state.to_act.copy()
+            if self.logs is not None:
+                buf["history"][t] = self.logs.encoded(np.arange(b), seat)
             t_engine += time.perf_counter() - t0
             learner = (kind == Opponents.SELF) | (seat == learner_seat)
             buf["mask"][t], buf["seat"][t], buf["learner"][t] = mask, seat, learner
@@ -305,6 +327,8 @@ class SelfPlay:
                 bot_of_game,
             )
             t0 = time.perf_counter()
+            if self.logs is not None:
+                self.logs.record(state, buf["action"][t])
             # Matches go on hand after hand; the reward mode names where returns are cut.
             state, step = episode.advance(
                 state, buf["action"][t], rng, reward=s.reward, donate=True
@@ -314,6 +338,8 @@ class SelfPlay:
             buf["reward"][t] = step.rewards
             self.hand_len += 1
             hand_end = step.hand_over
+            if self.logs is not None:
+                self.logs.clear(np.flatnonzero(hand_end))
             if hand_end.any():
                 stats["hands"] += int(hand_end.sum())
                 hand_lengths += self.hand_len[hand_end].tolist()
@@ -350,11 +376,14 @@ class SelfPlay:
             "state": self.state.copy(),
             "carry": self.carry,
             "hand_len": self.hand_len.copy(),
+            "logs": copy.deepcopy(self.logs),
         }
 
     def set_state(self, st: dict) -> None:
         self.rng.bit_generator.state = st["rng"]
         self.state, self.carry, self.hand_len = st["state"].copy(), st["carry"], st["hand_len"]
+        if self.logs is not None:
+            self.logs = copy.deepcopy(st["logs"])
 
 
 def _ratio(total: float, n: int) -> float:

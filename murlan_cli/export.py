@@ -57,7 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``murlan export`` from parsed arguments; UsageError for an unreadable checkpoint."""
-    from agents.export import export_checkpoint, torch_parity  # torch loads only here
+    from agents.export import (  # torch loads only here
+        HistoryNotCarried,
+        export_checkpoint,
+        torch_parity,
+    )
     from agents.networks import CheckpointError, load_policy
     from murlan_env.bots.policy import BundleBot
     from murlan_env.bundle.files import verify_golden
@@ -80,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             BundleBot(args.out)
             check = verify_golden(args.out)
             parity = torch_parity(load_policy(args.checkpoint), args.out)
-    except (CheckpointError, FileNotFoundError, TooFewPositions) as exc:
+    except (CheckpointError, FileNotFoundError, TooFewPositions, HistoryNotCarried) as exc:
         raise UsageError(str(exc)) from None
     except GoldenError as exc:
         print(f"murlan export: error: {exc}", file=sys.stderr)

@@ -246,6 +246,24 @@ def test_time_to_strength_times_real_runs_to_the_first_evaluation_at_the_targets
     assert "| not reached | - |" in out and "reached by 0 of 1 seeds, no median" in out
 
 
+def test_history_curve_lines_up_the_runs_evaluations_by_decisions():
+    from benchmarks.history_curve import curve_rows
+
+    def run(history, steps, points):
+        curve = {"step": steps, "points": points, "ci95": [0.1] * len(steps)}
+        return {"history": history, "curves": {"greedy": curve, "rule": curve}}
+
+    runs = [run("none", [10, 20], [1.0, 1.5]), run("gru", [20, 30], [1.25, 2.0])]
+    assert curve_rows(runs, ["greedy"]) == [
+        ["10", "1.000 ± 0.100", "-"],
+        ["20", "1.500 ± 0.100", "1.250 ± 0.100"],
+        ["30", "-", "2.000 ± 0.100"],
+    ]
+    assert curve_rows(runs, ["rule", "greedy"])[0] == ["10", *["1.000 ± 0.100", "-"] * 2]
+    with pytest.raises(ValueError, match="evaluates no random: add it to eval_bots"):
+        curve_rows(runs, ["random"])
+
+
 def test_selfplay_benchmark_times_an_update_in_both_precisions():
     done = run_script("selfplay", ["--precision", "--presets", "quick", "--repeats", "1"])
     lines = done.stdout.splitlines()

@@ -356,11 +356,18 @@ def test_each_algorithm_names_its_trainer_and_ppo_declares_what_it_reads():
 def test_configs_saved_before_the_keys_moved_still_build():
     """learning_rate and rollout_steps moved from the shared parts to each trainer's class, in
     the same flat config: configs saved with runs before the move (tests/data, the resolved
-    config.json of a tiny quick and dmc run) build, every value kept, so old runs resume."""
+    config.json of a tiny quick and dmc run) build, every value kept, so old runs resume; keys
+    added since (history) take their defaults."""
     saved = json.loads((Path(__file__).parent / "data" / "saved_configs.json").read_text())
     for algorithm, raw in saved.items():
         built, cfg = presets.build_config(presets.upgrade_keys(raw))
-        assert {"algorithm": built, **dataclasses.asdict(cfg)} == raw, algorithm
+        as_built = {"algorithm": built, **dataclasses.asdict(cfg)}
+        assert {k: as_built[k] for k in raw} == raw, algorithm
+        defaults = dataclasses.asdict(type(cfg)())
+        assert {k: as_built[k] for k in set(as_built) - set(raw)} == {
+            k: defaults[k] for k in set(as_built) - set(raw)
+        }
+        assert {"history", "history_hidden"} <= set(as_built) - set(raw)
 
 
 def test_presets_match_their_config_classes(tmp_path, monkeypatch):

@@ -14,7 +14,9 @@ evaluation, the benchmarks), ``murlan play`` and the web game (its bots, hints a
 keep the logs, and so do the single-game environments: the Gymnasium env's opponents act with
 them, and the PettingZoo env's ``bot_action(bot)`` asks a bot for the move of the agent to act
 with them. Training rollouts do not keep them; a bot acting without them (a search with a
-belief) deals the hidden cards uniformly, which makes ``expert`` a weaker bot.
+belief) deals the hidden cards uniformly, which makes ``expert`` a weaker bot. (Rollouts of a
+network that reads the history, ``history: gru``, keep ``HandLogs`` of their own games and
+feed the network ``HandLogs.encoded``: ``murlan_env.game.hand_history``'s fixed-size array.)
 
 A bot that needs the whole match so far (a bot in another process, ``murlan_env.bots.process``,
 which is sent the match's record and the position) says so with a true ``uses_match``
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from murlan_env.game import hand_history
 from murlan_env.game.cards import N_CARDS
 from murlan_env.game.state import N_SEATS, Phase, State
 from murlan_env.records.writer import Recorder
@@ -106,6 +109,14 @@ class HandLogs:
     def clear(self, games: np.ndarray) -> None:
         """Start the given games' logs afresh (a new hand)."""
         self.length[np.asarray(games, np.int64)] = 0
+
+    def encoded(self, games: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The games' hands so far as ``murlan_env.game.hand_history``'s (n, LENGTH, 2)
+        array, slots counted from each game's entry in ``seats``."""
+        games = np.asarray(games, np.int64)
+        return hand_history.encode(
+            self.seats[games], self.actions[games], self.length[games], seats
+        )
 
     def turned(self, games: np.ndarray, seats: np.ndarray) -> list[np.ndarray]:
         """Each game's log as (n, 2) int64 ``[slot, action]`` rows, slots counted from the
