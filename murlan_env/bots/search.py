@@ -155,11 +155,11 @@ class SearchBot:
     candidate gets at least ``min_worlds`` worlds). ``time_limit``: if set, seconds per
     ``act`` call instead: worlds are added in rounds until the time is spent (at least one
     round), which makes play depend on the machine's speed, so arenas use ``rollouts``;
-    ``budget``: if set, seconds at most per ``act`` call for the rollouts: the ``rollouts``
-    worlds are played in rounds of at most 8 a candidate until all are played or the time is
-    spent (at least one round), so a fast machine plays the whole search and a slow one fewer
-    worlds (``murlan serve``'s "time a move" for a search level; the belief's scoring of its
-    candidates is not cut); ``clock`` is what it reads the time from (seconds).
+    ``budget``: if set, seconds per ``act`` call, counted from its start: after the belief
+    has weighed its worlds (not cut), the ``rollouts`` worlds are played in rounds of at most 8
+    a candidate until all are played or the time is spent (at least one round), so a fast
+    machine plays the whole search and a slow one fewer worlds (``murlan serve``'s "time a
+    move" for a search level); ``clock`` is what it reads the time from (seconds).
     ``epsilon``: share of random moves in rollouts (0: rollouts are a deterministic function
     of the sampled world, which makes the comparison between candidates sharper).
     ``playout``: a bot that plays every seat in the rollouts (e.g. a trained policy), instead
@@ -324,9 +324,10 @@ class SearchBot:
         for rows that each have a legal move and are not an exchange give-back."""
         n_legal = mask.sum(1)
         per_game = [max(self.min_worlds, math.ceil(self.rollouts / k)) for k in n_legal]
+        # A budget counts from the decision's start: the belief's scoring spends it too.
+        deadline = None if self.budget is None else self.clock() + self.budget
         worlds, seats = self._world_source(obs, rng, logs)
-        if self.budget is not None:
-            deadline = self.clock() + self.budget
+        if deadline is not None:
             left = np.asarray(per_game)
             totals, seen = 0.0, 0.0
             first = True  # at least one round, whatever the time
