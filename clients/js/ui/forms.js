@@ -5,8 +5,8 @@ import { budgetWords, el } from './dom.js';
 /**
  * The time a search level (`expert`, `search:N`) may take a move, as the set-up offers it:
  * `[ms, words]`, '0' its whole search. The default, 1 s, keeps the browser's `expert` at a
- * person's pace (its p95 over 1.5 s a move unbudgeted on a 2-core machine) at the strength
- * benchmarks/README.md measures ("`expert`'s move time in the browser").
+ * person's pace (p95 1.06 s a move where its whole search's is 3.09 s, on a loaded 2-core
+ * machine); what it costs in strength is measured in benchmarks/README.md ("Its strength").
  */
 export const BUDGETS = [['300', '0.3 s'], ['500', '0.5 s'], ['1000', '1 s'], ['0', 'no limit']];
 export const BUDGET_DEFAULT = '1000';
