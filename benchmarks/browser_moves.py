@@ -52,7 +52,7 @@ window.benchResult = null;
     const worker = new BotWorker('/clients/js/play/worker.js');
     const bundles = ['ppo-finetune', 'ppo-strong']
       .map((b) => new URL(`/murlan_env/bots/policies/${b}/`, location.href).href);
-    const { choices } = await worker.request('load', { bundles, hook: null, budgetMs });
+    const { choices } = await worker.request('load', { bundles, hook: null });
     window.benchWorker = { worker, choices };
   }
   const { worker, choices } = window.benchWorker;
@@ -63,7 +63,7 @@ window.benchResult = null;
     return found.key;
   };
   const seats = [key(others), key(level), key(others), key(others)];
-  await worker.request('match', { seats, rules: {} });
+  await worker.request('match', { seats, rules: {}, budgetMs: budgetMs || null });
   const game = new Game({ seed });
   const times = [];
   let decisions = 0;
@@ -116,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-hands", type=int, default=2, help="hands of each match")
     parser.add_argument("--seed", type=int, default=0, help="match m is dealt by seed + m")
     parser.add_argument(
-        "--budget-ms", type=float, help="a search level's time a move (the page's ?budget=)"
+        "--budget-ms",
+        type=float,
+        help="a search level's time a move in ms (the set-up's 'time a move'; "
+        "default: none, its whole search)",
     )
     args = parser.parse_args(argv)
 

@@ -29,6 +29,15 @@ each chunk, so a long run can be stopped with what it has. ``--baseline`` plays 
 again: Python's play is a function of the seed, so a budget is paired against the same run.
 ``--pool A.npz B.npz`` plays nothing and prints the table over several saved runs' boards.
 
+``--against-js ARGS`` pairs two JavaScript settings instead: a second murlan-bot of the level
+with ARGS (``""``: as the bundle states it) plays in Python's place on the same boards, each job
+playing its chunk with one setting and then the other (two Node.js processes at once with
+``--jobs 2``, so a time budget gets about a core). It measures what a budget costs against the
+level's own unbudgeted search (the "Python" column is then that second murlan-bot's):
+
+    nice -n 19 python -m benchmarks.js_levels --levels expert --boards 160 --chunk 10 \
+        --jobs 2 --seed 500 --js-args "--budget-ms 1000" --against-js "" --save budget.npz
+
 Needs Node.js 20+ (``node`` on the PATH, or ``--node``); the client needs no npm packages.
 """
 
@@ -60,6 +69,27 @@ def js_points(command: str, timeout: float, boards: int, seed: int, max_hands: i
         bot.close()
 
 
+def js_pair(command: str, versus: str, timeout: float, boards: int, seed: int, max_hands: int):
+    """Two murlan-bot settings' points on the same boards, one after the other (``--against-js``).
+
+    Returns ``((points, faults), [points])``: the first as ``js_points`` does, the second as
+    ``python_points`` does, so the table pairs them as it pairs JavaScript with Python.
+    """
+    first = js_points(command, timeout, boards, seed, max_hands)
+    second, faults = js_points(versus, timeout, boards, seed, max_hands)
+    return (first[0], first[1] + faults), [second]
+
+
+class _FirstOf:
+    """One part of a ``js_pair`` future's result, read as the other futures are (``result()``)."""
+
+    def __init__(self, future, index: int = 0):
+        self.future, self.index = future, index
+
+    def result(self):
+        return self.future.result()[self.index]
+
+
 def python_points(names: list[str], boards: int, seed: int, max_hands: int) -> list:
     """Each Python level's points per board (``board_points``), in a process of its own."""
     return [board_points(registry.make_bot(name), boards, seed, max_hands) for name in names]
@@ -78,11 +108,17 @@ def reused_points(path: str, meta: dict, boards: int) -> dict:
     return found
 
 
-def print_table(name: str, have: dict[str, np.ndarray], baseline: str | None) -> None:
-    """The level's row: each side's points per hand and the paired differences, 95% CIs."""
+def print_table(
+    name: str, have: dict[str, np.ndarray], baseline: str | None, other: str = "Python"
+) -> None:
+    """The level's row: each side's points per hand and the paired differences, 95% CIs.
+
+    ``other`` names the side paired with the JavaScript one: Python's level, or a second
+    murlan-bot setting (``--against-js``).
+    """
     base = [baseline] if baseline else []
-    header = ["level", "boards", "JavaScript", "Python", *base, "JS - Python, 95% CI"]
-    header += [f"{side} - {baseline}" for side in ("JS", "Python") if base]
+    header = ["level", "boards", "JavaScript", other, *base, f"JS - {other}, 95% CI"]
+    header += [f"{side} - {baseline}" for side in ("JS", other) if base]
     cells = [have["js"], have["py"], *([have["base"]] if base else [])]
     paired = [have["js"] - have["py"]]
     paired += [have["js"] - have["base"], have["py"] - have["base"]] if base else []
@@ -90,7 +126,7 @@ def print_table(name: str, have: dict[str, np.ndarray], baseline: str | None) ->
     print(markdown_table(header, [[name, len(have["js"]), *text]]), flush=True)
 
 
-def pool(paths: list[str], levels: list[str], baseline: str | None) -> None:
+def pool(paths: list[str], levels: list[str], baseline: str | None, other: str) -> None:
     """The table over the boards of several saved runs (each of other boards) together."""
     files = [np.load(path) for path in paths]
     sides = ["js", "py", *(["base"] if baseline else [])]
@@ -101,7 +137,7 @@ def pool(paths: list[str], levels: list[str], baseline: str | None) -> None:
         if missing:
             raise SystemExit(f"{', '.join(missing)}: no {name} points (or no baseline's)")
         have = {side: np.concatenate([f[f"{name}_{side}"] for f in files]) for side in sides}
-        print_table(name, have, baseline)
+        print_table(name, have, baseline, other)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,14 +198,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--js-args", default="", help="more murlan-bot options, e.g. '--budget-ms 300'"
     )
+    parser.add_argument(
+        "--against-js",
+        default=None,
+        metavar="ARGS",
+        help="pair with a second murlan-bot of the level with these options in Python's place "
+        "('' for the level as the bundle states it), e.g. --js-args '--budget-ms 1000' "
+        "--against-js '': what the budget costs",
+    )
     args = parser.parse_args(argv)
     levels = [x.strip() for x in args.levels.split(",") if x.strip()]
+    other = "Python" if args.against_js is None else f"JS {args.against_js or 'as shipped'}"
     if args.pool:
-        pool(args.pool, levels, args.baseline)
+        pool(args.pool, levels, args.baseline, other)
         return 0
     chunk = args.chunk or args.boards
     if args.boards < 2 or chunk < 1 or args.jobs < 1:
         parser.error("--boards must be at least 2, --chunk and --jobs at least 1")
+    if args.against_js is not None and (args.reuse or args.baseline):
+        parser.error("--against-js plays both sides in murlan-bot: no --reuse or --baseline")
     print(
         f"JavaScript levels (murlan-bot through proc:) vs Python's, one seat against 3 rule "
         f"bots, {args.boards} boards x 4 seats, first {args.max_hands} hands, seed {args.seed}"
@@ -178,6 +225,9 @@ def main(argv: list[str] | None = None) -> int:
         + (
             f"Python's points from {args.reuse}"
             if args.reuse
+            else f"paired with murlan-bot {args.against_js or 'as the bundle states it'}, "
+            "each chunk played by one and then the other"
+            if args.against_js is not None
             else "Python plays in processes of its own at the same time"
         )
         + f", {args.jobs} chunk(s) at once"
@@ -192,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         bundle = registry.policies_dir() / level["policy"]
         extra = shlex.split(args.js_args)
         command = shlex.join([args.node, str(BOT), str(bundle), "--level", name, *extra])
+        versus = None
+        if args.against_js is not None:
+            versus = shlex.join(
+                [args.node, str(BOT), str(bundle), "--level", name, *shlex.split(args.against_js)]
+            )
         points = {"js": [], "py": [], "base": []}
         sides = ["py", *(["base"] if base else [])]
         if reused is not None and any(f"{name}_{k}" not in reused for k in sides):
@@ -204,14 +259,24 @@ def main(argv: list[str] | None = None) -> int:
             ThreadPoolExecutor(args.jobs) as threads,
             ProcessPoolExecutor(args.jobs, mp_context=spawn) as procs,
         ):
-            js_runs = [
-                threads.submit(js_points, command, args.timeout, n, seed, args.max_hands)
-                for _, n, seed in runs
-            ]
-            py_runs = [
-                None if reused else procs.submit(python_points, [name, *base], n, s, args.max_hands)
-                for _, n, s in runs
-            ]
+            if versus is None:
+                js_runs = [
+                    threads.submit(js_points, command, args.timeout, n, seed, args.max_hands)
+                    for _, n, seed in runs
+                ]
+                py_runs = [
+                    None
+                    if reused
+                    else procs.submit(python_points, [name, *base], n, s, args.max_hands)
+                    for _, n, s in runs
+                ]
+            else:
+                both = [
+                    threads.submit(js_pair, command, versus, args.timeout, n, s, args.max_hands)
+                    for _, n, s in runs
+                ]
+                js_runs = [_FirstOf(run) for run in both]
+                py_runs = [_FirstOf(run, 1) for run in both]
             for (done, n, _), js_run, py_run in zip(runs, js_runs, py_runs, strict=True):
                 got, bad = js_run.result()
                 points["js"].append(got)
@@ -228,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                     np.savez(args.save, **saved, **meta)
                 took = time.perf_counter() - start
                 print(f"\n{done + n} boards, {faults} faults, {took:.0f} s")
-                print_table(name, have, args.baseline)
+                print_table(name, have, args.baseline, other)
     return 0
 
 

@@ -322,7 +322,8 @@ def _game_routes(app: FastAPI, services: Services) -> None:
     @app.post("/api/games")
     def new_game(body: schemas.NewGame, request: Request) -> dict[str, Any]:
         rules = parse_rules(body.rules)
-        bots = [services.bot(spec, rules) for spec in body.bots]
+        budgeted = services.catalog.budgeted
+        bots = [budgeted(services.bot(spec, rules), body.budget_ms) for spec in body.bots]
         seed = body.seed if body.seed is not None else new_seed()
         game = Game(bots, body.bots, seat=body.seat, rules=rules, seed=seed, folder=services.folder)
         key = services.games.add(game, **client(request))

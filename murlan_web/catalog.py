@@ -9,6 +9,7 @@ specs the person who started the server named with ``murlan serve --bots`` (the 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import threading
@@ -18,6 +19,7 @@ from typing import Any
 from murlan_env.bots import registry
 from murlan_env.bots.protocol import Bot
 from murlan_env.bots.registry import rules_conflict
+from murlan_env.bots.search import SearchBot
 
 SEARCH_BUDGETS = (50, 200, 800)
 MAX_ROLLOUTS = 5000
@@ -96,6 +98,18 @@ class BotCatalog:
             if bot is None:
                 bot = self._built[spec] = registry.make_bot(spec)
             return bot
+
+    @staticmethod
+    def budgeted(bot: Bot, budget_ms: int | None) -> Bot:
+        """``bot`` with a time budget a move (``SearchBot``'s ``budget``, ``budget_ms`` ms) if
+        it is a search (``expert``, ``search:N``), else ``bot`` itself: the set-up's "time a
+        move". A copy that shares the built bot's models, so a game's budget is its own and
+        costs nothing to make."""
+        if budget_ms is None or not isinstance(bot, SearchBot) or bot.time_limit is not None:
+            return bot
+        out = copy.copy(bot)
+        out.budget = budget_ms / 1000
+        return out
 
     def to_json(self) -> list[dict[str, Any]]:
         return [dataclasses.asdict(c) for c in self.choices]

@@ -60,6 +60,9 @@ class Game:
         self.folder = folder
         self.specs: list[str | None] = list(specs)
         self.specs.insert(seat, None)
+        # Each seat's time a move in ms (a search bot's budget), None for the person and the others.
+        self.budgets = [_budget_ms(bot) for bot in bots]
+        self.budgets.insert(seat, None)
         self.names = views.seat_names(self.match.names)
         self.log = views.HandLog()
         # This request's decisions (the person's, then the bots'): the state after each, the
@@ -221,6 +224,7 @@ class Game:
             "rules": self.rules.to_dict(),
             "rules_text": views.rules_text(self.rules),
             "bots": self.specs,
+            "budgets": self.budgets,
             "names": self.names,
             "revealed": reveal,
             "board": self._board(state, self.log.table_cards, reveal),
@@ -261,3 +265,10 @@ class Game:
 
 
 __all__ = ["Game"]
+
+
+def _budget_ms(bot: Bot) -> int | None:
+    """A bot's time budget a move in ms (``SearchBot``'s ``budget``, set by the set-up's "time
+    a move"), or None: it takes what it takes."""
+    budget = getattr(bot, "budget", None)
+    return None if budget is None else round(budget * 1000)

@@ -23,12 +23,15 @@ class Strict(BaseModel):
 
 class NewGame(Strict):
     """A match: the three bots in seat order (skipping the person's seat), the person's
-    seat, rule flags (``{"sticky_pass": true}``) and an optional seed (random if absent)."""
+    seat, rule flags (``{"sticky_pass": true}``), an optional seed (random if absent) and an
+    optional time a move for the search bots (the set-up's "time a move")."""
 
     bots: Annotated[list[Spec], Field(min_length=3, max_length=3)]
     seat: Annotated[int, Field(ge=0, le=3)] = 0
     rules: RuleFlags = {}
     seed: Seed | None = None
+    # The most a search bot (expert, search:N) may think a move, in ms; absent: its whole search.
+    budget_ms: Annotated[int, Field(ge=50, le=60_000)] | None = None
 
 
 class Move(Strict):

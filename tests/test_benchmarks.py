@@ -541,6 +541,25 @@ def test_js_levels_plays_chunks_at_once_and_reuses_pythons_points(tmp_path):
     assert "was not saved with --chunk 2" in other.stderr
 
 
+@pytest.mark.skipif(not shutil.which("node"), reason=NODE_MISSING)
+def test_js_levels_pairs_two_murlan_bot_settings_on_the_same_boards(tmp_path):
+    """``--against-js`` plays a second murlan-bot of the level in Python's place (how a time
+    budget is paired with the whole search): hard with the same options twice makes the same
+    moves, so the same points board by board; it takes no Python run to reuse."""
+    saved = tmp_path / "pair.npz"
+    common = ["--levels", "hard", "--boards", "2", "--chunk", "1", "--against-js", ""]
+    done = run_script("js_levels", [*common, "--jobs", "2", "--save", str(saved)])
+    assert "paired with murlan-bot as the bundle states it" in done.stdout.splitlines()[0]
+    *_, (row,) = tables(done.stdout)
+    assert row["JavaScript"] == row["JS as shipped"] and row["boards"] == "2"
+    assert row["JS - JS as shipped, 95% CI"].startswith("+0.000")
+    pooled = run_script("js_levels", ["--levels", "hard", "--against-js", "", "--pool", str(saved)])
+    ((again,),) = tables(pooled.stdout)
+    assert again == row
+    refused = run_script("js_levels", [*common, "--reuse", str(saved)], status=2)
+    assert "no --reuse or --baseline" in refused.stderr
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("node"), reason=NODE_MISSING)
 def test_search_agreement_pairs_the_two_searches_on_the_same_positions():

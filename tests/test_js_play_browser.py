@@ -113,6 +113,12 @@ class Gate:
     def let_one(self) -> None:
         self.passes.release()
 
+    def close(self) -> None:
+        """Hold every request from now on, the passes a reopening left over taken back."""
+        while self.passes.acquire(blocking=False):
+            pass
+        self.open = False
+
     def reopen(self) -> None:
         self.open = True
         for _ in range(8):
@@ -601,7 +607,7 @@ def test_a_bot_thinks_in_the_worker_with_its_sign_on_and_the_page_free(driver, p
         start_match(driver, page_url, seed=3)
         page = wait_for(driver, lambda b: b.execute_script(PAGE))
         assert page["turn"] == "0" and page["phase"] == "play"
-        gate.open = False
+        gate.close()
         click_cards(driver, min(([c for c in page["legal"] if c]), key=len))
         by_id(driver, "play").click()
         try:
@@ -715,3 +721,68 @@ def test_expert_searches_in_the_worker_and_its_move_is_shown(driver, page_url):
     assert moves[before + 1].startswith("Seat 1 · expert: ")
     assert "1" not in driver.execute_script(SIGNS)["seats"]
     assert not by_id(driver, "message").text
+
+
+# The seats' signs as a person reads them (seat -> text), and the line above the hand.
+SIGN_WORDS = """
+return {
+  seats: Object.fromEntries([...document.querySelectorAll('#board .seat')]
+    .filter((s) => s.querySelector('.thinking-sign'))
+    .map((s) => [s.dataset.seat, s.querySelector('.thinking-sign').textContent])),
+  line: document.getElementById('thinking').textContent,
+};
+"""
+
+
+def test_the_time_a_move_is_chosen_on_the_set_up_and_the_thinking_sign_says_it(
+    driver, page_url, gate
+):
+    """The set-up offers the time a search level may take a move (0.3 s, 0.5 s, 1 s, no
+    limit), 1 s unless the person chose otherwise; the worker's expert takes the choice, and
+    while it thinks its seat's sign and the line above the hand say up to how long (a level
+    without a search only that it thinks). The choice is kept for the next visit, and
+    ``?budget=MS`` prefills it."""
+    driver.get(f"{page_url}?bundle=../../bundles/hard/&pace=0")
+    idle(driver)
+    driver.execute_script("localStorage.removeItem('murlan.budget')")
+    with hooked(driver, "hold.js"):
+        driver.get(f"{page_url}?bundle=../../bundles/hard/&pace=0&fresh={time.monotonic()}")
+        idle(driver)
+        if by_id(driver, "table").is_displayed():  # the last test's match, resumed: a new one
+            by_id(driver, "new").click()
+            if by_id(driver, "abandon-dialog").is_displayed():
+                by_id(driver, "abandon-yes").click()
+        menu = Select(by_id(driver, "setup-budget"))
+        assert [o.text for o in menu.options] == ["0.3 s", "0.5 s", "1 s", "no limit"]
+        assert menu.first_selected_option.text == "1 s"
+        label = by_id(driver, "setup-budget").find_element(By.XPATH, "..").text
+        assert label.startswith("Time a move (search levels)")
+        menu.select_by_visible_text("0.5 s")
+        Select(by_id(driver, "setup-bot-1")).select_by_visible_text("expert")
+        by_id(driver, "setup-seed").send_keys("3")  # seats 2 and 3 play first, then the person
+        by_id(driver, "setup-start").click()
+        page = wait_for(driver, lambda b: b.execute_script(PAGE), what="the bots before expert")
+        gate.close()
+        try:
+            click_cards(driver, min([c for c in page["legal"] if c], key=len))
+            by_id(driver, "play").click()
+            wait_for(driver, lambda _: gate.waiting == 1, what="expert's decision in the worker")
+            signs = driver.execute_script(SIGN_WORDS)
+            assert signs["seats"] == {"1": "thinking… up to 0.5 s"}, signs
+            assert signs["line"] == "Seat 1 · expert is thinking… up to 0.5 s"
+            gate.let_one()  # expert searches for at most 0.5 s; then hard's decision is held
+            signs = wait_for(
+                driver,
+                lambda b: (s := b.execute_script(SIGN_WORDS))["seats"].get("2") and s,
+                timeout=60,
+                what="seat 2's decision",
+            )
+            assert signs["seats"] == {"2": "thinking…"}, signs
+            assert signs["line"] == "Seat 2 · hard is thinking…"
+        finally:
+            gate.reopen()
+        idle(driver)
+    assert driver.execute_script("return localStorage.getItem('murlan.budget')") == "500"
+    driver.get(f"{page_url}?bundle=../../bundles/hard/&pace=0&budget=300")
+    idle(driver)
+    assert by_id(driver, "setup-budget").get_attribute("value") == "300"

@@ -279,6 +279,39 @@ def test_search_time_budget_spends_its_time_on_more_worlds(monkeypatch):
     assert SearchBot(time_limit=0.05).name == "search:0.05s"
 
 
+def test_search_budget_caps_its_rollouts_at_the_time_and_never_plays_more(monkeypatch):
+    """A budget (``murlan serve``'s time a move) plays the rollouts' worlds in rounds of at most
+    8 a candidate until all are played or the time is spent, at least one round: on a clock on
+    which each round takes one second, a budget longer than the search plays all its worlds
+    and no more (ceil(W / 8) rounds), 1.5 seconds two rounds, a moment one."""
+    state = _positions(11, Rules(), n_games=4)[3]
+    obs, mask = engine.observe(state), engine.legal_action_mask(state)
+    now, rounds, worlds = [0.0], [], []
+    evaluate = SearchBot._evaluate
+
+    def one_second_a_round(self, obs, mask, rng, per_game, *args):
+        rounds[-1] += 1
+        worlds[-1] += sum(per_game)
+        now[0] += 1.0
+        return evaluate(self, obs, mask, rng, per_game, *args)
+
+    monkeypatch.setattr(SearchBot, "_evaluate", one_second_a_round)
+    decide = (mask.sum(1) > 1) & ~observation.decode(obs).exchanging  # the games searched
+    whole = [max(4, -(-200 // int(k))) for k in mask[decide].sum(1)]  # worlds a candidate
+    everything = -(-max(whole) // 8)
+    assert everything > 2
+    for budget, expected in ((1000.0, everything), (1.5, 2), (1e-9, 1)):
+        rounds.append(0)
+        worlds.append(0)
+        bot = SearchBot(rollouts=200, budget=budget, clock=lambda: now[0])
+        action = bot.act(obs, mask, np.random.default_rng(0))
+        assert mask[np.arange(state.batch_size), action].all()
+        assert rounds[-1] == expected, (budget, rounds)
+    assert worlds[0] == sum(whole)  # a budget never plays more than the whole search
+    with pytest.raises(ValueError, match="budget"):
+        SearchBot(budget=1.0, time_limit=1.0)
+
+
 def _search_vs_greedy(rollouts: int, n_deals: int, hands_per_deal: int, seed: int):
     """Per-deal (search - greedy) mean points per hand, duplicate play, search in seats 0 and 2."""
     search = SearchBot(rollouts=rollouts)

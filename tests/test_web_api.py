@@ -272,6 +272,17 @@ def test_hints_score_the_top_moves_or_give_the_move_alone(client):
     assert r.status_code == 200
 
 
+def test_a_time_a_move_caps_the_search_bots_of_that_match_only(client):
+    """The set-up's time a move (``budget_ms``) reaches the match's search bots (a budgeted
+    copy: ``SearchBot.budget``), not the others and not the menu's shared bot; the view says
+    each seat's cap, and a match without one has none."""
+    view = new_game(client, bots=["search:50", "rule", "search:50"], budget_ms=500)
+    assert view["budgets"] == [None, 500, None, 500]
+    # the copy is the match's own: the menu's bot, shared with hints, keeps its whole search
+    assert client.app.state.services.catalog.make("search:50").budget is None
+    assert new_game(client, bots=["search:50", "rule", "rule"])["budgets"] == [None] * 4
+
+
 # --------------------------------------------------------------------------- bad requests
 
 
@@ -288,6 +299,8 @@ def test_hints_score_the_top_moves_or_give_the_move_alone(client):
         ({"bots": ["rule", "rule", "bundle:/tmp"]}, 400, "unknown bot"),
         ({"bots": ["rule", "rule", "ckpt:runs/x"]}, 400, "unknown bot"),
         ({"bots": ["rule", "rule", "search:0.5s"]}, 400, "search:N"),
+        ({"bots": BOTS, "budget_ms": 10}, 422, "budget_ms"),
+        ({"bots": BOTS, "budget_ms": 0.5}, 422, "budget_ms"),
         ({"bots": BOTS, "rules": {"sticky": True}}, 400, "unknown rule flag"),
         ({"bots": BOTS, "rules": {"sticky_pass": "yes"}}, 400, "sticky_pass"),
     ],

@@ -599,6 +599,53 @@ def test_a_double_click_sends_one_move_and_a_sign_shows_the_bots_at_work(driver,
     assert not visible(driver, "game-thinking")
 
 
+def test_the_time_a_move_reaches_the_servers_expert_and_the_sign_says_it(driver, base_url):
+    """The set-up offers the time a search bot may take a move (0.3 s, 0.5 s, 1 s, no limit),
+    1 s unless the person chose otherwise, the same control as the serverless play page's; the
+    server's expert takes the choice (the match says each seat's cap), and while the bots
+    play after the person's move the thinking sign says up to how long a move."""
+    open_page(driver, base_url, "play")
+    driver.execute_script("localStorage.removeItem('murlan.budget')")
+    open_page(driver, base_url, "play")
+    menu = Select(by_id(driver, "setup-budget"))
+    assert [o.text for o in menu.options] == ["0.3 s", "0.5 s", "1 s", "no limit"]
+    assert menu.first_selected_option.text == "1 s"
+    label = by_id(driver, "setup-budget").find_element(By.XPATH, "..").text
+    assert label.startswith("Time a move (search levels)")
+    menu.select_by_visible_text("0.5 s")
+    Select(by_id(driver, "setup-seat")).select_by_value("0")
+    for i, spec in enumerate(("expert", "rule", "rule")):
+        Select(by_id(driver, f"setup-bot-{i}")).select_by_value(spec)
+    by_id(driver, "setup-seed").send_keys("3")
+    by_id(driver, "setup-start").click()
+    idle(driver)
+    assert visible(driver, "play-game")
+    game = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "fetch(`/api/games/${sessionStorage.getItem('murlan.game')}`).then((r) => r.json())"
+        ".then(done);"
+    )
+    assert game["budgets"] == [None, 500, None, None]
+    # The person's move is held in the page until the test has read the sign.
+    driver.execute_script(
+        "const f = window.fetch; window.fetch = (url, init) => !String(url).includes('/move')"
+        " ? f(url, init) : new Promise((ok) => { window.release = () => ok(f(url, init)); });"
+    )
+    if by_id(driver, "game-pass").is_enabled():
+        by_id(driver, "game-pass").click()
+    else:  # the person leads: their lowest card
+        driver.find_element(By.CSS_SELECTOR, "#game-hand button.card").click()
+        by_id(driver, "game-play").click()
+    wait_for(driver, lambda b: b.execute_script("return !!window.release"), what="the move")
+    assert by_id(driver, "game-thinking").text == (
+        "Seat 1 · expert and the others are thinking… up to 0.5 s a move"
+    )
+    driver.execute_script("window.release()")
+    idle(driver)
+    assert not visible(driver, "game-thinking")
+    assert driver.execute_script("return localStorage.getItem('murlan.budget')") == "500"
+
+
 @pytest.mark.parametrize("seed", [3, 1])  # seed 1: the person leads hand 1
 def test_play_with_nothing_selected_says_so(driver, base_url, seed):
     start_match(driver, base_url, seed=seed)
@@ -880,7 +927,9 @@ def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     seed.clear()
     seed.send_keys("99999999999999999999")
     by_id(driver, "setup-start").click()
-    assert "from 0 to 9,007,199,254,740,991" in by_id(driver, "setup-error").text
+    # said once the set-up is shown again (after its request for a match to resume)
+    said = wait_for(driver, lambda b: by_id(b, "setup-error").text, what="the seed's range")
+    assert "from 0 to 9,007,199,254,740,991" in said
 
 
 def test_the_compare_page_picks_up_its_running_tournament_after_a_reload(driver, base_url):

@@ -155,7 +155,11 @@ class SearchBot:
     candidate gets at least ``min_worlds`` worlds). ``time_limit``: if set, seconds per
     ``act`` call instead: worlds are added in rounds until the time is spent (at least one
     round), which makes play depend on the machine's speed, so arenas use ``rollouts``;
-    ``clock`` is what it reads the time from (seconds).
+    ``budget``: if set, seconds per ``act`` call, counted from its start: after the belief
+    has weighed its worlds (not cut), the ``rollouts`` worlds are played in rounds of at most 8
+    a candidate until all are played or the time is spent (at least one round), so a fast
+    machine plays the whole search and a slow one fewer worlds (``murlan serve``'s "time a
+    move" for a search level); ``clock`` is what it reads the time from (seconds).
     ``epsilon``: share of random moves in rollouts (0: rollouts are a deterministic function
     of the sampled world, which makes the comparison between candidates sharper).
     ``playout``: a bot that plays every seat in the rollouts (e.g. a trained policy), instead
@@ -186,6 +190,7 @@ class SearchBot:
         rollouts: int = 200,
         *,
         time_limit: float | None = None,
+        budget: float | None = None,
         min_worlds: int = 4,
         epsilon: float = 0.0,
         prior: Bot | None = None,
@@ -204,7 +209,12 @@ class SearchBot:
         if rollouts < 1:
             raise ValueError(f"rollouts must be positive, got {rollouts}")
         self.rollouts = rollouts
+        if budget is not None and (time_limit is not None or not budget > 0):
+            raise ValueError(
+                f"budget is a positive number of seconds without a time_limit, got {budget}"
+            )
         self.time_limit = time_limit
+        self.budget = budget
         self.clock = clock
         self.min_worlds = min_worlds
         self.epsilon = epsilon
@@ -314,8 +324,18 @@ class SearchBot:
         for rows that each have a legal move and are not an exchange give-back."""
         n_legal = mask.sum(1)
         per_game = [max(self.min_worlds, math.ceil(self.rollouts / k)) for k in n_legal]
+        # A budget counts from the decision's start: the belief's scoring spends it too.
+        deadline = None if self.budget is None else self.clock() + self.budget
         worlds, seats = self._world_source(obs, rng, logs)
-        if self.time_limit is None:
+        if deadline is not None:
+            left = np.asarray(per_game)
+            totals, seen = 0.0, 0.0
+            first = True  # at least one round, whatever the time
+            while left.any() and (first or self.clock() < deadline):
+                chunk = np.minimum(left, 8)
+                more, n = self._evaluate(obs, mask, rng, chunk.tolist(), worlds, seats)
+                totals, seen, left, first = totals + more, seen + n, left - chunk, False
+        elif self.time_limit is None:
             totals, seen = self._evaluate(obs, mask, rng, per_game, worlds, seats)
         else:
             deadline = self.clock() + self.time_limit

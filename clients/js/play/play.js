@@ -7,8 +7,9 @@
 // Bundles: `?bundle=URL` (repeatable, relative to this page; default: the shipped bundles
 // of a murlan checkout served at its root). Each bundle offers its levels (worker.js says
 // which, `expert` among them). `?pace=MS` sets the pause before each bot move (else the last
-// pace picked, kept in localStorage); `?budget=MS` caps a search level's time a move (else
-// its whole search).
+// pace picked, kept in localStorage); the set-up's "time a move" caps a search level's time a
+// move (1 s by default, the last choice kept in localStorage; `?budget=MS` prefills it), and
+// the thinking sign says it ("thinking… up to 1 s").
 //
 // One thing at a time: while the bots move (each after a visible pause, thinking in the
 // worker), the person's controls are off and a sign on the seat and in the status line says
@@ -19,8 +20,8 @@
 // wraps the worker's players (worker.js; the browser tests use it).
 import { Game, PASS, describe, dumps } from '../src/index.js';
 import { BotWorker } from './botworker.js';
-import { el } from '../ui/dom.js';
-import { botAbout, fillBotSelect, fillRules, markSetupBots, readRules } from '../ui/forms.js';
+import { el, thinkingWords } from '../ui/dom.js';
+import { botAbout, budgetControl, fillBotSelect, fillRules, markSetupBots, readBudget, readRules } from '../ui/forms.js';
 import { ruleOptions, rulesDialog, rulesText } from '../ui/rules.js';
 import { TableView } from '../ui/view.js';
 
@@ -42,6 +43,10 @@ const state = {
   rules: {},
   /** @type {Array<string | null>} each seat's level (a choice's key), null at the person's */
   seats: [],
+  /** the set-up's time a move for search levels (ms), or null: their whole search */
+  budgetMs: /** @type {number | null} */ (null),
+  /** @type {Array<number | null>} each seat's cap a move as the worker took it (a search level's), else null */
+  budgets: [],
   names: ['You', 'Seat 1', 'Seat 2', 'Seat 3'],
   /** the seat whose bot is thinking, or null */
   thinking: null,
@@ -79,9 +84,7 @@ async function init() {
     const urls = (bundles.length ? bundles : DEFAULT_BUNDLES).map((source) => new URL(source.endsWith('/') ? source : `${source}/`, location.href).href);
     const hook = /** @type {any} */ (window).murlanHooks?.player;
     state.bots = new BotWorker(new URL('./worker.js', import.meta.url));
-    const budget = Number(params.get('budget'));
-    const budgetMs = budget > 0 ? budget : null;
-    ({ choices: state.choices } = await state.bots.request('load', { bundles: urls, hook: hook ? new URL(hook, location.href).href : null, budgetMs }));
+    ({ choices: state.choices } = await state.bots.request('load', { bundles: urls, hook: hook ? new URL(hook, location.href).href : null }));
   } catch (err) {
     const box = $('load-error');
     box.textContent = `${err.message}. Serve a bundle folder (bot.json, weights.json, weights.bin) and name it with ?bundle=URL (see docs/js-client.md).`;
@@ -103,7 +106,7 @@ function menu() {
   return state.choices.map((c) => ({ spec: c.key, label: ambiguous(c.level) ? `${c.level} (${c.bundle})` : c.level, group: c.bundle, about: c.about }));
 }
 
-/** Three level menus (one per bot seat), greyed where a level cannot play the ticked rules, and a control per variant flag. */
+/** Three level menus (one per bot seat), greyed where a level cannot play the ticked rules, the time a move, and a control per variant flag. */
 function buildSetup() {
   const bots = menu();
   const help = $('setup-bot-help');
@@ -117,6 +120,7 @@ function buildSetup() {
     if (seat === 1) about();
     $('setup-bots').append(el('label', {}, `Seat ${seat} `, select));
   }
+  $('setup-more').append(budgetControl('setup-budget').label);
   fillRules($('setup-rules'), RULES, 'setup');
   $('setup-rules').addEventListener('change', async () => {
     const { keys } = await /** @type {BotWorker} */ (state.bots).request('playable', { rules: readRules($('setup-rules'), RULES) });
@@ -148,7 +152,7 @@ async function start() {
   const seats = [null, ...[1, 2, 3].map((s) => /** @type {HTMLSelectElement} */ ($(`setup-bot-${s}`)).value)];
   $('setup-start').disabled = true;
   try {
-    await begin({ seed, rules: readRules($('setup-rules'), RULES), seats, moves: [] });
+    await begin({ seed, rules: readRules($('setup-rules'), RULES), seats, moves: [], budgetMs: readBudget($('setup-budget')) });
   } catch (err) {
     message.textContent = err.message; // a level that does not play the rules, or a stopped worker
   } finally {
@@ -157,14 +161,15 @@ async function start() {
 }
 
 /**
- * Set a match up: its players in the worker, then the Game, replaying `moves` (a resumed
- * match's), and the bots to move.
- * @param {{seed: number, rules: Record<string, any>, seats: Array<string | null>, moves: Array<string[] | null>}} match
+ * Set a match up: its players in the worker (a search level's with the match's time a move),
+ * then the Game, replaying `moves` (a resumed match's), and the bots to move.
+ * @param {{seed: number, rules: Record<string, any>, seats: Array<string | null>, moves: Array<string[] | null>, budgetMs?: number | null}} match
  */
-async function begin({ seed, rules, seats, moves }) {
+async function begin({ seed, rules, seats, moves, budgetMs = null }) {
   document.body.dataset.working = '1'; // the worker sets the match's players up
   try {
-    await /** @type {BotWorker} */ (state.bots).request('match', { seats, rules });
+    ({ budgets: state.budgets } = await /** @type {BotWorker} */ (state.bots).request('match', { seats, rules, budgetMs }));
+    state.budgetMs = budgetMs;
   } finally {
     document.body.dataset.working = '0';
   }
@@ -207,9 +212,9 @@ async function resume() {
 }
 
 function save() {
-  const { seed, rules, seats, moves } = state;
+  const { seed, rules, seats, moves, budgetMs } = state;
   const levels = seats.map((key) => (key === null ? null : state.choices[Number(key)].level));
-  localStorage.setItem(MATCH_KEY, JSON.stringify({ seed, rules, seats, levels, moves }));
+  localStorage.setItem(MATCH_KEY, JSON.stringify({ seed, rules, seats, levels, moves, budgetMs }));
 }
 
 // ------------------------------------------------------------------------------ moves
@@ -365,13 +370,15 @@ function tableState() {
     exchange_prompt: prompt,
     record: null,
     thinking: state.thinking,
+    thinking_budget_ms: state.thinking === null ? null : state.budgets[state.thinking] ?? null,
   };
 }
 
 function draw() {
   if (!state.game) return;
   table.show(tableState());
-  table.setWorking(state.working ? `${state.names[state.thinking ?? 0]} is thinking…` : null);
+  const budget = state.thinking === null ? null : state.budgets[state.thinking];
+  table.setWorking(state.working ? `${state.names[state.thinking ?? 0]} is ${thinkingWords(budget)}` : null);
 }
 
 init();

@@ -3,10 +3,13 @@
 // page. play.js talks to it by messages, each `{id, type, ...}` answered by `{id, ...}` or
 // `{id, error}`:
 //
-//   load    {bundles: [URL], hook: URL | null, budgetMs: MS | null} -> {choices: [{key, level, bundle, about}]}
+//   load    {bundles: [URL], hook: URL | null} -> {choices: [{key, level, bundle, about}]}
 //   playable {rules} -> {keys: [key]}, the levels that play these rules (the set-up greys the others)
-//   match   {seats: [key | null, ...], rules} -> {}, or {error} for a level that does not play the rules;
-//           null: a person's seat (the page's seat 0; benchmarks/browser_moves.py seats bots in all four)
+//   match   {seats: [key | null, ...], rules, budgetMs: MS | null} -> {budgets: [MS | null, ...]},
+//           or {error} for a level that does not play the rules; null: a person's seat (the
+//           page's seat 0; benchmarks/browser_moves.py seats bots in all four); `budgetMs` caps a
+//           search level's time a move (the set-up's "time a move"; null: its whole search),
+//           and `budgets` says, seat by seat, the cap its player took (null: none, not a search)
 //   choose  {seat, position, seed, context: {record, seat}} -> {move: {cards, action}}
 //
 // It keeps nothing but the bundles and the current match's players (made anew for each
@@ -22,8 +25,6 @@ let choices = [];
 let players = [];
 /** @type {((player: any, info: object) => any) | null} */
 let hook = null;
-/** @type {number | undefined} a search level's time budget a move (ms), the page's `?budget=` */
-let budgetMs;
 
 /**
  * The levels a bundle plays here: every level bot.json names (`levelPlayer` plays their
@@ -47,9 +48,8 @@ function levelsOf(manifest) {
 const playerOf = (bot, level, budgetMs) =>
   bot.manifest.levels?.[level] ? levelPlayer(bot, level, { models: SEAT_MODELS, budgetMs }) : { choose: (position) => bot.choose(position) };
 
-async function load({ bundles, hook: hookUrl, budgetMs: budget }) {
+async function load({ bundles, hook: hookUrl }) {
   hook = hookUrl ? (await import(hookUrl)).default : null;
-  budgetMs = budget ?? undefined;
   choices = [];
   for (const url of bundles) {
     let bot;
@@ -73,19 +73,23 @@ function playable({ rules }) {
   return { keys: choices.filter((choice) => !conflict(choice, rules)).map((choice) => choice.key) };
 }
 
-function match({ seats, rules }) {
+function match({ seats, rules, budgetMs = null }) {
   const next = [];
+  const budgets = [];
   for (let seat = 0; seat < seats.length; seat++) {
     next.push(null);
+    budgets.push(null);
     if (seats[seat] === null) continue; // a person's seat
     const choice = choices[Number(seats[seat])];
     const why = conflict(choice, rules);
     if (why) throw new Error(`Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.`);
-    const player = playerOf(choice.bot, choice.level, budgetMs);
-    next[seat] = hook ? hook(player, { seat, level: choice.level }) : player;
+    const search = Boolean(choice.bot.manifest.levels?.[choice.level]?.search);
+    if (search && budgetMs) budgets[seat] = budgetMs;
+    const player = playerOf(choice.bot, choice.level, budgets[seat] ?? undefined);
+    next[seat] = hook ? hook(player, { seat, level: choice.level, budgetMs: budgets[seat] }) : player;
   }
   players = next;
-  return {};
+  return { budgets };
 }
 
 async function choose({ seat, position, seed, context }) {

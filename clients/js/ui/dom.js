@@ -24,3 +24,13 @@ export const PLACES = ['1st', '2nd', '3rd', '4th'];
 
 /** "1 card", "2 cards". @param {number} n @param {string} word */
 export const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** A time a move in words ("1 s", "0.3 s"). @param {number} ms */
+export const budgetWords = (ms) => `${Number((ms / 1000).toFixed(2))} s`;
+
+/**
+ * The thinking sign's words: "thinking…", and for a search level with a time budget the most
+ * it may take ("thinking… up to 1 s").
+ * @param {number | null | undefined} budgetMs
+ */
+export const thinkingWords = (budgetMs) => (budgetMs ? `thinking… up to ${budgetWords(budgetMs)}` : 'thinking…');

@@ -1,6 +1,44 @@
 // Set-up form pieces both pages use: the rule flags (built from `ruleOptions()` or
-// /api/options, the same shape) and the bot menus.
-import { el } from './dom.js';
+// /api/options, the same shape), the bot menus and the time a search level may take a move.
+import { budgetWords, el } from './dom.js';
+
+/**
+ * The time a search level (`expert`, `search:N`) may take a move, as the set-up offers it:
+ * `[ms, words]`, '0' its whole search. The default, 1 s, keeps the browser's `expert` at a
+ * person's pace (p95 1.06 s a move where its whole search's is 3.09 s, on a loaded 2-core
+ * machine); what it costs in strength is measured in benchmarks/README.md ("Its strength").
+ */
+export const BUDGETS = [['300', '0.3 s'], ['500', '0.5 s'], ['1000', '1 s'], ['0', 'no limit']];
+export const BUDGET_DEFAULT = '1000';
+const BUDGET_KEY = 'murlan.budget'; // localStorage: the last time a move picked, as the pace is kept
+
+/**
+ * The set-up's "time a move" control: a labelled <select> of `BUDGETS`, prefilled from the
+ * page's `?budget=MS` (a value not offered is added as a choice of its own), else the last
+ * choice (kept in localStorage like the bot pace), else `BUDGET_DEFAULT`.
+ * @param {string} id the select's id
+ * @returns {{label: HTMLElement, select: HTMLSelectElement}}
+ */
+export function budgetControl(id) {
+  const select = /** @type {HTMLSelectElement} */ (el('select', { id, title: 'The most a search level (expert) thinks '
+    + 'a move: less is quicker and a little weaker; no limit plays its whole search (a few seconds at times).' },
+  BUDGETS.map(([value, text]) => el('option', { value, text }))));
+  const asked = new URLSearchParams(location.search).get('budget');
+  const offered = (value) => [...select.options].some((o) => o.value === value);
+  if (asked !== null && Number(asked) >= 0 && Number.isFinite(Number(asked))) {
+    const value = String(Number(asked));
+    if (!offered(value)) select.append(el('option', { value, text: budgetWords(Number(value)) }));
+    select.value = value;
+  } else {
+    const kept = localStorage.getItem(BUDGET_KEY);
+    select.value = kept !== null && offered(kept) ? kept : BUDGET_DEFAULT;
+  }
+  select.addEventListener('change', () => localStorage.setItem(BUDGET_KEY, select.value));
+  return { label: el('label', {}, 'Time a move (search levels) ', select), select };
+}
+
+/** The budget chosen in milliseconds, or null for a level's whole search. @param {HTMLSelectElement} select */
+export const readBudget = (select) => (Number(select.value) > 0 ? Number(select.value) : null);
 
 /**
  * Checkboxes (yes/no flags) and selects (other flags) for every rule flag, defaults chosen;

@@ -4,7 +4,7 @@
 // passes; the dealer, the phase ("play", "exchange", "hand over", "match over"), the seat to
 // act, the play to beat, the exchange, the result, the scores, the target and the winners.
 // Events are the hand's decisions in the same shape (views.py `HandLog`).
-import { el, PLACES, plural } from './dom.js';
+import { el, PLACES, plural, thinkingWords } from './dom.js';
 import { cardBacks, cardRow, cardsText, kindOf } from './cards.js';
 
 /** A sentence's subject and verb agreeing: "You lead", "Seat 1 · rule leads". */
@@ -29,18 +29,19 @@ const POSITIONS = ['bottom', 'left', 'top', 'right'];
 /**
  * Draw `board` with `bottom` at the bottom; `hideHandOf` is the seat whose cards are drawn
  * elsewhere (the person's own hand); `thinking` the seat whose bot is at work (a sign under its
- * name). Every seat keeps its size whatever it shows (table.css), so nothing moves. `note`: a
- * line under the felt's centre (why a hand has no exchange).
+ * name; `thinkingBudgetMs`: the most it may take, said on the sign, for a search level with a
+ * time budget). Every seat keeps its size whatever it shows (table.css), so nothing moves.
+ * `note`: a line under the felt's centre (why a hand has no exchange).
  * @param {HTMLElement} container
  * @param {any} board
- * @param {{bottom?: number, hideHandOf?: number | null, thinking?: number | null, note?: string | null}} [opts]
+ * @param {{bottom?: number, hideHandOf?: number | null, thinking?: number | null, thinkingBudgetMs?: number | null, note?: string | null}} [opts]
  */
-export function renderBoard(container, board, { bottom = 0, hideHandOf = null, thinking = null, note = null } = {}) {
+export function renderBoard(container, board, { bottom = 0, hideHandOf = null, thinking = null, thinkingBudgetMs = null, note = null } = {}) {
   container.replaceChildren();
   for (const seat of board.seats) {
     const position = POSITIONS[(seat.seat - bottom + 4) % 4];
     const busy = thinking === seat.seat;
-    const badges = busy ? [el('span', { class: 'badge thinking-sign', role: 'status', text: 'thinking…' })] : [];
+    const badges = busy ? [el('span', { class: 'badge thinking-sign', role: 'status', text: thinkingWords(thinkingBudgetMs) })] : [];
     if (seat.seat === board.dealer) badges.push(el('span', { class: 'badge', text: 'dealer' }));
     if (seat.place) badges.push(el('span', { class: 'badge out', text: `out ${PLACES[seat.place - 1]}` }));
     if (seat.passed && board.phase === 'play') badges.push(el('span', { class: 'badge', text: 'passed' }));

@@ -6,11 +6,13 @@
 // bots' worker) and hands the view each state to draw.
 //
 // A table state: `{seat, names, seed, board, events, hands, rules, exchange_prompt, record,
-// thinking}` - `board` and `events` as ./table.js reads them, `hands` the finished hands'
+// thinking, thinking_budget_ms}` - `board` and `events` as ./table.js reads them, `hands` the finished hands'
 // points (`[{hand, points}]`), `rules` the match's flags that differ from the standard game
 // (said in words by ./rules.js), `exchange_prompt`
 // the person's give-back (`{from, received, eligible}`) or null, `record` a saved record's
-// name (for its replay link) or null, `thinking` the seat whose bot is at work or null.
+// name (for its replay link) or null, `thinking` the seat whose bot is at work or null,
+// `thinking_budget_ms` the most that bot may take a move (a search level's time budget: its
+// sign says "thinking… up to 1 s") or null.
 //
 // Nothing moves while the bots play: the status line keeps one line (ellipsis), the sign
 // only turns visible, the seats keep their size and the buttons their width.
@@ -123,7 +125,8 @@ export class TableView {
     if (!board.result && !this.targets.has(key)) this.targets.set(key, board.target);
     this.dealtTarget = this.targets.get(key) ?? null;
     const note = noExchangeText(board, state.rules ?? {}, state.hands ?? []);
-    renderBoard(this.board, board, { bottom: state.seat, hideHandOf: state.seat, thinking: state.thinking ?? null, note });
+    renderBoard(this.board, board, { bottom: state.seat, hideHandOf: state.seat, thinking: state.thinking ?? null,
+      thinkingBudgetMs: state.thinking_budget_ms ?? null, note });
     renderScores(this.scores, board, state.hands);
     renderHistory(this.history, state.events, state.names);
     this.status.textContent = statusText(state.seat, state.names, state.seed, board);

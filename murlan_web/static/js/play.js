@@ -7,12 +7,14 @@
 // being shown), the controls are off and the thinking sign says who is at work, so a double
 // click never sends a move twice. The bots' moves come back as steps and are shown one at a
 // time at the pace the person picks. A match the server no longer has (idle too long,
-// replaced, a restart) is said in words, and the set-up offered.
+// replaced, a restart) is said in words, and the set-up offered. The set-up's "time a move"
+// (the client's control, 1 s by default) caps the server's search bots' time a move, and the
+// thinking sign says it while they play ("... are thinking… up to 1 s a move").
 import { api, ApiFailure } from "./api.js";
 import { renderAdvice } from "./board.js";
 import { OPEN_KEY } from "./replay.js";
-import { el } from "/clients/js/ui/dom.js";
-import { botAbout, fillBotSelect, fillRules, markPlayable, markSetupBots, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
+import { el, thinkingWords } from "/clients/js/ui/dom.js";
+import { botAbout, budgetControl, fillBotSelect, fillRules, markPlayable, markSetupBots, readBudget, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
 import { ruleOptions, rulesDialog, rulesText } from "/clients/js/ui/rules.js";
 import { TableView } from "/clients/js/ui/view.js";
 
@@ -54,6 +56,7 @@ export async function initPlay(opts) {
     bots.append(el("label", { id: `setup-bot-label-${i}` }, el("span"), select));
   }
   labelBotSeats();
+  $("setup-more").append(budgetControl("setup-budget").label);
   fillRules($("setup-rules"), ruleOptions(), "play");
   $("setup-rules").addEventListener("change", async () => {
     const playable = await api("POST", "/api/playable", { rules: readRules($("setup-rules"), ruleOptions()) });
@@ -170,6 +173,8 @@ async function start() {
     };
     const seed = readWholeNumber($("setup-seed"));
     if (seed !== null) body.seed = seed;
+    const budget = readBudget($("setup-budget"));
+    if (budget !== null) body.budget_ms = budget;
     alertSetup("");
     $("setup-start").disabled = true;
     $("setup-start").textContent = "Starting...";
@@ -220,10 +225,12 @@ function setHint() {
   $("game-hint").disabled = table.working || !game || !game.your_turn;
 }
 
-/** Who the server is waiting on after the person's move: the next bot, in words. */
+/** Who the server is waiting on after the person's move: the next bot, in words, and the
+ * most a search bot among them may take a move (the match's time a move). */
 function thinker() {
   if (!game) return "Thinking...";
-  return `${game.names[(game.seat + 1) % 4]} and the others are thinking...`;
+  const budget = Math.max(0, ...(game.budgets ?? []).filter((b) => b !== null));
+  return `${game.names[(game.seat + 1) % 4]} and the others are ${thinkingWords(budget)}${budget ? " a move" : ""}`;
 }
 
 async function refresh() {
