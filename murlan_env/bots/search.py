@@ -327,23 +327,23 @@ class SearchBot:
         # A budget counts from the decision's start: the belief's scoring spends it too.
         deadline = None if self.budget is None else self.clock() + self.budget
         worlds, seats = self._world_source(obs, rng, logs)
-        if deadline is not None:
-            left = np.asarray(per_game)
-            totals, seen = 0.0, 0.0
-            first = True  # at least one round, whatever the time
-            while left.any() and (first or self.clock() < deadline):
-                chunk = np.minimum(left, 8)
-                more, n = self._evaluate(obs, mask, rng, chunk.tolist(), worlds, seats)
-                totals, seen, left, first = totals + more, seen + n, left - chunk, False
-        elif self.time_limit is None:
+        if deadline is None and self.time_limit is None:
             totals, seen = self._evaluate(obs, mask, rng, per_game, worlds, seats)
         else:
-            deadline = self.clock() + self.time_limit
-            chunk = [max(1, min(w, 8)) for w in per_game]
-            totals, seen = self._evaluate(obs, mask, rng, chunk, worlds, seats)
-            while self.clock() < deadline:
+            # Rounds of at most 8 worlds a game, at least one round, until the time is spent:
+            # a time_limit's clock starts here and its rounds go on; a budget's rounds stop
+            # too once the whole search is played.
+            if deadline is None:
+                deadline = self.clock() + self.time_limit
+            left = None if self.budget is None else np.asarray(per_game)
+            chunk = [max(1, min(w, 8)) for w in per_game]  # a time_limit's every round
+            totals, seen, first = 0.0, 0.0, True
+            while (left is None or left.any()) and (first or self.clock() < deadline):
+                if left is not None:
+                    step = np.minimum(left, 8)
+                    left, chunk = left - step, step.tolist()
                 more, n = self._evaluate(obs, mask, rng, chunk, worlds, seats)
-                totals, seen = totals + more, seen + n
+                totals, seen, first = totals + more, seen + n, False
         return np.where(mask, totals / np.maximum(seen, 1)[:, None], -np.inf)
 
     def _world_source(self, obs, rng, logs):
