@@ -224,24 +224,28 @@ _CARD_TO_RANK = np.zeros((54, 15), np.int8)
 _CARD_TO_RANK[np.arange(54), [rank_of(c) for c in range(54)]] = 1
 
 
+_RANK_OF = [rank_of(c) for c in range(54)]
+
+
 def per_rank(cards) -> list[int]:
     """Number of cards of each rank 0..14 among ``cards``."""
     counts = [0] * 15
     for c in cards:
-        counts[rank_of(c)] += 1
+        counts[_RANK_OF[c]] += 1
     return counts
+
+
+# _THERMO_BITS[r][n]: the entries set for rank r holding n cards (n = 0..4), as a tuple
+_THERMO_BITS = [[tuple(4 * r + k for k in range(n)) for n in range(5)] for r in range(15)]
 
 
 def _thermo(counts) -> list[int]:
     """Thermometer code of counts per rank, as its set bits: bit k of rank r (entry 4r + k)
     is set when the rank has > k cards."""
     bits = []
-    for entries, n in zip(_RANK_BITS, counts, strict=True):
-        bits.extend(entries[: max(n, 0)])
+    for of_rank, n in zip(_THERMO_BITS, counts, strict=True):
+        bits.extend(of_rank[n if n > 0 else 0])
     return bits
-
-
-_RANK_BITS = [[4 * r + k for k in range(4)] for r in range(15)]  # a rank's 4 entries
 
 
 def reference_observation(ref: Match, me: int) -> dict[str, list[int]]:

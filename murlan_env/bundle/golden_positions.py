@@ -232,6 +232,11 @@ def themed_deal(
     return out
 
 
+# The phases as ints for the loops below: numpy compares an array with an IntEnum member only
+# after probing the member for its array protocols, which costs more than the comparison.
+_PLAY, _EXCHANGE, _HAND_OVER, _MATCH_OVER = (int(p) for p in Phase)
+
+
 @dataclasses.dataclass
 class Pool:
     """Matches played for a golden set and the decisions in them that may be picked."""
@@ -250,27 +255,27 @@ class Pool:
         recorder = records.Recorder(state)
         plays = np.zeros(state.batch_size, np.int64)
         used = np.zeros(state.batch_size, bool)
-        while not (state.phase == Phase.MATCH_OVER).all():
-            over = state.phase == Phase.HAND_OVER
+        while not (state.phase == _MATCH_OVER).all():
+            over = state.phase == _HAND_OVER
             if over.any():
                 state = deal(state)
                 plays[over] = 0
                 recorder.update(state)
                 continue
             mask = engine.legal_action_mask(state)
-            waiting = state.phase <= Phase.EXCHANGE
+            waiting = state.phase <= _EXCHANGE
             rows = np.flatnonzero(waiting & (True if keep is None else keep(state)))
             if rows.size:
-                sub = State(state.rules, state.data[rows], owned=True)
+                sub = state.index(rows)
                 self.nonzero.append(engine.observe(sub) != 0)
                 self.tags.append(batch_tags(sub, mask[rows]))
-                exchanging = state.phase[rows] == Phase.EXCHANGE
+                exchanging = state.phase[rows] == _EXCHANGE
                 for g, h, k, x in zip(
                     rows, state.hand_no[rows], plays[rows], exchanging, strict=True
                 ):
                     self.labels.append((first + int(g), int(h), int(k), bool(x)))
                 used[rows] = True
-            playing = state.phase == Phase.PLAY
+            playing = state.phase == _PLAY
             state = engine.step(state, act(mask, rng))
             plays[playing] += 1
             recorder.update(state)

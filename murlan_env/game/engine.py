@@ -39,7 +39,9 @@ from murlan_env.game.state import (
     bits_to_cards,
     blank_data,
     cards_to_bits,
+    copy_records,
     make_state,
+    put_records,
 )
 
 _HAND_OVER = int(Phase.HAND_OVER)
@@ -53,7 +55,7 @@ def _own(state: State, donate: bool) -> np.ndarray:
     if donate and state.owns():
         state.disown()
         return state.data
-    return state.data.copy()
+    return copy_records(state.data)
 
 
 # --------------------------------------------------------------------------- starting games
@@ -196,7 +198,7 @@ def replace_games(state: State, games, sub: State, *, donate: bool = False) -> S
     ``donate``: ``state`` may be updated in place, as for ``step``.
     """
     data = _own(state, donate)
-    data[games] = sub.data
+    put_records(data, games, sub.data)
     return State(state.rules, data, owned=True)
 
 
@@ -303,7 +305,7 @@ def step(
     if actions.shape[0] != state.batch_size:
         raise ValueError(f"expected {state.batch_size} actions, got {actions.shape[0]}")
     given = _NO_CARDS if cards is None else cards_to_bits(np.asarray(cards, dtype=bool))
-    data = state.data if donate and state.owns() else state.data.copy()
+    data = state.data if donate and state.owns() else copy_records(state.data)
     rules = state.rules
     bad = kernels.step_games(
         data,

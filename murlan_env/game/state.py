@@ -89,6 +89,29 @@ STATE_DTYPE = np.dtype(
     ],
     align=True,
 )
+# A record as raw bytes: numpy copies and gathers a structured dtype field by field, many
+# times slower than the bytes themselves; the records hold no objects, so their bytes are their
+# values.
+_RAW_RECORD = np.dtype((np.void, STATE_DTYPE.itemsize))
+
+
+def copy_records(data: np.ndarray) -> np.ndarray:
+    """A copy of (B,) state records, made as one copy of their bytes."""
+    return data.view(_RAW_RECORD).copy().view(data.dtype)
+
+
+def take_records(data: np.ndarray, games) -> np.ndarray:
+    """A copy of the records of ``games`` (an index array, slice, bool mask or one index) as a
+    (n,) array, gathered as bytes."""
+    raw = np.array(data.view(_RAW_RECORD)[games], copy=True, ndmin=1)
+    return raw.view(data.dtype)
+
+
+def put_records(data: np.ndarray, games, records: np.ndarray) -> None:
+    """Write ``records`` over the records of ``games`` of ``data`` (in place), as bytes."""
+    data.view(_RAW_RECORD)[games] = records.view(_RAW_RECORD)
+
+
 _BLANK = np.zeros((), STATE_DTYPE)
 for _f in FIELDS:
     _BLANK[_f.name] = _f.blank
@@ -203,7 +226,7 @@ class State:
 
     def copy(self) -> State:
         """An independent copy (owning its own records)."""
-        return State(self.rules, self.data.copy(), owned=True)
+        return State(self.rules, copy_records(self.data), owned=True)
 
     def __copy__(self) -> State:
         self._owned = False  # the copy shares the records
@@ -221,16 +244,13 @@ class State:
         ``cards``, ``deal`` and ``last_cards`` may be given as bool masks instead of the bits
         fields; derived facts (``counts``, ``n_left``, ``n_out``) cannot be set.
         """
-        data = self.data.copy()
+        data = copy_records(self.data)
         _set_fields(data, changes)
         return State(self.rules, data, owned=True)
 
     def index(self, games) -> State:
         """The sub-batch of the given games (an index array, slice or bool mask), a copy."""
-        data = self.data[games]
-        if data.ndim == 0:
-            data = data[None]
-        return State(self.rules, np.array(data, copy=True), owned=True)
+        return State(self.rules, take_records(self.data, games), owned=True)
 
     def __repr__(self) -> str:
         return f"State(batch_size={self.batch_size}, rules={self.rules})"

@@ -77,7 +77,13 @@ def decisions(record: Mapping[str, Any] | str | bytes) -> list[Decision]:
     """Every decision a valid record reaches, in order, with the engine state at it (the
     golden test vectors of exported bundles are such positions). Raises RecordError."""
     points = _Replayer(record).run(keep_states=True)
-    return [p for p in points if p.state.phase[0] in (Phase.PLAY, Phase.EXCHANGE)]
+    return [p for p in points if int(p.state.phase[0]) in _DECIDING]
+
+
+# The phases as ints: numpy compares an array with an IntEnum member only after probing the
+# member for its array protocols, which costs more than the comparison.
+_PLAY = int(Phase.PLAY)
+_DECIDING = (_PLAY, int(Phase.EXCHANGE))
 
 
 class _Replayer:
@@ -262,7 +268,7 @@ class _Replayer:
 
     def _play(self, h: int, p: int, entry: Any, state: State) -> State:
         where = f"hand {h + 1} play {p + 1}"
-        if state.phase[0] != Phase.PLAY:
+        if int(state.phase[0]) != _PLAY:
             raise RecordError(where, f"the hand is over after play {p}: no more plays")
         if not isinstance(entry, list) or len(entry) != 2:
             raise RecordError(where, f'a play is [seat, "cards"], got {show(entry)}')
