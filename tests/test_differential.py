@@ -235,24 +235,14 @@ def per_rank(cards) -> list[int]:
     return counts
 
 
-# _THERMO_BITS[r][n]: the entries set for rank r holding n cards (n = 0..4), as a tuple
-_THERMO_BITS = [[tuple(4 * r + k for k in range(n)) for n in range(5)] for r in range(15)]
-
-
-def _thermo(counts) -> list[int]:
-    """Thermometer code of counts per rank, as its set bits: bit k of rank r (entry 4r + k)
-    is set when the rank has > k cards."""
-    bits = []
-    for of_rank, n in zip(_THERMO_BITS, counts, strict=True):
-        bits.extend(of_rank[n if n > 0 else 0])
-    return bits
-
-
-def reference_observation(ref: Match, me: int) -> dict[str, list[int]]:
+def reference_observation(ref: Match, me: int) -> tuple[list[list[int]], dict[str, list[int]]]:
     """The exact pieces of seat ``me``'s observation, from the reference match, following the
-    layout documented in ``observation.PIECES`` (slot k is the k-th seat after ``me``). Each
-    piece is 0/1 and is given by its entries that are 1. The scaled pieces (cards_left,
-    scores) are left out: their scale is a choice, not a rule."""
+    layout documented in ``observation.PIECES`` (slot k is the k-th seat after ``me``): the
+    thermometer pieces (my_hand, played, unseen: bit k of rank r, entry 4r + k, is set when
+    the rank has more than k cards) as their cards per rank, six rows of 15 (my hand, the
+    four slots' played cards, the unseen cards), and every other piece, 0/1, by its
+    entries that are 1. The scaled pieces (cards_left, scores) are left out: their scale is a
+    choice, not a rule."""
     slots = [(me + k) % 4 for k in range(4)]
     mine = per_rank(ref.hands[me])
     played = [per_rank(ref.played[s]) for s in slots]
@@ -282,10 +272,7 @@ def reference_observation(ref: Match, me: int) -> dict[str, list[int]]:
         r.no_exchange,
     ]
     phase = {"play": 0, "exchange": 1}.get(ref.phase)
-    return {
-        "my_hand": _thermo(mine),
-        "played": [60 * k + bit for k, p in enumerate(played) for bit in _thermo(p)],
-        "unseen": _thermo(unseen),
+    return [mine, *played, unseen], {
         "table_action": [] if ref.table is None else [_ACTION_OF_RANKS[ref.table]],
         "table_seat": [slots.index(ref.table_seat)] if ref.table_seat >= 0 else [],
         "passed": [k for k, s in enumerate(slots) if s in passed],
@@ -315,12 +302,18 @@ def check_observations(obs: np.ndarray, games: np.ndarray, refs: list[Match]) ->
     compared in one call; on a mismatch the first differing game and piece are named."""
     got = obs[games][:, EXACT_COLUMNS]
     want = np.zeros_like(got)
-    rows, cols = [], []
+    rows, cols, counts = [], [], []
     for k, i in enumerate(games.tolist()):
-        for name, hot in reference_observation(refs[i], refs[i].to_act).items():
+        per_rank_rows, hot_pieces = reference_observation(refs[i], refs[i].to_act)
+        counts.append(per_rank_rows)
+        for name, hot in hot_pieces.items():
             at = _EXACT_AT[name].start
             rows.extend([k] * len(hot))
             cols.extend([at + h for h in hot])
+    # (games, 6 rows, 15 ranks, 4 bits): the thermometer pieces, which lie end to end
+    assert EXACT_PIECES[:3] == ["my_hand", "played", "unseen"]
+    thermo = np.asarray(counts)[..., None] > np.arange(4)
+    want[:, _EXACT_AT["my_hand"].start : _EXACT_AT["unseen"].stop] = thermo.reshape(len(games), -1)
     want[rows, cols] = 1.0
     if np.array_equal(got, want):
         return
