@@ -28,15 +28,16 @@ TINY = {
     ],
 }  # fmt: skip
 COMMON = [
-    "workers=process", "checkpoint_every=1", "eval_every=0", "final_eval_deals=4",
+    "checkpoint_every=1", "eval_every=0", "final_eval_deals=4",
     "eval_hands=1", "eval_bots=[random]", "progress=false",
 ]  # fmt: skip
 
 
-def _start(algorithm: str, run_dir: Path, total: int) -> subprocess.Popen:
+def _start(algorithm: str, run_dir: Path, total: int, workers: str = "process") -> subprocess.Popen:
     args = [sys.executable, "train.py", "--config", algorithm, "--seed", "3", *TINY[algorithm]]
     args += [
         *COMMON,
+        f"workers={workers}",
         f"total_decisions={total}",
         f"runs_dir={run_dir.parent}",
         f"name={run_dir.name}",
@@ -107,7 +108,9 @@ def test_a_kill_at_any_moment_leaves_a_loadable_checkpoint(tmp_path):
     higher iteration than the one it resumed from), at a different point of the checkpoint
     cycle each time: right away, or a fraction of the measured time between two checkpoints
     later, or the moment the temporary file appears (mid-write). The only clock is the
-    generous overall deadline."""
+    generous overall deadline. The trainer writes its checkpoints itself, whatever runs its
+    rollouts, so its rollouts run in-process here (``workers=local``): each of the six starts
+    then spawns no worker process; the test above kills process workers."""
     run_dir = tmp_path / "often"
     ckpt, partial = run_dir / "checkpoint.pt", run_dir / "checkpoint.tmp"
     deadline = time.monotonic() + 900
@@ -115,7 +118,7 @@ def test_a_kill_at_any_moment_leaves_a_loadable_checkpoint(tmp_path):
     seen = [0]  # the iteration of the latest checkpoint after each kill
     # When to kill after a new checkpoint: a share of the period, or None for mid-write.
     for k, share in enumerate([0.0, 1 / 3, None, 2 / 3, 0.5, None]):
-        proc = _start("ppo", run_dir, 10**9) if k == 0 else _resume(run_dir)
+        proc = _start("ppo", run_dir, 10**9, workers="local") if k == 0 else _resume(run_dir)
         try:
             written = _wait_for_checkpoint_past(ckpt, seen[-1], proc, deadline)
             if period is None:
