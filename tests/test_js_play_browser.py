@@ -662,6 +662,11 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
     if by_id(driver, "table").is_displayed():
         by_id(driver, "new").click()
         by_id(driver, "abandon-yes").click()
+    for flag, names in (
+        ("tie_rule", ["the target rises on a tie", "a unique top score wins"]),
+        ("start_card", ["3 of spades", "3 of clubs"]),
+    ):
+        assert [o.text for o in Select(by_id(driver, f"setup-rule-{flag}")).options] == names
     levels = registry.levels()
     name, flag = next(
         (name, flag)

@@ -906,6 +906,11 @@ def test_a_match_survives_its_tab_and_a_vanished_one_says_so(driver, base_url):
 def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     open_page(driver, base_url, "play")
     Select(by_id(driver, "setup-bot-0")).select_by_value("easy")
+    for flag, names in (
+        ("tie_rule", ["the target rises on a tie", "a unique top score wins"]),
+        ("start_card", ["3 of spades", "3 of clubs"]),
+    ):
+        assert [o.text for o in Select(by_id(driver, f"play-rule-{flag}")).options] == names
     by_id(driver, "play-rule-sticky_pass").click()
     idle(driver)
     option = driver.find_element(By.CSS_SELECTOR, "#setup-bot-0 option[value='easy']")

@@ -61,9 +61,10 @@ export function fillRules(fieldset, rules, prefix) {
       input = /** @type {HTMLInputElement} */ (el('input', { type: 'checkbox', id, 'data-flag': flag }));
       fieldset.append(el('label', { title: meaningOf(true) }, input, ` ${label}`, meaning));
     } else {
+      // Each choice by its name in words ("3 of clubs"), the value ("3C") kept for the request.
       input = /** @type {HTMLSelectElement} */ (el('select', { id, 'data-flag': flag, title: spec.meanings ? spec.meanings.join('; ') : '' },
         spec.choices.map((c, i) => el('option', { value: c, selected: c === spec.default,
-          text: c, title: spec.meanings ? spec.meanings[i] : null }))));
+          text: spec.names?.[i] ?? c, title: spec.meanings ? spec.meanings[i] : null }))));
       fieldset.append(el('label', { class: 'wide' }, `${label} `, input, meaning));
     }
     const say = () => {

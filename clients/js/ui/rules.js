@@ -9,13 +9,14 @@ export { RULE_WORDS };
 
 /**
  * Every variant flag for the set-up forms, in the shape `murlan serve`'s /api/options sends:
- * `{flag: {choices, default, label, meanings}}`.
- * @returns {Record<string, {choices: any[], default: any, label: string, meanings: string[]}>}
+ * `{flag: {choices, default, label, meanings, names}}` (`names`: what a menu shows for each
+ * choice, "3 of clubs" for "3C").
+ * @returns {Record<string, {choices: any[], default: any, label: string, meanings: string[], names: string[]}>}
  */
 export function ruleOptions() {
   return Object.fromEntries(Object.entries(RULE_CHOICES).map(([flag, choices]) => {
-    const [label, meanings] = RULE_WORDS[flag];
-    return [flag, { choices: [...choices], default: choices[0], label, meanings }];
+    const [label, meanings, names] = RULE_WORDS[flag];
+    return [flag, { choices: [...choices], default: choices[0], label, meanings, names }];
   }));
 }
 
