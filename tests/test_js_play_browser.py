@@ -662,6 +662,13 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
     if by_id(driver, "table").is_displayed():
         by_id(driver, "new").click()
         by_id(driver, "abandon-yes").click()
+    menu = Select(by_id(driver, "setup-bot-2"))
+    assert [o.text for o in menu.options] == ["easy", "medium", "hard", "expert"]
+    groups = by_id(driver, "setup-bot-2").find_elements(By.TAG_NAME, "optgroup")
+    assert [g.get_attribute("label") for g in groups] == ["difficulty level"]
+    assert "bundle hard" in menu.options[2].get_attribute("title")  # the folder, for the curious
+    help_line = by_id(driver, "setup-bot-help").text
+    assert help_line.startswith("hard: ") and ".md" not in help_line, help_line
     for flag, names in (
         ("tie_rule", ["the target rises on a tie", "a unique top score wins"]),
         ("start_card", ["3 of spades", "3 of clubs"]),
@@ -675,6 +682,7 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
         if values == [False] and not level["search"]
     )
     Select(by_id(driver, "setup-bot-2")).select_by_visible_text(name)
+    assert ".md" not in by_id(driver, "setup-bot-help").text
     by_id(driver, f"setup-rule-{flag}").click()
     # The rule ticked is explained under it, in the rule book's words (as murlan serve does).
     meaning = driver.find_element(By.CSS_SELECTOR, f'[data-meaning="{flag}"]').text

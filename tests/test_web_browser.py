@@ -534,8 +534,9 @@ def test_the_table_fits_the_window(driver, base_url, width, height):
         for i in range(3):
             Select(by_id(driver, f"setup-bot-{i}")).select_by_value("expert")
         check_layout(driver, ["#play-setup", "#setup-bot-help"], scroll=width < 900)
-        about = registry.levels()["expert"]["about"]
-        assert about in by_id(driver, "setup-bot-help").text  # the long text, wrapped
+        # the long text, wrapped (where it is measured is for the tooltip, not the help line)
+        about = registry.levels()["expert"]["about"].split("; measured in ")[0]
+        assert by_id(driver, "setup-bot-help").text == f"expert: {about}"
         for i in range(3):
             Select(by_id(driver, f"setup-bot-{i}")).select_by_value("greedy")
         by_id(driver, "setup-seed").send_keys("3")  # the same deal in every screenshot
@@ -905,7 +906,14 @@ def test_a_match_survives_its_tab_and_a_vanished_one_says_so(driver, base_url):
 
 def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     open_page(driver, base_url, "play")
+    levels = driver.find_elements(
+        By.CSS_SELECTOR, "#setup-bot-0 optgroup[label='difficulty level'] option"
+    )
+    assert [o.text for o in levels] == ["easy", "medium", "hard", "expert"]
     Select(by_id(driver, "setup-bot-0")).select_by_value("easy")
+    help_line = by_id(driver, "setup-bot-help").text
+    assert help_line.startswith("easy: plays loosely") and ".md" not in help_line, help_line
+    assert "benchmarks/README.md" in levels[0].get_attribute("title")
     for flag, names in (
         ("tie_rule", ["the target rises on a tie", "a unique top score wins"]),
         ("start_card", ["3 of spades", "3 of clubs"]),
@@ -1004,8 +1012,8 @@ def test_the_levels_play_in_the_browser_from_the_play_page(driver, base_url):
     wait_for(driver, lambda b: b.execute_script("return document.body.dataset.ready === '1'"))
     assert driver.current_url == f"{base_url}/clients/js/play/index.html"
     assert not visible(driver, "load-error"), by_id(driver, "load-error").text
-    offered = {o.text.split(" ")[0] for o in Select(by_id(driver, "setup-bot-1")).options}
-    assert offered == set(registry.levels()) and "expert" in offered
+    offered = [o.text for o in Select(by_id(driver, "setup-bot-1")).options]
+    assert offered == ["easy", "medium", "hard", "expert"] == list(registry.levels())
     by_id(driver, "setup-seed").send_keys("3")  # a bot leads the first hand
     by_id(driver, "setup-start").click()
     wait_for(

@@ -100,10 +100,19 @@ async function init() {
 
 // ------------------------------------------------------------------------------ set-up
 
-/** The levels as the bot menus list them. */
+/** The levels by strength, as murlan serve lists them; others (a bundle's own) after, as loaded. */
+const STRENGTH = ['easy', 'medium', 'hard', 'expert'];
+
+/**
+ * The levels as the bot menus list them, weakest first. A level is named by its bundle's
+ * folder only where two bundles offer it; the folder is in each entry's tooltip.
+ */
 function menu() {
   const ambiguous = (level) => state.choices.filter((c) => c.level === level).length > 1;
-  return state.choices.map((c) => ({ spec: c.key, label: ambiguous(c.level) ? `${c.level} (${c.bundle})` : c.level, group: c.bundle, about: c.about }));
+  const rank = (c) => (STRENGTH.includes(c.level) ? STRENGTH.indexOf(c.level) : STRENGTH.length);
+  return [...state.choices].sort((a, b) => rank(a) - rank(b)).map((c) => ({ spec: c.key,
+    label: ambiguous(c.level) ? `${c.level} (${c.bundle})` : c.level, group: 'difficulty level', about: c.about,
+    title: `${c.about ? `${c.about} ` : ''}(bundle ${c.bundle})` }));
 }
 
 /** Three level menus (one per bot seat), greyed where a level cannot play the ticked rules, the time a move, and a control per variant flag. */

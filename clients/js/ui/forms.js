@@ -92,7 +92,8 @@ export function readRules(fieldset, rules) {
 
 /**
  * A <select> of the bot menu, grouped; `filter` picks entries (default: all). Each bot:
- * `{spec, label, group, about}`.
+ * `{spec, label, group, about, title?}`; an entry's tooltip is its `title`, else its whole
+ * `about` (where a level's strength is measured included).
  * @param {HTMLSelectElement} select
  * @param {any[]} bots
  * @param {{selected?: string, filter?: (bot: any) => boolean, none?: string}} [opts]
@@ -104,7 +105,7 @@ export function fillBotSelect(select, bots, { selected, filter = () => true, non
   for (const bot of bots.filter(filter)) {
     if (!groups.has(bot.group)) groups.set(bot.group, el('optgroup', { label: bot.group }));
     groups.get(bot.group).append(el('option', { value: bot.spec, text: bot.label,
-      title: bot.about || null, selected: bot.spec === selected }));
+      title: bot.title || bot.about || null, selected: bot.spec === selected }));
   }
   select.append(...groups.values());
 }
@@ -149,10 +150,18 @@ export function markSetupBots(selects, playable, help, fallback) {
     : 'Bots marked "not for these rules" cannot play the rules ticked below.';
 }
 
+/**
+ * A bot's description as a player reads it: without a pointer into the repository's files
+ * ("...; measured in benchmarks/README.md#..."), which is for developers and stays in the
+ * menu entry's tooltip.
+ * @param {string} about
+ */
+export const playerAbout = (about) => about.replace(/;[^;]*?[\w./-]+\.md(#[\w-]*)?/g, '').trim();
+
 /** The description of a bot, for a help line that wraps. @param {any[]} bots @param {string} spec */
 export function botAbout(bots, spec) {
   const bot = bots.find((b) => b.spec === spec);
-  return bot ? `${bot.label}: ${bot.about || bot.group}` : '';
+  return bot ? `${bot.label}: ${playerAbout(bot.about || '') || bot.group}` : '';
 }
 
 /**
