@@ -41,7 +41,7 @@ import pytest
 from murlan_env import records
 from murlan_env.bots import registry
 from tests import chromium  # skips without a browser
-from tests.chromium import By, Select, chrome, wait_for, when
+from tests.chromium import By, Keys, Select, chrome, wait_for, when
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENT = REPO / "clients" / "js"
@@ -674,6 +674,12 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
         ("start_card", ["3 of spades", "3 of clubs"]),
     ):
         assert [o.text for o in Select(by_id(driver, f"setup-rule-{flag}")).options] == names
+    seed = by_id(driver, "setup-seed")
+    seed.send_keys("1e3")  # a number to the browser's form, not a whole number written out
+    by_id(driver, "setup-start").click()
+    assert "The seed is a whole number from 0 (got 1e3)" in by_id(driver, "setup-message").text
+    seed.send_keys(Keys.BACKSPACE, Keys.BACKSPACE, Keys.BACKSPACE)
+    assert not by_id(driver, "setup-message").text and by_id(driver, "setup").is_displayed()
     levels = registry.levels()
     name, flag = next(
         (name, flag)

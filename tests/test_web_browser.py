@@ -943,6 +943,8 @@ def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     # said once the set-up is shown again (after its request for a match to resume)
     said = wait_for(driver, lambda b: by_id(b, "setup-error").text, what="the seed's range")
     assert "from 0 to 9,007,199,254,740,991" in said
+    seed.send_keys(Keys.BACKSPACE)  # corrected (or changed at all): the error goes
+    assert not by_id(driver, "setup-error").text
 
 
 def test_the_compare_page_picks_up_its_running_tournament_after_a_reload(driver, base_url):

@@ -21,7 +21,7 @@
 import { Game, PASS, describe, dumps } from '../src/index.js';
 import { BotWorker } from './botworker.js';
 import { el, thinkingWords } from '../ui/dom.js';
-import { botAbout, budgetControl, fillBotSelect, fillRules, markSetupBots, readBudget, readRules } from '../ui/forms.js';
+import { botAbout, budgetControl, fieldError, fillBotSelect, fillRules, markSetupBots, readBudget, readRules } from '../ui/forms.js';
 import { ruleOptions, rulesDialog, rulesText } from '../ui/rules.js';
 import { TableView } from '../ui/view.js';
 
@@ -154,7 +154,8 @@ async function start() {
   message.textContent = '';
   const seedText = /** @type {HTMLInputElement} */ ($('setup-seed')).value.trim();
   if (seedText && !/^\d+$/.test(seedText)) {
-    message.textContent = `The seed is a whole number from 0 (got ${seedText}), or empty for a random one.`;
+    // said until the seed is changed
+    fieldError(message, $('setup-seed'), `The seed is a whole number from 0 (got ${seedText}), or empty for a random one.`);
     return;
   }
   const seed = seedText ? Number(seedText) : crypto.getRandomValues(new Uint32Array(1))[0] >>> 1;

@@ -165,7 +165,8 @@ export function botAbout(bots, spec) {
 }
 
 /**
- * A whole number from a number input (a seed, a count), or null when the field is empty.
+ * A whole number from a number input (a seed, a count), or null when the field is empty;
+ * else an Error whose `field` is the input (`sayError` says it as the field's error).
  * @param {HTMLInputElement} input
  */
 export function readWholeNumber(input) {
@@ -174,7 +175,36 @@ export function readWholeNumber(input) {
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < 0) {
     const name = input.labels[0]?.textContent.trim() || 'the number';
-    throw new Error(`${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER.toLocaleString('en')}`);
+    const err = new Error(`${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER.toLocaleString('en')}`);
+    throw Object.assign(err, { field: input });
   }
   return value;
+}
+
+/**
+ * Say `text`, what is wrong with a set-up field (`input`, a seed), in `box`: it goes once
+ * the field changes, so a corrected value never sits beside a stale error (a message said in
+ * `box` since stays).
+ * @param {HTMLElement} box @param {HTMLInputElement} input @param {string} text
+ */
+export function fieldError(box, input, text) {
+  box.textContent = text;
+  input.setAttribute('aria-invalid', 'true');
+  const clear = () => {
+    input.removeAttribute('aria-invalid');
+    if (box.textContent === text) box.textContent = '';
+    input.removeEventListener('input', clear);
+    input.removeEventListener('change', clear);
+  };
+  input.addEventListener('input', clear);
+  input.addEventListener('change', clear);
+}
+
+/**
+ * Say an error in `box`: a field's (`readWholeNumber`'s, which names it) as `fieldError` does.
+ * @param {HTMLElement} box @param {Error & {field?: HTMLInputElement}} err
+ */
+export function sayError(box, err) {
+  if (err.field) fieldError(box, err.field, err.message);
+  else box.textContent = err.message;
 }

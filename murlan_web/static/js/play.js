@@ -14,7 +14,7 @@ import { api, ApiFailure } from "./api.js";
 import { renderAdvice } from "./board.js";
 import { OPEN_KEY } from "./replay.js";
 import { el, thinkingWords } from "/clients/js/ui/dom.js";
-import { botAbout, budgetControl, fillBotSelect, fillRules, markPlayable, markSetupBots, readBudget, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
+import { botAbout, budgetControl, fillBotSelect, fillRules, markPlayable, markSetupBots, readBudget, readRules, readWholeNumber, sayError } from "/clients/js/ui/forms.js";
 import { ruleOptions, rulesDialog, rulesText } from "/clients/js/ui/rules.js";
 import { TableView } from "/clients/js/ui/view.js";
 
@@ -187,13 +187,14 @@ async function start() {
     await show(view);
   } catch (err) {
     await showSetup();
-    alertSetup(err.message);
+    sayError(alertSetup(""), err); // a bad seed's error goes once the seed is changed
   } finally {
     $("setup-start").disabled = false;
     $("setup-start").textContent = "Start match";
   }
 }
 
+/** Say `text` under the set-up (the box made on first use); returns the box. */
 function alertSetup(text) {
   let box = $("setup-error");
   if (!box) {
@@ -201,6 +202,7 @@ function alertSetup(text) {
     $("play-setup").append(box);
   }
   box.textContent = text;
+  return box;
 }
 
 const reveal = () => ($("game-reveal").checked ? "?reveal=true" : "");
