@@ -669,6 +669,11 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
     assert "bundle hard" in menu.options[2].get_attribute("title")  # the folder, for the curious
     help_line = by_id(driver, "setup-bot-help").text
     assert help_line.startswith("hard: ") and ".md" not in help_line, help_line
+    pace = Select(by_id(driver, "setup-pace"))
+    assert [o.text for o in pace.options] == ["instant", "fast", "normal", "slow"]
+    pace.select_by_visible_text("slow")
+    assert by_id(driver, "pace").get_attribute("value") == "1400"  # the table's, one choice
+    pace.select_by_visible_text("instant")
     for flag, names in (
         ("tie_rule", ["the target rises on a tie", "a unique top score wins"]),
         ("start_card", ["3 of spades", "3 of clubs"]),

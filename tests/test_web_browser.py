@@ -905,6 +905,10 @@ def test_a_match_survives_its_tab_and_a_vanished_one_says_so(driver, base_url):
 
 
 def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
+    """Bots that cannot play the ticked rules are marked; and the set-up's other pieces as a
+    player reads them: the levels weakest first, described with no repository path (that
+    stays in the tooltip), the rule menus' choices in words, the bot pace (the table's too),
+    and a bad seed's error, gone once the seed is changed."""
     open_page(driver, base_url, "play")
     levels = driver.find_elements(
         By.CSS_SELECTOR, "#setup-bot-0 optgroup[label='difficulty level'] option"
@@ -945,6 +949,12 @@ def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     assert "from 0 to 9,007,199,254,740,991" in said
     seed.send_keys(Keys.BACKSPACE)  # corrected (or changed at all): the error goes
     assert not by_id(driver, "setup-error").text
+    # The bots' pace is chosen on the set-up too, one choice with the table's.
+    pace = Select(by_id(driver, "setup-pace"))
+    assert pace.first_selected_option.text == "instant"  # open_page's
+    pace.select_by_visible_text("slow")
+    assert by_id(driver, "game-pace").get_attribute("value") == "1400"
+    pace.select_by_visible_text("instant")
 
 
 def test_the_compare_page_picks_up_its_running_tournament_after_a_reload(driver, base_url):

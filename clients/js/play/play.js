@@ -7,9 +7,10 @@
 // Bundles: `?bundle=URL` (repeatable, relative to this page; default: the shipped bundles
 // of a murlan checkout served at its root). Each bundle offers its levels (worker.js says
 // which, `expert` among them). `?pace=MS` sets the pause before each bot move (else the last
-// pace picked, kept in localStorage); the set-up's "time a move" caps a search level's time a
-// move (1 s by default, the last choice kept in localStorage; `?budget=MS` prefills it), and
-// the thinking sign says it ("thinking… up to 1 s").
+// pace picked, on the set-up or beside the table, kept in localStorage); the set-up's "time a
+// move" caps a search level's time a move (1 s by default, the last choice kept in
+// localStorage; `?budget=MS` prefills it), and the thinking sign says it ("thinking… up to
+// 1 s").
 //
 // One thing at a time: while the bots move (each after a visible pause, thinking in the
 // worker), the person's controls are off and a sign on the seat and in the status line says
@@ -21,7 +22,7 @@
 import { Game, PASS, describe, dumps } from '../src/index.js';
 import { BotWorker } from './botworker.js';
 import { el, thinkingWords } from '../ui/dom.js';
-import { botAbout, budgetControl, fieldError, fillBotSelect, fillRules, markSetupBots, readBudget, readRules } from '../ui/forms.js';
+import { botAbout, budgetControl, fieldError, fillBotSelect, fillRules, markSetupBots, paceControl, readBudget, readRules, setPace } from '../ui/forms.js';
 import { ruleOptions, rulesDialog, rulesText } from '../ui/rules.js';
 import { TableView } from '../ui/view.js';
 
@@ -78,7 +79,7 @@ async function init() {
     abandonText: 'The match is not over. If you start a new one, this one ends (download its record first to keep it).',
   });
   const pace = params.get('pace');
-  if (pace !== null && [...table.pace.options].some((o) => o.value === pace)) table.pace.value = pace;
+  if (pace !== null) setPace(pace, { keep: false });
   rulesDialog($('rules-open'), () => (state.game ? rulesText(state.rules) : []));
   try {
     const urls = (bundles.length ? bundles : DEFAULT_BUNDLES).map((source) => new URL(source.endsWith('/') ? source : `${source}/`, location.href).href);
@@ -129,7 +130,7 @@ function buildSetup() {
     if (seat === 1) about();
     $('setup-bots').append(el('label', {}, `Seat ${seat} `, select));
   }
-  $('setup-more').append(budgetControl('setup-budget').label);
+  $('setup-more').append(budgetControl('setup-budget').label, paceControl('setup-pace').label);
   fillRules($('setup-rules'), RULES, 'setup');
   $('setup-rules').addEventListener('change', async () => {
     const { keys } = await /** @type {BotWorker} */ (state.bots).request('playable', { rules: readRules($('setup-rules'), RULES) });

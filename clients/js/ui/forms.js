@@ -1,5 +1,6 @@
 // Set-up form pieces both pages use: the rule flags (built from `ruleOptions()` or
-// /api/options, the same shape), the bot menus and the time a search level may take a move.
+// /api/options, the same shape), the bot menus, the time a search level may take a move, the
+// bots' pace and a field's error that clears once the field changes.
 import { budgetWords, el } from './dom.js';
 
 /**
@@ -39,6 +40,42 @@ export function budgetControl(id) {
 
 /** The budget chosen in milliseconds, or null for a level's whole search. @param {HTMLSelectElement} select */
 export const readBudget = (select) => (Number(select.value) > 0 ? Number(select.value) : null);
+
+/** The pause before each bot move is shown (ms), as the pace menus offer it: `[ms, words]`. */
+export const PACES = [['0', 'instant'], ['300', 'fast'], ['700', 'normal'], ['1400', 'slow']];
+const PACE_DEFAULT = '700';
+const PACE_KEY = 'murlan.pace'; // localStorage: the last pace picked
+/** @type {Set<HTMLSelectElement>} every pace menu of the page: the set-up's and the table's, one choice */
+const paceMenus = new Set();
+
+/**
+ * A "Bot pace" menu (`PACES`), the last pace picked (localStorage) chosen, else normal. The
+ * page's pace menus are one choice: the set-up's and the table's (changeable during a match)
+ * show the same pace, whichever changed it.
+ * @param {string} id the select's id
+ * @returns {{label: HTMLElement, select: HTMLSelectElement}}
+ */
+export function paceControl(id) {
+  const select = /** @type {HTMLSelectElement} */ (el('select', { id, title: 'The pause before each bot move is shown' },
+    PACES.map(([value, text]) => el('option', { value, text }))));
+  const shown = paceMenus.values().next().value; // the page's other pace menu: the same pace
+  const kept = localStorage.getItem(PACE_KEY);
+  select.value = shown ? shown.value : PACES.some(([v]) => v === kept) ? kept : PACE_DEFAULT;
+  paceMenus.add(select);
+  select.addEventListener('change', () => setPace(select.value));
+  return { label: el('label', {}, 'Bot pace ', select), select };
+}
+
+/**
+ * Show every pace menu at `value` (one `PACES` offers), kept for the next visit unless `keep`
+ * is false (a page's `?pace=` sets it for the visit only).
+ * @param {string} value @param {{keep?: boolean}} [opts]
+ */
+export function setPace(value, { keep = true } = {}) {
+  if (!PACES.some(([v]) => v === value)) return;
+  for (const select of paceMenus) select.value = value;
+  if (keep) localStorage.setItem(PACE_KEY, value);
+}
 
 /**
  * Checkboxes (yes/no flags) and selects (other flags) for every rule flag, defaults chosen;
