@@ -662,6 +662,7 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
     if by_id(driver, "table").is_displayed():
         by_id(driver, "new").click()
         by_id(driver, "abandon-yes").click()
+    assert not by_id(driver, "serve-link").is_displayed()
     menu = Select(by_id(driver, "setup-bot-2"))
     assert [o.text for o in menu.options] == ["easy", "medium", "hard", "expert"]
     groups = by_id(driver, "setup-bot-2").find_elements(By.TAG_NAME, "optgroup")

@@ -1026,6 +1026,8 @@ def test_the_levels_play_in_the_browser_from_the_play_page(driver, base_url):
     assert not visible(driver, "load-error"), by_id(driver, "load-error").text
     offered = [o.text for o in Select(by_id(driver, "setup-bot-1")).options]
     assert offered == ["easy", "medium", "hard", "expert"] == list(registry.levels())
+    back = by_id(driver, "serve-link")  # served by murlan serve: a way back to its page
+    assert back.is_displayed() and back.get_attribute("href") == f"{base_url}/#play"
     by_id(driver, "setup-seed").send_keys("3")  # a bot leads the first hand
     by_id(driver, "setup-start").click()
     wait_for(

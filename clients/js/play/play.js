@@ -10,7 +10,7 @@
 // pace picked, on the set-up or beside the table, kept in localStorage); the set-up's "time a
 // move" caps a search level's time a move (1 s by default, the last choice kept in
 // localStorage; `?budget=MS` prefills it), and the thinking sign says it ("thinking… up to
-// 1 s").
+// 1 s"). Served by `murlan serve`, the header links back to its page.
 //
 // One thing at a time: while the bots move (each after a visible pause, thinking in the
 // worker), the person's controls are off and a sign on the seat and in the status line says
@@ -81,6 +81,7 @@ async function init() {
   const pace = params.get('pace');
   if (pace !== null) setPace(pace, { keep: false });
   rulesDialog($('rules-open'), () => (state.game ? rulesText(state.rules) : []));
+  const back = linkBack();
   try {
     const urls = (bundles.length ? bundles : DEFAULT_BUNDLES).map((source) => new URL(source.endsWith('/') ? source : `${source}/`, location.href).href);
     const hook = /** @type {any} */ (window).murlanHooks?.player;
@@ -90,13 +91,33 @@ async function init() {
     const box = $('load-error');
     box.textContent = `${err.message}. Serve a bundle folder (bot.json, weights.json, weights.bin) and name it with ?bundle=URL (see docs/js-client.md).`;
     box.hidden = false;
+    await back;
     document.body.dataset.ready = '1';
     return;
   }
   buildSetup();
   $('setup').addEventListener('submit', (e) => { e.preventDefault(); start(); });
   if (!(await resume())) showSetup();
+  await back;
   document.body.dataset.ready = '1';
+}
+
+/**
+ * Served by `murlan serve` (its API answers at the root the page sits under, as
+ * /clients/js/play/): a link back to its page in the header. Served by any other server the
+ * page has no such link, so it never shows a dead one.
+ */
+async function linkBack() {
+  const root = new URL('../../../', location.href);
+  try {
+    const answer = await fetch(new URL('api/options', root), { headers: { Accept: 'application/json' } });
+    if (!answer.ok || !Array.isArray((await answer.json()).bots)) return;
+  } catch {
+    return; // not murlan serve
+  }
+  const link = $('serve-link');
+  link.href = new URL('#play', root).href;
+  link.hidden = false;
 }
 
 // ------------------------------------------------------------------------------ set-up
