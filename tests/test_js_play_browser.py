@@ -355,7 +355,10 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", [received])
     assert received not in eligible and reason
     by_id(driver, "play").click()  # labelled Give back
-    assert by_id(driver, "message").text == f"Not allowed: {in_symbols(reason)}"
+    # The engine's reason, said to the person: "you", not "seat 0"; the card in symbols.
+    assert reason.startswith("seat 0 cannot give back the card just received, ")
+    said = f"Not allowed: {in_symbols(reason.replace('seat 0', 'you', 1))}"
+    assert by_id(driver, "message").text == said
     by_id(driver, "hand").find_element(By.CSS_SELECTOR, f'[data-card="{eligible[-1]}"]').click()
     assert by_id(driver, "play").text == "Give back"
     by_id(driver, "play").click()
@@ -656,7 +659,11 @@ def test_a_worker_that_dies_mid_decision_is_said_in_words(driver, page_url):
 def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
     """As on murlan serve's set-up: ticking a rule greys the levels that cannot play it (still
     listed, with the reason), and a seat that had one chosen gets a level that can, said in
-    words; the worker still refuses such a level should one reach it."""
+    words; the worker still refuses such a level should one reach it, in words too. The
+    set-up's other pieces, as a player reads them: the levels weakest first with no bundle
+    folder or repository path in sight, the bot pace (the table's too), the rule menus'
+    choices in words, a bad seed's error gone once the seed is changed, and no link back to
+    murlan serve, which does not serve this page."""
     driver.get(f"{page_url}?bundle=../../bundles/hard/&bundle=../../bundles/easy/")
     idle(driver)
     if by_id(driver, "table").is_displayed():
@@ -721,7 +728,14 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
         name,
         {flag: True},
     )
-    assert refused.startswith(f"Seat 1's bot ({name}) does not play these rules: {flag}=true")
+    words = driver.execute_script(
+        "return import('../ui/rules.js').then((m) => m.flagText(arguments[0], true))", flag
+    )
+    assert refused == (
+        f"Seat 1's bot ({name}) cannot play these rules ({words}): it was made for other rules."
+        " Choose a level the menu does not mark as unable, or change the rules."
+    )
+    assert flag not in refused  # the rule's name in words, not its code name
 
 
 def test_expert_searches_in_the_worker_and_its_move_is_shown(driver, page_url):

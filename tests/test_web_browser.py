@@ -320,6 +320,17 @@ def test_the_exchange_is_a_dialogue(driver, base_url):
     # The hand the person chooses from stays in view beside the choice, nothing over it.
     driver.execute_script("arguments[0].scrollIntoView({block: 'end'})", dialog)
     assert all(driver.execute_script(UNCOVERED, "#game-hand button.card, #exchange-cards .card"))
+    # The card just received may not go back: the server's reason, said to the person.
+    received = driver.execute_script(
+        "return fetch('/api/games/' + sessionStorage.getItem('murlan.game'))"
+        ".then((r) => r.json()).then((v) => v.exchange_prompt.received)"
+    )
+    driver.find_element(By.CSS_SELECTOR, f'#game-hand [data-card="{received}"]').click()
+    by_id(driver, "game-play").click()  # labelled Give back
+    idle(driver)
+    refused = by_id(driver, "game-message").text
+    assert refused.startswith("Not allowed: you cannot give back the card just received, ")
+    assert received not in refused  # in symbols
     options = dialog.find_elements(By.CSS_SELECTOR, "button.card")
     given = options[0].get_attribute("data-card")
     options[0].click()

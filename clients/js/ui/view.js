@@ -18,8 +18,8 @@
 // only turns visible, the seats keep their size and the buttons their width.
 import { el, plural } from './dom.js';
 import { cardElement, cardWords, cardsText } from './cards.js';
-import { rulesText } from './rules.js';
 import { paceControl } from './forms.js';
+import { refusalWords, rulesText } from './rules.js';
 import { finishText, noExchangeText, renderBoard, renderHistory, renderScores, statusText, winnersText } from './table.js';
 
 /**
@@ -155,9 +155,9 @@ export class TableView {
     if (this.exchange.open) this.exchangeMessage.textContent = bad ? cardWords(text) : '';
   }
 
-  /** @param {string} text */
+  /** The engine's reason a move is refused, in the person's words (`refusalWords`). @param {string} text */
   refused(text) {
-    this.setMessage(`Not allowed: ${text}`, true);
+    this.setMessage(`Not allowed: ${refusalWords(text, this.seat)}`, true);
   }
 
   clearSelection() {
