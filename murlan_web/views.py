@@ -72,8 +72,23 @@ RULE_WORDS: dict[str, tuple[str, dict[Any, str]]] = {
 }
 
 
+# What a set-up menu shows for each value of a flag that is not yes or no (a yes/no flag is a
+# box to tick): a few words, where the value itself is a code ("leader", "3C"); what the
+# value means is said under the menu once chosen (RULE_WORDS).
+RULE_CHOICE_NAMES: dict[str, dict[Any, str]] = {
+    "tie_rule": {"raise": "the target rises on a tie", "leader": "a unique top score wins"},
+    "start_card": {"3S": "3 of spades", "3C": "3 of clubs"},
+}
+
+
+def _choice_names(flag: str, values: Sequence[Any]) -> list[str]:
+    names = RULE_CHOICE_NAMES.get(flag, {})
+    return [names.get(v, "on" if v is True else "off" if v is False else str(v)) for v in values]
+
+
 def rule_options() -> dict[str, dict[str, Any]]:
-    """Every variant flag for the set-up forms: choices, default, label and meanings."""
+    """Every variant flag for the set-up forms: choices, default, label, meanings and names
+    (what a menu shows for each choice)."""
     out = {}
     for flag, values in RULE_CHOICES.items():
         label, meanings = RULE_WORDS.get(flag, (flag.replace("_", " ").capitalize(), {}))
@@ -82,23 +97,28 @@ def rule_options() -> dict[str, dict[str, Any]]:
             "default": values[0],
             "label": label,
             "meanings": [meanings.get(v, str(v)) for v in values],
+            "names": _choice_names(flag, values),
         }
     return out
 
 
 def rule_words_module() -> str:
     """``RULE_WORDS`` as the JavaScript module clients/js/ui/rule_words.js, which both pages'
-    table UI reads (the serverless page has no server to ask): each flag's label and the
-    meaning of each of its values, in ``RULE_CHOICES`` order. tests/test_js_ui.py holds the
-    file to this."""
+    table UI reads (the serverless page has no server to ask): each flag's label, the
+    meaning of each of its values and the name a menu shows for it (``RULE_CHOICE_NAMES``),
+    in ``RULE_CHOICES`` order. tests/test_js_ui.py holds the file to this."""
     words = {
-        flag: [RULE_WORDS[flag][0], [RULE_WORDS[flag][1][v] for v in values]]
+        flag: [
+            RULE_WORDS[flag][0],
+            [RULE_WORDS[flag][1][v] for v in values],
+            _choice_names(flag, values),
+        ]
         for flag, values in RULE_CHOICES.items()
     }
     return (
         "// Generated from murlan_web/views.py's RULE_WORDS by rule_words_module(): do not edit.\n"
-        "// Each variant flag as a person reads it: [label, [meaning of each value, in the\n"
-        "// order of RULE_CHOICES]].\n"
+        "// Each variant flag as a person reads it: [label, [meaning of each value], [name a\n"
+        "// menu shows for each value]], the values in the order of RULE_CHOICES.\n"
         f"export const RULE_WORDS = {json.dumps(words, indent=2, ensure_ascii=False)};\n"
     )
 

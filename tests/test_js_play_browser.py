@@ -41,7 +41,7 @@ import pytest
 from murlan_env import records
 from murlan_env.bots import registry
 from tests import chromium  # skips without a browser
-from tests.chromium import By, Select, chrome, wait_for, when
+from tests.chromium import By, Keys, Select, chrome, wait_for, when
 
 REPO = Path(__file__).resolve().parents[1]
 CLIENT = REPO / "clients" / "js"
@@ -355,7 +355,10 @@ def test_a_hand_by_clicking_its_result_record_and_the_give_back(driver, page_url
     reason = driver.execute_script("return window.murlan.game.whyNot(arguments[0])", [received])
     assert received not in eligible and reason
     by_id(driver, "play").click()  # labelled Give back
-    assert by_id(driver, "message").text == f"Not allowed: {in_symbols(reason)}"
+    # The engine's reason, said to the person: "you", not "seat 0"; the card in symbols.
+    assert reason.startswith("seat 0 cannot give back the card just received, ")
+    said = f"Not allowed: {in_symbols(reason.replace('seat 0', 'you', 1))}"
+    assert by_id(driver, "message").text == said
     by_id(driver, "hand").find_element(By.CSS_SELECTOR, f'[data-card="{eligible[-1]}"]').click()
     assert by_id(driver, "play").text == "Give back"
     by_id(driver, "play").click()
@@ -656,12 +659,40 @@ def test_a_worker_that_dies_mid_decision_is_said_in_words(driver, page_url):
 def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
     """As on murlan serve's set-up: ticking a rule greys the levels that cannot play it (still
     listed, with the reason), and a seat that had one chosen gets a level that can, said in
-    words; the worker still refuses such a level should one reach it."""
+    words; the worker still refuses such a level should one reach it, in words too. The
+    set-up's other pieces, as a player reads them: the levels weakest first with no bundle
+    folder or repository path in sight, the bot pace (the table's too), the rule menus'
+    choices in words, a bad seed's error gone once the seed is changed, and no link back to
+    murlan serve, which does not serve this page."""
     driver.get(f"{page_url}?bundle=../../bundles/hard/&bundle=../../bundles/easy/")
     idle(driver)
     if by_id(driver, "table").is_displayed():
         by_id(driver, "new").click()
         by_id(driver, "abandon-yes").click()
+    assert not by_id(driver, "serve-link").is_displayed()
+    menu = Select(by_id(driver, "setup-bot-2"))
+    assert [o.text for o in menu.options] == ["easy", "medium", "hard", "expert"]
+    groups = by_id(driver, "setup-bot-2").find_elements(By.TAG_NAME, "optgroup")
+    assert [g.get_attribute("label") for g in groups] == ["difficulty level"]
+    assert "bundle hard" in menu.options[2].get_attribute("title")  # the folder, for the curious
+    help_line = by_id(driver, "setup-bot-help").text
+    assert help_line.startswith("hard: ") and ".md" not in help_line, help_line
+    pace = Select(by_id(driver, "setup-pace"))
+    assert [o.text for o in pace.options] == ["instant", "fast", "normal", "slow"]
+    pace.select_by_visible_text("slow")
+    assert by_id(driver, "pace").get_attribute("value") == "1400"  # the table's, one choice
+    pace.select_by_visible_text("instant")
+    for flag, names in (
+        ("tie_rule", ["the target rises on a tie", "a unique top score wins"]),
+        ("start_card", ["3 of spades", "3 of clubs"]),
+    ):
+        assert [o.text for o in Select(by_id(driver, f"setup-rule-{flag}")).options] == names
+    seed = by_id(driver, "setup-seed")
+    seed.send_keys("1e3")  # a number to the browser's form, not a whole number written out
+    by_id(driver, "setup-start").click()
+    assert "The seed is a whole number from 0 (got 1e3)" in by_id(driver, "setup-message").text
+    seed.send_keys(Keys.BACKSPACE, Keys.BACKSPACE, Keys.BACKSPACE)
+    assert not by_id(driver, "setup-message").text and by_id(driver, "setup").is_displayed()
     levels = registry.levels()
     name, flag = next(
         (name, flag)
@@ -670,6 +701,7 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
         if values == [False] and not level["search"]
     )
     Select(by_id(driver, "setup-bot-2")).select_by_visible_text(name)
+    assert ".md" not in by_id(driver, "setup-bot-help").text
     by_id(driver, f"setup-rule-{flag}").click()
     # The rule ticked is explained under it, in the rule book's words (as murlan serve does).
     meaning = driver.find_element(By.CSS_SELECTOR, f'[data-meaning="{flag}"]').text
@@ -696,7 +728,14 @@ def test_levels_that_cannot_play_the_ticked_rules_are_greyed(driver, page_url):
         name,
         {flag: True},
     )
-    assert refused.startswith(f"Seat 1's bot ({name}) does not play these rules: {flag}=true")
+    words = driver.execute_script(
+        "return import('../ui/rules.js').then((m) => m.flagText(arguments[0], true))", flag
+    )
+    assert refused == (
+        f"Seat 1's bot ({name}) cannot play these rules ({words}): it was made for other rules."
+        " Choose a level the menu does not mark as unable, or change the rules."
+    )
+    assert flag not in refused  # the rule's name in words, not its code name
 
 
 def test_expert_searches_in_the_worker_and_its_move_is_shown(driver, page_url):

@@ -320,6 +320,17 @@ def test_the_exchange_is_a_dialogue(driver, base_url):
     # The hand the person chooses from stays in view beside the choice, nothing over it.
     driver.execute_script("arguments[0].scrollIntoView({block: 'end'})", dialog)
     assert all(driver.execute_script(UNCOVERED, "#game-hand button.card, #exchange-cards .card"))
+    # The card just received may not go back: the server's reason, said to the person.
+    received = driver.execute_script(
+        "return fetch('/api/games/' + sessionStorage.getItem('murlan.game'))"
+        ".then((r) => r.json()).then((v) => v.exchange_prompt.received)"
+    )
+    driver.find_element(By.CSS_SELECTOR, f'#game-hand [data-card="{received}"]').click()
+    by_id(driver, "game-play").click()  # labelled Give back
+    idle(driver)
+    refused = by_id(driver, "game-message").text
+    assert refused.startswith("Not allowed: you cannot give back the card just received, ")
+    assert received not in refused  # in symbols
     options = dialog.find_elements(By.CSS_SELECTOR, "button.card")
     given = options[0].get_attribute("data-card")
     options[0].click()
@@ -534,8 +545,9 @@ def test_the_table_fits_the_window(driver, base_url, width, height):
         for i in range(3):
             Select(by_id(driver, f"setup-bot-{i}")).select_by_value("expert")
         check_layout(driver, ["#play-setup", "#setup-bot-help"], scroll=width < 900)
-        about = registry.levels()["expert"]["about"]
-        assert about in by_id(driver, "setup-bot-help").text  # the long text, wrapped
+        # the long text, wrapped (where it is measured is for the tooltip, not the help line)
+        about = registry.levels()["expert"]["about"].split("; measured in ")[0]
+        assert by_id(driver, "setup-bot-help").text == f"expert: {about}"
         for i in range(3):
             Select(by_id(driver, f"setup-bot-{i}")).select_by_value("greedy")
         by_id(driver, "setup-seed").send_keys("3")  # the same deal in every screenshot
@@ -904,8 +916,24 @@ def test_a_match_survives_its_tab_and_a_vanished_one_says_so(driver, base_url):
 
 
 def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
+    """Bots that cannot play the ticked rules are marked; and the set-up's other pieces as a
+    player reads them: the levels weakest first, described with no repository path (that
+    stays in the tooltip), the rule menus' choices in words, the bot pace (the table's too),
+    and a bad seed's error, gone once the seed is changed."""
     open_page(driver, base_url, "play")
+    levels = driver.find_elements(
+        By.CSS_SELECTOR, "#setup-bot-0 optgroup[label='difficulty level'] option"
+    )
+    assert [o.text for o in levels] == ["easy", "medium", "hard", "expert"]
     Select(by_id(driver, "setup-bot-0")).select_by_value("easy")
+    help_line = by_id(driver, "setup-bot-help").text
+    assert help_line.startswith("easy: plays loosely") and ".md" not in help_line, help_line
+    assert "benchmarks/README.md" in levels[0].get_attribute("title")
+    for flag, names in (
+        ("tie_rule", ["the target rises on a tie", "a unique top score wins"]),
+        ("start_card", ["3 of spades", "3 of clubs"]),
+    ):
+        assert [o.text for o in Select(by_id(driver, f"play-rule-{flag}")).options] == names
     by_id(driver, "play-rule-sticky_pass").click()
     idle(driver)
     option = driver.find_element(By.CSS_SELECTOR, "#setup-bot-0 option[value='easy']")
@@ -930,6 +958,14 @@ def test_menus_mark_the_bots_that_cannot_play_the_rules(driver, base_url):
     # said once the set-up is shown again (after its request for a match to resume)
     said = wait_for(driver, lambda b: by_id(b, "setup-error").text, what="the seed's range")
     assert "from 0 to 9,007,199,254,740,991" in said
+    seed.send_keys(Keys.BACKSPACE)  # corrected (or changed at all): the error goes
+    assert not by_id(driver, "setup-error").text
+    # The bots' pace is chosen on the set-up too, one choice with the table's.
+    pace = Select(by_id(driver, "setup-pace"))
+    assert pace.first_selected_option.text == "instant"  # open_page's
+    pace.select_by_visible_text("slow")
+    assert by_id(driver, "game-pace").get_attribute("value") == "1400"
+    pace.select_by_visible_text("instant")
 
 
 def test_the_compare_page_picks_up_its_running_tournament_after_a_reload(driver, base_url):
@@ -999,8 +1035,10 @@ def test_the_levels_play_in_the_browser_from_the_play_page(driver, base_url):
     wait_for(driver, lambda b: b.execute_script("return document.body.dataset.ready === '1'"))
     assert driver.current_url == f"{base_url}/clients/js/play/index.html"
     assert not visible(driver, "load-error"), by_id(driver, "load-error").text
-    offered = {o.text.split(" ")[0] for o in Select(by_id(driver, "setup-bot-1")).options}
-    assert offered == set(registry.levels()) and "expert" in offered
+    offered = [o.text for o in Select(by_id(driver, "setup-bot-1")).options]
+    assert offered == ["easy", "medium", "hard", "expert"] == list(registry.levels())
+    back = by_id(driver, "serve-link")  # served by murlan serve: a way back to its page
+    assert back.is_displayed() and back.get_attribute("href") == f"{base_url}/#play"
     by_id(driver, "setup-seed").send_keys("3")  # a bot leads the first hand
     by_id(driver, "setup-start").click()
     wait_for(

@@ -7,9 +7,10 @@
 // Bundles: `?bundle=URL` (repeatable, relative to this page; default: the shipped bundles
 // of a murlan checkout served at its root). Each bundle offers its levels (worker.js says
 // which, `expert` among them). `?pace=MS` sets the pause before each bot move (else the last
-// pace picked, kept in localStorage); the set-up's "time a move" caps a search level's time a
-// move (1 s by default, the last choice kept in localStorage; `?budget=MS` prefills it), and
-// the thinking sign says it ("thinking… up to 1 s").
+// pace picked, on the set-up or beside the table, kept in localStorage); the set-up's "time a
+// move" caps a search level's time a move (1 s by default, the last choice kept in
+// localStorage; `?budget=MS` prefills it), and the thinking sign says it ("thinking… up to
+// 1 s"). Served by `murlan serve`, the header links back to its page.
 //
 // One thing at a time: while the bots move (each after a visible pause, thinking in the
 // worker), the person's controls are off and a sign on the seat and in the status line says
@@ -21,7 +22,7 @@
 import { Game, PASS, describe, dumps } from '../src/index.js';
 import { BotWorker } from './botworker.js';
 import { el, thinkingWords } from '../ui/dom.js';
-import { botAbout, budgetControl, fillBotSelect, fillRules, markSetupBots, readBudget, readRules } from '../ui/forms.js';
+import { botAbout, budgetControl, fieldError, fillBotSelect, fillRules, markSetupBots, paceControl, readBudget, readRules, setPace } from '../ui/forms.js';
 import { ruleOptions, rulesDialog, rulesText } from '../ui/rules.js';
 import { TableView } from '../ui/view.js';
 
@@ -78,8 +79,9 @@ async function init() {
     abandonText: 'The match is not over. If you start a new one, this one ends (download its record first to keep it).',
   });
   const pace = params.get('pace');
-  if (pace !== null && [...table.pace.options].some((o) => o.value === pace)) table.pace.value = pace;
+  if (pace !== null) setPace(pace, { keep: false });
   rulesDialog($('rules-open'), () => (state.game ? rulesText(state.rules) : []));
+  const back = linkBack();
   try {
     const urls = (bundles.length ? bundles : DEFAULT_BUNDLES).map((source) => new URL(source.endsWith('/') ? source : `${source}/`, location.href).href);
     const hook = /** @type {any} */ (window).murlanHooks?.player;
@@ -89,21 +91,50 @@ async function init() {
     const box = $('load-error');
     box.textContent = `${err.message}. Serve a bundle folder (bot.json, weights.json, weights.bin) and name it with ?bundle=URL (see docs/js-client.md).`;
     box.hidden = false;
+    await back;
     document.body.dataset.ready = '1';
     return;
   }
   buildSetup();
   $('setup').addEventListener('submit', (e) => { e.preventDefault(); start(); });
   if (!(await resume())) showSetup();
+  await back;
   document.body.dataset.ready = '1';
+}
+
+/**
+ * Served by `murlan serve` (its API answers at the root the page sits under, as
+ * /clients/js/play/): a link back to its page in the header. Served by any other server the
+ * page has no such link, so it never shows a dead one.
+ */
+async function linkBack() {
+  const root = new URL('../../../', location.href);
+  try {
+    const answer = await fetch(new URL('api/options', root), { headers: { Accept: 'application/json' } });
+    if (!answer.ok || !Array.isArray((await answer.json()).bots)) return;
+  } catch {
+    return; // not murlan serve
+  }
+  const link = $('serve-link');
+  link.href = new URL('#play', root).href;
+  link.hidden = false;
 }
 
 // ------------------------------------------------------------------------------ set-up
 
-/** The levels as the bot menus list them. */
+/** The levels by strength, as murlan serve lists them; others (a bundle's own) after, as loaded. */
+const STRENGTH = ['easy', 'medium', 'hard', 'expert'];
+
+/**
+ * The levels as the bot menus list them, weakest first. A level is named by its bundle's
+ * folder only where two bundles offer it; the folder is in each entry's tooltip.
+ */
 function menu() {
   const ambiguous = (level) => state.choices.filter((c) => c.level === level).length > 1;
-  return state.choices.map((c) => ({ spec: c.key, label: ambiguous(c.level) ? `${c.level} (${c.bundle})` : c.level, group: c.bundle, about: c.about }));
+  const rank = (c) => (STRENGTH.includes(c.level) ? STRENGTH.indexOf(c.level) : STRENGTH.length);
+  return [...state.choices].sort((a, b) => rank(a) - rank(b)).map((c) => ({ spec: c.key,
+    label: ambiguous(c.level) ? `${c.level} (${c.bundle})` : c.level, group: 'difficulty level', about: c.about,
+    title: `${c.about ? `${c.about} ` : ''}(bundle ${c.bundle})` }));
 }
 
 /** Three level menus (one per bot seat), greyed where a level cannot play the ticked rules, the time a move, and a control per variant flag. */
@@ -120,7 +151,7 @@ function buildSetup() {
     if (seat === 1) about();
     $('setup-bots').append(el('label', {}, `Seat ${seat} `, select));
   }
-  $('setup-more').append(budgetControl('setup-budget').label);
+  $('setup-more').append(budgetControl('setup-budget').label, paceControl('setup-pace').label);
   fillRules($('setup-rules'), RULES, 'setup');
   $('setup-rules').addEventListener('change', async () => {
     const { keys } = await /** @type {BotWorker} */ (state.bots).request('playable', { rules: readRules($('setup-rules'), RULES) });
@@ -145,7 +176,8 @@ async function start() {
   message.textContent = '';
   const seedText = /** @type {HTMLInputElement} */ ($('setup-seed')).value.trim();
   if (seedText && !/^\d+$/.test(seedText)) {
-    message.textContent = `The seed is a whole number from 0 (got ${seedText}), or empty for a random one.`;
+    // said until the seed is changed
+    fieldError(message, $('setup-seed'), `The seed is a whole number from 0 (got ${seedText}), or empty for a random one.`);
     return;
   }
   const seed = seedText ? Number(seedText) : crypto.getRandomValues(new Uint32Array(1))[0] >>> 1;

@@ -6,7 +6,8 @@
 //   load    {bundles: [URL], hook: URL | null} -> {choices: [{key, level, bundle, about}]}
 //   playable {rules} -> {keys: [key]}, the levels that play these rules (the set-up greys the others)
 //   match   {seats: [key | null, ...], rules, budgetMs: MS | null} -> {budgets: [MS | null, ...]},
-//           or {error} for a level that does not play the rules; null: a person's seat (the
+//           or {error} for a level that does not play the rules (the flags it cannot play in
+//           words, ../ui/rules.js); null: a person's seat (the
 //           page's seat 0; benchmarks/browser_moves.py seats bots in all four); `budgetMs` caps a
 //           search level's time a move (the set-up's "time a move"; null: its whole search),
 //           and `budgets` says, seat by seat, the cap its player took (null: none, not a search)
@@ -18,6 +19,7 @@
 // player`): the browser tests make a player slow or failing through it; the page sets it
 // only from `window.murlanHooks`.
 import { SEAT_MODELS, levelPlayer, loadBot } from '../src/index.js';
+import { flagText } from '../ui/rules.js';
 
 /** @type {Array<{key: string, level: string, bundle: string, about: string, bot: any}>} */
 let choices = [];
@@ -81,8 +83,14 @@ function match({ seats, rules, budgetMs = null }) {
     budgets.push(null);
     if (seats[seat] === null) continue; // a person's seat
     const choice = choices[Number(seats[seat])];
-    const why = conflict(choice, rules);
-    if (why) throw new Error(`Seat ${seat}'s bot (${choice.level}) does not play these rules: ${why}.`);
+    if (conflict(choice, rules)) {
+      // In words, as murlan serve refuses such a bot: the flags it cannot play (the set-up
+      // greys such a level, so this is the last resort).
+      const flags = Object.entries(rules).filter(([flag, value]) => conflict(choice, { [flag]: value }));
+      const which = flags.map(([flag, value]) => flagText(flag, value)).join('; ');
+      throw new Error(`Seat ${seat}'s bot (${choice.level}) cannot play these rules (${which}): it was made for other rules. `
+        + 'Choose a level the menu does not mark as unable, or change the rules.');
+    }
     const search = Boolean(choice.bot.manifest.levels?.[choice.level]?.search);
     if (search && budgetMs) budgets[seat] = budgetMs;
     const player = playerOf(choice.bot, choice.level, budgets[seat] ?? undefined);

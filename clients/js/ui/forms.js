@@ -1,5 +1,6 @@
 // Set-up form pieces both pages use: the rule flags (built from `ruleOptions()` or
-// /api/options, the same shape), the bot menus and the time a search level may take a move.
+// /api/options, the same shape), the bot menus, the time a search level may take a move, the
+// bots' pace and a field's error that clears once the field changes.
 import { budgetWords, el } from './dom.js';
 
 /**
@@ -40,6 +41,42 @@ export function budgetControl(id) {
 /** The budget chosen in milliseconds, or null for a level's whole search. @param {HTMLSelectElement} select */
 export const readBudget = (select) => (Number(select.value) > 0 ? Number(select.value) : null);
 
+/** The pause before each bot move is shown (ms), as the pace menus offer it: `[ms, words]`. */
+export const PACES = [['0', 'instant'], ['300', 'fast'], ['700', 'normal'], ['1400', 'slow']];
+const PACE_DEFAULT = '700';
+const PACE_KEY = 'murlan.pace'; // localStorage: the last pace picked
+/** @type {Set<HTMLSelectElement>} every pace menu of the page: the set-up's and the table's, one choice */
+const paceMenus = new Set();
+
+/**
+ * A "Bot pace" menu (`PACES`), the last pace picked (localStorage) chosen, else normal. The
+ * page's pace menus are one choice: the set-up's and the table's (changeable during a match)
+ * show the same pace, whichever changed it.
+ * @param {string} id the select's id
+ * @returns {{label: HTMLElement, select: HTMLSelectElement}}
+ */
+export function paceControl(id) {
+  const select = /** @type {HTMLSelectElement} */ (el('select', { id, title: 'The pause before each bot move is shown' },
+    PACES.map(([value, text]) => el('option', { value, text }))));
+  const shown = paceMenus.values().next().value; // the page's other pace menu: the same pace
+  const kept = localStorage.getItem(PACE_KEY);
+  select.value = shown ? shown.value : PACES.some(([v]) => v === kept) ? kept : PACE_DEFAULT;
+  paceMenus.add(select);
+  select.addEventListener('change', () => setPace(select.value));
+  return { label: el('label', {}, 'Bot pace ', select), select };
+}
+
+/**
+ * Show every pace menu at `value` (one `PACES` offers), kept for the next visit unless `keep`
+ * is false (a page's `?pace=` sets it for the visit only).
+ * @param {string} value @param {{keep?: boolean}} [opts]
+ */
+export function setPace(value, { keep = true } = {}) {
+  if (!PACES.some(([v]) => v === value)) return;
+  for (const select of paceMenus) select.value = value;
+  if (keep) localStorage.setItem(PACE_KEY, value);
+}
+
 /**
  * Checkboxes (yes/no flags) and selects (other flags) for every rule flag, defaults chosen;
  * each labelled in words, a choice other than the standard game's explained under it.
@@ -61,9 +98,10 @@ export function fillRules(fieldset, rules, prefix) {
       input = /** @type {HTMLInputElement} */ (el('input', { type: 'checkbox', id, 'data-flag': flag }));
       fieldset.append(el('label', { title: meaningOf(true) }, input, ` ${label}`, meaning));
     } else {
+      // Each choice by its name in words ("3 of clubs"), the value ("3C") kept for the request.
       input = /** @type {HTMLSelectElement} */ (el('select', { id, 'data-flag': flag, title: spec.meanings ? spec.meanings.join('; ') : '' },
         spec.choices.map((c, i) => el('option', { value: c, selected: c === spec.default,
-          text: c, title: spec.meanings ? spec.meanings[i] : null }))));
+          text: spec.names?.[i] ?? c, title: spec.meanings ? spec.meanings[i] : null }))));
       fieldset.append(el('label', { class: 'wide' }, `${label} `, input, meaning));
     }
     const say = () => {
@@ -91,7 +129,8 @@ export function readRules(fieldset, rules) {
 
 /**
  * A <select> of the bot menu, grouped; `filter` picks entries (default: all). Each bot:
- * `{spec, label, group, about}`.
+ * `{spec, label, group, about, title?}`; an entry's tooltip is its `title`, else its whole
+ * `about` (where a level's strength is measured included).
  * @param {HTMLSelectElement} select
  * @param {any[]} bots
  * @param {{selected?: string, filter?: (bot: any) => boolean, none?: string}} [opts]
@@ -103,7 +142,7 @@ export function fillBotSelect(select, bots, { selected, filter = () => true, non
   for (const bot of bots.filter(filter)) {
     if (!groups.has(bot.group)) groups.set(bot.group, el('optgroup', { label: bot.group }));
     groups.get(bot.group).append(el('option', { value: bot.spec, text: bot.label,
-      title: bot.about || null, selected: bot.spec === selected }));
+      title: bot.title || bot.about || null, selected: bot.spec === selected }));
   }
   select.append(...groups.values());
 }
@@ -148,14 +187,23 @@ export function markSetupBots(selects, playable, help, fallback) {
     : 'Bots marked "not for these rules" cannot play the rules ticked below.';
 }
 
+/**
+ * A bot's description as a player reads it: without a pointer into the repository's files
+ * ("...; measured in benchmarks/README.md#..."), which is for developers and stays in the
+ * menu entry's tooltip.
+ * @param {string} about
+ */
+export const playerAbout = (about) => about.replace(/;[^;]*?[\w./-]+\.md(#[\w-]*)?/g, '').trim();
+
 /** The description of a bot, for a help line that wraps. @param {any[]} bots @param {string} spec */
 export function botAbout(bots, spec) {
   const bot = bots.find((b) => b.spec === spec);
-  return bot ? `${bot.label}: ${bot.about || bot.group}` : '';
+  return bot ? `${bot.label}: ${playerAbout(bot.about || '') || bot.group}` : '';
 }
 
 /**
- * A whole number from a number input (a seed, a count), or null when the field is empty.
+ * A whole number from a number input (a seed, a count), or null when the field is empty;
+ * else an Error whose `field` is the input (`sayError` says it as the field's error).
  * @param {HTMLInputElement} input
  */
 export function readWholeNumber(input) {
@@ -164,7 +212,36 @@ export function readWholeNumber(input) {
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < 0) {
     const name = input.labels[0]?.textContent.trim() || 'the number';
-    throw new Error(`${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER.toLocaleString('en')}`);
+    const err = new Error(`${name} must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER.toLocaleString('en')}`);
+    throw Object.assign(err, { field: input });
   }
   return value;
+}
+
+/**
+ * Say `text`, what is wrong with a set-up field (`input`, a seed), in `box`: it goes once
+ * the field changes, so a corrected value never sits beside a stale error (a message said in
+ * `box` since stays).
+ * @param {HTMLElement} box @param {HTMLInputElement} input @param {string} text
+ */
+export function fieldError(box, input, text) {
+  box.textContent = text;
+  input.setAttribute('aria-invalid', 'true');
+  const clear = () => {
+    input.removeAttribute('aria-invalid');
+    if (box.textContent === text) box.textContent = '';
+    input.removeEventListener('input', clear);
+    input.removeEventListener('change', clear);
+  };
+  input.addEventListener('input', clear);
+  input.addEventListener('change', clear);
+}
+
+/**
+ * Say an error in `box`: a field's (`readWholeNumber`'s, which names it) as `fieldError` does.
+ * @param {HTMLElement} box @param {Error & {field?: HTMLInputElement}} err
+ */
+export function sayError(box, err) {
+  if (err.field) fieldError(box, err.field, err.message);
+  else box.textContent = err.message;
 }

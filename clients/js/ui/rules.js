@@ -9,14 +9,26 @@ export { RULE_WORDS };
 
 /**
  * Every variant flag for the set-up forms, in the shape `murlan serve`'s /api/options sends:
- * `{flag: {choices, default, label, meanings}}`.
- * @returns {Record<string, {choices: any[], default: any, label: string, meanings: string[]}>}
+ * `{flag: {choices, default, label, meanings, names}}` (`names`: what a menu shows for each
+ * choice, "3 of clubs" for "3C").
+ * @returns {Record<string, {choices: any[], default: any, label: string, meanings: string[], names: string[]}>}
  */
 export function ruleOptions() {
   return Object.fromEntries(Object.entries(RULE_CHOICES).map(([flag, choices]) => {
-    const [label, meanings] = RULE_WORDS[flag];
-    return [flag, { choices: [...choices], default: choices[0], label, meanings }];
+    const [label, meanings, names] = RULE_WORDS[flag];
+    return [flag, { choices: [...choices], default: choices[0], label, meanings, names }];
   }));
+}
+
+/**
+ * A flag at a value in words ("Sticky pass: a player who passes sits out the rest of the
+ * trick"); a flag this client does not know as it is written.
+ * @param {string} flag @param {any} value
+ */
+export function flagText(flag, value) {
+  if (!(flag in RULE_WORDS)) return `${flag} ${value}`;
+  const [label, meanings] = RULE_WORDS[flag];
+  return `${label}: ${meanings[RULE_CHOICES[flag].map(String).indexOf(String(value))] ?? value}`;
 }
 
 /**
@@ -25,10 +37,20 @@ export function ruleOptions() {
  * @param {Record<string, any>} rules
  */
 export function rulesText(rules) {
-  return Object.entries(rules).filter(([flag, value]) => RULE_CHOICES[flag][0] !== value).map(([flag, value]) => {
-    const [label, meanings] = RULE_WORDS[flag];
-    return `${label}: ${meanings[RULE_CHOICES[flag].indexOf(value)]}`;
-  });
+  return Object.entries(rules).filter(([flag, value]) => RULE_CHOICES[flag][0] !== value).map(([flag, value]) => flagText(flag, value));
+}
+
+/**
+ * The engine's reason for refusing a move, said to the person at `seat` as the other messages
+ * are: "seat 2 does not hold ..." -> "you do not hold ...", a rule flag's code name ("the
+ * joker_pair rule is off") as its label ("the Joker pair rule is off"). Its cards are
+ * written in symbols where it is shown (./cards.js `cardWords`).
+ * @param {string} text @param {number} seat
+ */
+export function refusalWords(text, seat) {
+  let out = text.replace(new RegExp(`\\bseat ${seat}\\b( does\\b)?`, 'g'), (_, does) => (does ? 'you do' : 'you'));
+  for (const [flag, [label]] of Object.entries(RULE_WORDS)) out = out.replace(new RegExp(`\\b${flag}\\b`, 'g'), String(label));
+  return out;
 }
 
 const RULE_BOOK = [

@@ -18,7 +18,8 @@
 // only turns visible, the seats keep their size and the buttons their width.
 import { el, plural } from './dom.js';
 import { cardElement, cardWords, cardsText } from './cards.js';
-import { rulesText } from './rules.js';
+import { paceControl } from './forms.js';
+import { refusalWords, rulesText } from './rules.js';
 import { finishText, noExchangeText, renderBoard, renderHistory, renderScores, statusText, winnersText } from './table.js';
 
 /**
@@ -32,9 +33,6 @@ import { finishText, noExchangeText, renderBoard, renderHistory, renderScores, s
  * @property {(key: string) => boolean} [key] a page's own keys (true: handled)
  * @property {(cards: string[]) => string | null} [whyNot] why a selection is refused before asking
  */
-
-const PACES = [['0', 'instant'], ['300', 'fast'], ['700', 'normal'], ['1400', 'slow']];
-const PACE_KEY = 'murlan.pace'; // localStorage: ms between bot moves shown
 
 export class TableView {
   /**
@@ -59,10 +57,10 @@ export class TableView {
     this.thinking = el('span', { id: id('thinking'), class: 'thinking', role: 'status' });
     this.prompt = el('span', { id: id('prompt'), class: 'prompt' }); // in the sign's place while no one is at work
     this.variant = el('span', { id: id('variant'), class: 'variant' });
-    this.pace = /** @type {HTMLSelectElement} */ (el('select', { id: id('pace') }, PACES.map(([v, t]) => el('option', { value: v, text: t }))));
-    const pace = localStorage.getItem(PACE_KEY);
-    this.pace.value = PACES.some(([v]) => v === pace) ? pace : '700';
-    this.pace.addEventListener('change', () => localStorage.setItem(PACE_KEY, this.pace.value));
+    // The bots' pace, changeable during the match: the same choice as the set-up's (forms.js).
+    const pace = paceControl(id('pace'));
+    /** @type {HTMLSelectElement} ms between bot moves shown */
+    this.pace = pace.select;
     this.download = /** @type {HTMLAnchorElement} */ (el('a', { id: id('download'), href: '#', download: 'murlan-match.json', text: 'Download record',
       onclick: () => driver.download(this.download) }));
     this.board = el('div', { class: 'board', id: id('board') });
@@ -93,7 +91,7 @@ export class TableView {
     root.replaceChildren(
       el('div', { class: 'statusbar panel' },
         el('div', { class: 'status-line' }, this.status, this.thinking, this.prompt),
-        this.variant, el('label', {}, 'Bot pace ', this.pace), slot('status'), this.download,
+        this.variant, pace.label, slot('status'), this.download,
         button('new', 'New match', { onclick: () => this.askNewMatch() })),
       el('div', { class: 'game-grid' },
         el('div', { class: 'main-column' }, this.board,
@@ -157,9 +155,9 @@ export class TableView {
     if (this.exchange.open) this.exchangeMessage.textContent = bad ? cardWords(text) : '';
   }
 
-  /** @param {string} text */
+  /** The engine's reason a move is refused, in the person's words (`refusalWords`). @param {string} text */
   refused(text) {
-    this.setMessage(`Not allowed: ${text}`, true);
+    this.setMessage(`Not allowed: ${refusalWords(text, this.seat)}`, true);
   }
 
   clearSelection() {

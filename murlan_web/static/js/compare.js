@@ -3,7 +3,7 @@
 // its progress and Cancel while it runs, its table once it is done.
 import { api, ApiFailure } from "./api.js";
 import { el, plural } from "/clients/js/ui/dom.js";
-import { fillRules, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
+import { fillRules, readRules, readWholeNumber, sayError } from "/clients/js/ui/forms.js";
 import { ruleOptions } from "/clients/js/ui/rules.js";
 
 const $ = (id) => document.getElementById(id);
@@ -74,7 +74,7 @@ async function run() {
     if (seed !== null) body.seed = seed;
     job = await api("POST", "/api/tournaments", body);
   } catch (err) {
-    message.textContent = err.message;
+    sayError(message, err); // a bad number's error goes once its field is changed
     message.classList.add("bad");
     return;
   }

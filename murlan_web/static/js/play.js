@@ -6,15 +6,16 @@
 // One request at a time: while a move, a deal or a hint is on its way (or the bots' moves are
 // being shown), the controls are off and the thinking sign says who is at work, so a double
 // click never sends a move twice. The bots' moves come back as steps and are shown one at a
-// time at the pace the person picks. A match the server no longer has (idle too long,
-// replaced, a restart) is said in words, and the set-up offered. The set-up's "time a move"
+// time at the pace the person picks (on the set-up, and beside the table during the match).
+// A match the server no longer has (idle too long, replaced, a restart) is said in words, and
+// the set-up offered. The set-up's "time a move"
 // (the client's control, 1 s by default) caps the server's search bots' time a move, and the
 // thinking sign says it while they play ("... are thinking… up to 1 s a move").
 import { api, ApiFailure } from "./api.js";
 import { renderAdvice } from "./board.js";
 import { OPEN_KEY } from "./replay.js";
 import { el, thinkingWords } from "/clients/js/ui/dom.js";
-import { botAbout, budgetControl, fillBotSelect, fillRules, markPlayable, markSetupBots, readBudget, readRules, readWholeNumber } from "/clients/js/ui/forms.js";
+import { botAbout, budgetControl, fillBotSelect, fillRules, markPlayable, markSetupBots, paceControl, readBudget, readRules, readWholeNumber, sayError } from "/clients/js/ui/forms.js";
 import { ruleOptions, rulesDialog, rulesText } from "/clients/js/ui/rules.js";
 import { TableView } from "/clients/js/ui/view.js";
 
@@ -56,7 +57,7 @@ export async function initPlay(opts) {
     bots.append(el("label", { id: `setup-bot-label-${i}` }, el("span"), select));
   }
   labelBotSeats();
-  $("setup-more").append(budgetControl("setup-budget").label);
+  $("setup-more").append(budgetControl("setup-budget").label, paceControl("setup-pace").label);
   fillRules($("setup-rules"), ruleOptions(), "play");
   $("setup-rules").addEventListener("change", async () => {
     const playable = await api("POST", "/api/playable", { rules: readRules($("setup-rules"), ruleOptions()) });
@@ -187,13 +188,14 @@ async function start() {
     await show(view);
   } catch (err) {
     await showSetup();
-    alertSetup(err.message);
+    sayError(alertSetup(""), err); // a bad seed's error goes once the seed is changed
   } finally {
     $("setup-start").disabled = false;
     $("setup-start").textContent = "Start match";
   }
 }
 
+/** Say `text` under the set-up (the box made on first use); returns the box. */
 function alertSetup(text) {
   let box = $("setup-error");
   if (!box) {
@@ -201,6 +203,7 @@ function alertSetup(text) {
     $("play-setup").append(box);
   }
   box.textContent = text;
+  return box;
 }
 
 const reveal = () => ($("game-reveal").checked ? "?reveal=true" : "");
