@@ -71,6 +71,18 @@ def wait_for(browser, condition, timeout: float = 30, what: str = "the page", po
         pytest.fail(f"timed out waiting for {what}")
 
 
+def choose_budget(browser, choice: str) -> None:
+    """On a play page's set-up (both pages draw one control, clients/js/ui/forms.js): the
+    time a search level may take a move offers 0.3 s, 0.5 s, 1 s and no limit, shows 1 s
+    where nothing was chosen before, and is labelled in words; then ``choice`` is picked."""
+    select = browser.find_element(By.ID, "setup-budget")
+    menu = Select(select)
+    assert [o.text for o in menu.options] == ["0.3 s", "0.5 s", "1 s", "no limit"]
+    assert menu.first_selected_option.text == "1 s"
+    assert select.find_element(By.XPATH, "..").text.startswith("Time a move (search levels)")
+    menu.select_by_visible_text(choice)
+
+
 # Calls back with ``read()``'s first value that is not null: at once, or after a change of the
 # body's data-* flags (read again in a task of its own: a change is seen between two steps of
 # the page's own code, which a poll, running in its own task, never sees).

@@ -220,11 +220,9 @@ def check_same(state: engine.State, games, refs: list[Match]) -> None:
             assert got[name] == want, f"game {i}: {name}: engine {got[name]}, reference {want}"
 
 
-_CARD_TO_RANK = np.zeros((54, 15), np.int8)
-_CARD_TO_RANK[np.arange(54), [rank_of(c) for c in range(54)]] = 1
-
-
 _RANK_OF = [rank_of(c) for c in range(54)]
+_CARD_TO_RANK = np.zeros((54, 15), np.int8)
+_CARD_TO_RANK[np.arange(54), _RANK_OF] = 1
 
 
 def per_rank(cards) -> list[int]:
