@@ -268,8 +268,10 @@ class SelfPlayConfig(RunConfig, RulesConfig, NetworkConfig, EvalConfig):
     """Deals of the evaluation at the end of training (0: eval_deals); more deals, tighter CI."""
     init_from: str = ""
     """Fine-tune: start from the weights of this checkpoint (file or run directory; its
-    network must have this config's shape) with a fresh optimiser, learning-rate schedule and
-    step count, instead of from random weights. Ignored when resuming."""
+    network must have this config's shape, or be it without the history encoder, which then
+    starts with no say) or of a bundle's policy (a PPO run; its value head starts fresh: see
+    critic_warmup), with a fresh optimiser, learning-rate schedule and step count, instead of
+    from random weights (agents.starting_weights). Ignored when resuming."""
     checkpoint_every: int = 50
     """Iterations between resumable checkpoints (one is always written at the end)."""
 

@@ -8,7 +8,7 @@ the loss a learner computes from it, and averages what the learner reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,10 +29,13 @@ def gradient_steps(
     minibatches: Iterable[Any],
     loss: Callable[[Any], tuple[torch.Tensor, dict[str, float]]],
     max_grad_norm: float | None = None,
+    frozen: Sequence[nn.Parameter] = (),
 ) -> dict[str, float]:
     """One step of ``opt`` per minibatch on ``loss(minibatch) -> (loss, stats)``, gradients
     clipped to ``max_grad_norm`` (None: not clipped); returns each stat's mean over the
-    minibatches and ``gradient_steps``, the number of steps taken."""
+    minibatches and ``gradient_steps``, the number of steps taken. The ``frozen`` parameters
+    keep their values: their gradients are dropped before clipping, so the optimiser skips
+    them and the clipping measures only what moves."""
     params = [p for group in opt.param_groups for p in group["params"]]
     stats: dict[str, list[float]] = {}
     steps = 0
@@ -40,6 +43,8 @@ def gradient_steps(
         value, parts = loss(batch)
         opt.zero_grad(set_to_none=True)
         value.backward()
+        for p in frozen:
+            p.grad = None
         if max_grad_norm is not None:
             nn.utils.clip_grad_norm_(params, max_grad_norm)
         opt.step()

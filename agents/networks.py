@@ -522,16 +522,3 @@ def load_policy(path: str | Path | Checkpoint) -> nn.Module:
         ) from e
     net.eval()
     return net
-
-
-def load_weights(net: nn.Module, path: str | Path | Checkpoint) -> None:
-    """Copy the weights of a checkpoint (file, run directory or loaded) into ``net``, whose
-    network architecture (algorithm, widths, critic) must be the checkpoint's: the start of a
-    fine-tune. Raises FileNotFoundError or CheckpointError (one line naming both archs)."""
-    ckpt = load_checkpoint(path)
-    if ckpt.arch != net.arch:
-        raise CheckpointError(
-            f"{ckpt.path} holds the network {ckpt.arch}, but this run builds "
-            f"{net.arch}; set the config's hidden (and critic, history) to the checkpoint's"
-        )
-    net.load_state_dict(ckpt.model, strict=True)

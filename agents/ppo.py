@@ -92,6 +92,12 @@ class PPOConfig(SelfPlayConfig):
     that also sees the other seats' hands (training only; play uses the policy alone)."""
     critic_hidden: list = dataclasses.field(default_factory=lambda: [256, 256])
     """Widths of the privileged critic's layers."""
+    critic_warmup: int = 0
+    """Decisions at the start of a run in which only the critic learns (the value head, and a
+    privileged critic's layers): the policy, its trunk and any history encoder keep their
+    weights. For a start whose value head is fresh, as from a bundle (``init_from``: a bundle
+    holds no value head), so the policy's first updates follow a critic that has learnt the
+    returns, not a random one. 0: the policy learns from the first update."""
     imitate: str = ""
     """Warm start: a bot spec whose play the policy (and critic) first learn from
     demonstrations before RL starts (agents.imitation); "" starts from scratch."""
@@ -105,7 +111,7 @@ class PPOConfig(SelfPlayConfig):
         check_at_least(self, 1, "rollout_steps", "update_epochs", "minibatch_size")
         check_at_least(self, 1, "critic_hidden")
         check_at_least(self, 0, "learning_rate", "max_grad_norm", "clip_coef")
-        check_at_least(self, 0, "imitate_decisions", "imitate_epochs")
+        check_at_least(self, 0, "imitate_decisions", "imitate_epochs", "critic_warmup")
         check_share(self, "gamma", "gae_lambda")
         if self.critic not in CRITICS:
             raise ConfigError(f"critic must be one of {list(CRITICS)}, got {self.critic!r}")
@@ -339,10 +345,17 @@ class PPOLearner:
             )  # fmt: skip
 
         rows = shuffled(self.rng, len(act), c.minibatch_size, c.update_epochs)
-        out = gradient_steps(self.opt, rows, loss, c.max_grad_norm)
+        frozen = self.policy_parameters() if step <= c.critic_warmup else ()
+        out = gradient_steps(self.opt, rows, loss, c.max_grad_norm, frozen)
         out["learning_rate"] = self.opt.param_groups[0]["lr"]
         out["explained_variance"] = explained_variance(batch.value, batch.returns)
         return out
+
+    def policy_parameters(self) -> list[nn.Parameter]:
+        """Every parameter but the critic's (the value head, a privileged critic's layers):
+        what ``critic_warmup`` keeps still."""
+        critic = ("value_head.", "critic.")
+        return [p for name, p in self.net.named_parameters() if not name.startswith(critic)]
 
     def state_dict(self) -> dict:
         return {"optimizer": self.opt.state_dict(), "rng": self.rng.bit_generator.state}

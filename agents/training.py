@@ -270,16 +270,17 @@ class TrainLoop:
         learner: Learner,
         resume: str | Path | Checkpoint | None = None,
     ):
-        from agents.networks import load_weights
+        from agents.starting_weights import load_weights
         from agents.workers import make_workers
 
         self.cfg, self.algorithm, self.learner = cfg, algorithm, learner
         self.counters = {"step": 0, "iteration": 0}
         self.snapshots: list[dict] = []  # the opponent pool of frozen past weights
         checkpoint = self._restore(load_checkpoint(resume)) if resume else None
-        if cfg.init_from and not resume:
-            load_weights(learner.net, cfg.init_from)
+        start = load_weights(learner.net, cfg.init_from) if cfg.init_from and not resume else ""
         self.run = Run(cfg, algorithm, self.counters["step"] if resume else None)
+        if start:
+            log.info(f"starting from {start}")
         why = getattr(learner, "precision_why", "")
         log.info(f"precision: {getattr(learner, 'precision', 'fp32')} ({why})")
         self.server = self._inference_server() if cfg.inference == "server" else None
