@@ -1,6 +1,7 @@
 """Where a run starts (``init_from``): a history network grown from a history-free checkpoint
 or from a shipped bundle's policy plays exactly as its source, and ``critic_warmup`` trains
-the critic alone."""
+the critic alone. Slow: five tiny training runs and the shipped bundle's 512-wide network
+(about 10 s), where the fast suite has no seconds to spare (docs/develop.md)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from agents.starting_weights import load_weights
 from murlan_env.bundle.golden import dense_obs
 from murlan_env.bundle.shipped import levels, policies_dir
 from murlan_env.game import engine
+
+pytestmark = pytest.mark.slow
 
 TINY = [
     "num_envs=8", "rollout_steps=48", "workers=local", "bot_share=0", "eval_every=0",
