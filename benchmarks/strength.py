@@ -226,7 +226,12 @@ def paired(args, parser: argparse.ArgumentParser) -> None:
     if args.boards < 2 or args.chunk < 1:
         parser.error("--boards must be at least 2 and --chunk at least 1")
     bot = paired_bot(args, parser)
-    bots = [bot, registry.make_bot(args.base), registry.make_bot("rule")]
+    bots = [bot, registry.make_bot(args.base), registry.make_bot(args.table)]
+    print(
+        f"{bot.name} and {args.base}, each in one seat against three {args.table} bots on the "
+        "same boards, first two hands",
+        flush=True,
+    )
     lineups = np.array(
         [[b if s == k else 2 for s in range(4)] for b in (0, 1) for k in range(4)], np.int64
     )
@@ -567,6 +572,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=100)
     p.add_argument("--bot", default="expert", help="the bot paired against --base")
     p.add_argument("--base", default="hard")
+    p.add_argument(
+        "--table",
+        default="rule",
+        help="the three others at every board: a bot spec (rule; hard: a table of the shipped "
+        "hard level)",
+    )
     p.add_argument(
         "--candidates",
         type=int,

@@ -137,7 +137,8 @@ def test_a_script_runs_as_a_module_and_as_a_file():
 def test_strength_paired_reports_each_hand_and_the_gain_board_by_board(tmp_path):
     saved = tmp_path / "paired.npz"
     args = ["paired", "--bot", "hard", "--base", "greedy", "--boards", "2", "--chunk", "1"]
-    done = run_script("strength", [*args, "--save", str(saved)])
+    done = run_script("strength", [*args, "--table", "medium", "--save", str(saved)])
+    assert "each in one seat against three medium bots" in done.stdout.splitlines()[0]
     *_, rows = tables(done.stdout)  # the table after the last chunk
     assert [row["hand"] for row in rows] == ["1 (start duty)", "2 (exchange)", "1 and 2"]
     with np.load(saved) as points:
