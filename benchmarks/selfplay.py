@@ -157,13 +157,16 @@ def components(preset: str, rollouts: int) -> dict:
     }
 
 
-def precision_row(preset: str, repeats: int) -> dict:
-    """Median seconds of one learner update of ``preset`` in fp32 and in bf16 on the same
-    rollout batch (each from the same fresh learner; the two precisions take turns, so a
-    change in the machine's load reaches both), and what ``auto`` chooses here."""
+def precision_row(preset: str, repeats: int, overrides: list[str] = ()) -> dict:
+    """Median seconds of one learner update of ``preset`` (with ``key=value`` overrides, e.g.
+    ``history=attention``) in fp32 and in bf16 on the same rollout batch (each from the same
+    fresh learner; the two precisions take turns, so a change in the machine's load reaches
+    both), and what ``auto`` chooses here."""
     from agents.networks import resolve_precision
 
-    algorithm, cfg = presets.build_config(presets.load_preset(preset))
+    raw = presets.load_preset(preset)
+    raw.update(presets.parse_overrides(list(overrides)))
+    algorithm, cfg = presets.build_config(raw)
     cfg.device = "cpu"
     torch.set_num_threads(cfg.torch_threads)
     if algorithm == "ppo":
@@ -187,7 +190,7 @@ def precision_row(preset: str, repeats: int) -> dict:
     seconds = {p: float(np.median(t[1:])) for p, t in times.items()}
     chosen, why = resolve_precision("auto", torch.device("cpu"), seconds.__getitem__)
     return {
-        "preset": preset,
+        "preset": " ".join([preset, *overrides]),
         "samples": len(batch),
         "fp32_s": seconds["fp32"],
         "bf16_s": seconds["bf16"],
@@ -241,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         print("|---|---|---|---|---|---|")
         why = ""
         for preset in args.presets:
-            r = precision_row(preset, args.repeats)
+            r = precision_row(preset, args.repeats, args.overrides)
             print(
                 f"| {r['preset']} | {r['samples']:,} | {r['fp32_s'] * 1e3:,.0f} ms | "
                 f"{r['bf16_s'] * 1e3:,.0f} ms | {r['bf16_s'] / r['fp32_s']:.2f} | {r['auto']} |",
