@@ -87,10 +87,10 @@ def load_weights(net: nn.Module, path: str | Path | Checkpoint) -> str:
     """Copy the starting weights ``path`` names (see the module docstring) into ``net``;
     returns how they were taken, for the run's log. Raises FileNotFoundError or
     CheckpointError (also for a bundle that does not check, with the bundle's reason)."""
-    if not isinstance(path, Checkpoint) and (Path(path) / "bot.json").is_file():
-        from murlan_env.bundle.manifest import BundleError
-        from murlan_env.bundle.plain_weights import PlainWeightsError
+    from murlan_env.bundle.manifest import MANIFEST_FILE, BundleError
+    from murlan_env.bundle.plain_weights import PlainWeightsError
 
+    if not isinstance(path, Checkpoint) and (Path(path) / MANIFEST_FILE).is_file():
         if net.arch.get("algorithm") != "ppo":
             raise CheckpointError(f"{path} is a bundle: only a PPO network starts from one")
         try:
