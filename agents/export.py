@@ -41,7 +41,7 @@ from murlan_env.bundle.files import (
     session_scorer,
     write_golden,
 )
-from murlan_env.bundle.golden import check_positions, dense_obs, make_golden
+from murlan_env.bundle.golden import check_positions, golden_inputs, make_golden
 from murlan_env.bundle.manifest import (
     COREML_FILE,
     GOLDEN_FILE,
@@ -333,10 +333,7 @@ def torch_parity(policy: nn.Module, bundle_dir: str | Path) -> float:
     """Largest |PyTorch - ONNX Runtime| score on the legal actions of the bundle's golden
     positions (the float32 model)."""
     golden = read_golden(bundle_dir)
-    obs = np.stack([dense_obs(p) for p in golden["positions"]])
-    mask = np.zeros((len(obs), N_ACTIONS), bool)
-    for i, p in enumerate(golden["positions"]):
-        mask[i, p["legal"]] = True
+    obs, mask = golden_inputs(golden["positions"])
     with torch.no_grad():
         expected = policy.eval()(torch.from_numpy(obs), torch.from_numpy(mask)).numpy()
     got = session_scorer(onnx_session(Path(bundle_dir) / MODEL_FILE))(obs, mask)

@@ -5,8 +5,6 @@ the critic alone. Slow: five tiny training runs and the shipped bundle's 512-wid
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 import torch
@@ -16,7 +14,9 @@ from agents import ppo
 from agents.checkpoint import CheckpointError
 from agents.networks import build_network, load_policy, make_arch, random_histories
 from agents.starting_weights import load_weights
-from murlan_env.bundle.golden import dense_obs
+from murlan_env.bundle.files import read_golden
+from murlan_env.bundle.golden import golden_inputs
+from murlan_env.bundle.manifest import BundleManifest
 from murlan_env.bundle.shipped import levels, policies_dir
 from murlan_env.game import engine
 
@@ -76,16 +76,13 @@ def test_a_history_network_starts_from_the_hard_levels_bundle():
     """The shipped ``hard`` policy grown by an attention encoder scores its own golden
     positions as its float32 model does, for any history; the value head keeps its start."""
     bundle = policies_dir() / levels()["hard"]["policy"]
-    hidden = json.loads((bundle / "bot.json").read_text())["policy"]["hidden"]
-    net = build_network(make_arch("ppo", hidden, history="attention", history_hidden=32))
+    manifest = BundleManifest.load(bundle)
+    net = build_network(make_arch("ppo", manifest.policy["hidden"], history="attention"))
     value_head = net.value_head.weight.detach().clone()
     assert "value head fresh" in load_weights(net, bundle)
     torch.testing.assert_close(net.value_head.weight, value_head)
-    positions = json.loads((bundle / "golden.json").read_text())["positions"][:40]
-    obs = torch.from_numpy(np.stack([dense_obs(p) for p in positions]))
-    mask = torch.zeros(len(positions), net.arch["n_actions"], dtype=torch.bool)
-    for row, p in enumerate(positions):
-        mask[row, p["legal"]] = True
+    positions = read_golden(bundle, manifest)["positions"][:40]
+    obs, mask = (torch.from_numpy(a) for a in golden_inputs(positions))
     history = torch.from_numpy(random_histories(len(positions), seed=4))
     with torch.no_grad():
         got = net(obs, mask, history)

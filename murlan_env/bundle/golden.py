@@ -327,6 +327,17 @@ def dense_obs(position: dict) -> np.ndarray:
     return out
 
 
+def golden_inputs(positions: Iterable[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """(B, SIZE) float32 observations and (B, N_ACTIONS) bool legal masks of golden positions:
+    what a model scores them from."""
+    positions = list(positions)
+    obs = np.stack([dense_obs(p) for p in positions])
+    mask = np.zeros((len(positions), N_ACTIONS), bool)
+    for i, p in enumerate(positions):
+        mask[i, p["legal"]] = True
+    return obs, mask
+
+
 def unvaried_entries(positions: Iterable[dict], manifest: BundleManifest) -> list[str]:
     """Names of the required entries that never vary over ``positions``."""
     obs = np.stack([dense_obs(p) for p in positions])
@@ -389,12 +400,9 @@ def check_golden(golden: dict, scorers: dict[str, Scorer]) -> dict[str, Any]:
     state, legal-set and card mismatches, and per model the largest score difference on
     legal actions and the positions whose argmax differs."""
     pairs = replay_golden(golden)
-    obs_rec = np.stack([dense_obs(p) for p, _ in pairs])
+    obs_rec, mask_rec = golden_inputs(p for p, _ in pairs)
     obs_now = np.concatenate([engine.observe(s) for _, s in pairs])
     masks_now = np.concatenate([engine.legal_action_mask(s) for _, s in pairs])
-    mask_rec = np.zeros_like(masks_now)
-    for i, (p, _) in enumerate(pairs):
-        mask_rec[i, p["legal"]] = True
     report: dict[str, Any] = {"positions": len(pairs)}
     report["obs"] = {
         piece.name: int(
@@ -482,6 +490,7 @@ __all__ = [
     "check_golden",
     "coverage",
     "dense_obs",
+    "golden_inputs",
     "golden_ok",
     "make_golden",
     "replay_golden",

@@ -88,14 +88,10 @@ def float16_tolerance(golden: dict, scorer) -> float:
     """The tolerance to state for a float16 model: its largest |score - golden score| on the
     legal actions of ``golden``'s positions, times 2, rounded up to 1 or 2.5 or 5 times a
     power of ten (so a runtime summing in another order stays inside it)."""
-    from murlan_env.bundle.golden import dense_obs
-    from murlan_env.game.combos import N_ACTIONS
+    from murlan_env.bundle.golden import golden_inputs
 
     positions = golden["positions"]
-    obs = np.stack([dense_obs(p) for p in positions])
-    mask = np.zeros((len(obs), N_ACTIONS), bool)
-    for i, p in enumerate(positions):
-        mask[i, p["legal"]] = True
+    obs, mask = golden_inputs(positions)
     scores = np.asarray(scorer(obs, mask), np.float32)
     worst = 0.0
     for i, p in enumerate(positions):
