@@ -157,7 +157,7 @@ def components(preset: str, rollouts: int) -> dict:
     }
 
 
-def precision_row(preset: str, repeats: int, overrides: list[str] = ()) -> dict:
+def precision_row(preset: str, repeats: int, overrides: tuple[str, ...] | list[str] = ()) -> dict:
     """Median seconds of one learner update of ``preset`` (with ``key=value`` overrides, e.g.
     ``history=attention``) in fp32 and in bf16 on the same rollout batch (each from the same
     fresh learner; the two precisions take turns, so a change in the machine's load reaches
