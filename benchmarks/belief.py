@@ -107,18 +107,31 @@ def play_positions(deals: int, seed: int, player, others, hands: int = 2) -> dic
     return {k: v if k == "logs" else np.concatenate(v) for k, v in out.items()}
 
 
+def uniform_marginals(obs: np.ndarray) -> np.ndarray:
+    """(B, 3, 15) the card-by-seat marginals of a uniform deal: a hidden card of any rank lies
+    with each other seat in proportion to the cards it holds."""
+    left = observation.decode(obs).cards_left[:, 1:].astype(np.float64)  # (B, 3)
+    share = left / np.maximum(left.sum(1, keepdims=True), 1)
+    return np.repeat(share[:, :, None], N_RANKS, 2)
+
+
+def marginal_bits(p: np.ndarray, true: np.ndarray, obs: np.ndarray) -> np.ndarray:
+    """(B,) bits per hidden card of the true hands (B, 4, 15) under card-by-seat marginals
+    ``p`` (B, 3, 15): the chance that a hidden card of each rank lies with each other seat,
+    mixed with SMOOTHING of the uniform marginals so that no card gets probability 0."""
+    unseen = observation.decode(obs).unseen.astype(np.float64)  # (B, 15)
+    p = (1 - SMOOTHING) * p + SMOOTHING * uniform_marginals(obs)
+    hidden = true[:, 1:].astype(np.float64)
+    return -(hidden * np.log2(np.where(hidden > 0, p, 1.0))).sum((1, 2)) / unseen.sum(1)
+
+
 def card_entropy(pool, weights, true, obs) -> tuple[np.ndarray, np.ndarray]:
     """(B,) bits per hidden card of the true hands under the weighted worlds' card-by-seat
-    marginals (smoothed), and (B,) the hidden cards a world misplaces, weighted mean."""
-    seen = observation.decode(obs)
-    unseen = seen.unseen.astype(np.float64)  # (B, 15)
-    left = seen.cards_left[:, 1:].astype(np.float64)  # (B, 3)
-    uniform = left / left.sum(1, keepdims=True)  # a hidden card's seat, uniformly
+    marginals (``marginal_bits``), and (B,) the hidden cards a world misplaces, weighted
+    mean."""
+    unseen = observation.decode(obs).unseen.astype(np.float64)  # (B, 15)
     share = np.einsum("bk,bksr->bsr", weights, pool[:, :, 1:].astype(np.float64))
-    p = share / np.maximum(unseen[:, None], 1)
-    p = (1 - SMOOTHING) * p + SMOOTHING * uniform[:, :, None]
-    hidden = true[:, 1:].astype(np.float64)
-    bits = -(hidden * np.log2(np.where(hidden > 0, p, 1.0))).sum((1, 2)) / unseen.sum(1)
+    bits = marginal_bits(share / np.maximum(unseen[:, None], 1), true, obs)
     wrong = np.abs(pool[:, :, 1:] - true[:, None, 1:]).sum((2, 3)) / 2  # (B, K)
     return bits, (weights * wrong).sum(1)
 

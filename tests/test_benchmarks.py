@@ -626,3 +626,51 @@ def test_strength_arithmetic_pairs_int8_with_the_saved_float32_points(tmp_path):
     np.savez(run, seed=5, chunk=1, max_hands=1, expert_py=float32)
     missing = run_script("strength", ["arithmetic", str(run), "--pool", str(saved)], status=1)
     assert "holds no expert_base" in missing.stderr
+
+
+@pytest.mark.slow
+def test_card_reader_starts_at_the_uniform_deal_and_learns_from_the_true_hands():
+    """An untrained reader gives the uniform deal's card-by-seat marginals (so its first
+    steps measure what it learns beyond them), and fitting the true hands takes it below."""
+    import torch
+
+    from benchmarks import card_reader
+    from benchmarks.belief import marginal_bits, uniform_marginals
+
+    pos = card_reader.positions(6, 3, "rule")
+    data = card_reader.dataset(pos)
+    obs = data["obs"].numpy()
+    torch.manual_seed(0)
+    reader = card_reader.CardReader(None, 0, [32])
+    np.testing.assert_allclose(
+        card_reader.marginals(reader, data), uniform_marginals(obs), atol=1e-6
+    )
+    uniform = marginal_bits(uniform_marginals(obs), pos["true"], obs).mean()
+    card_reader.train(reader, data, epochs=8, batch=64, lr=3e-3, seed=0, label="fit")
+    fitted = marginal_bits(card_reader.marginals(reader, data), pos["true"], obs).mean()
+    assert fitted < uniform - 0.02, (fitted, uniform)
+
+
+@pytest.mark.slow
+def test_card_reader_reports_every_reader_and_refuses_an_encoder_it_cannot_read(
+    tmp_path, checkpoint
+):
+    import torch
+
+    from agents.networks import build_network, make_arch
+
+    net = build_network(make_arch("ppo", [32], history="attention", history_hidden=8))
+    path = tmp_path / "history.pt"
+    torch.save({"spec": net.arch, "model": net.state_dict(), "config": {}}, path)
+    small = ["--train-deals", "2", "--deals", "2", "--positions", "0", "--epochs", "1"]
+    small += ["--hidden", "16", "--width", "8"]
+    done = run_script("card_reader", [*small, "--encoder", str(path)])
+    (table,) = [t for t in tables(done.stdout) if "bits per hidden card" in t[0]]
+    assert [row["reader"] for row in table] == [
+        "uniform",
+        "observation",
+        "observation + history",
+        "observation + the checkpoint's summary",
+    ]
+    refused = run_script("card_reader", [*small, "--encoder", str(checkpoint)], status=2)
+    assert "without a history encoder" in refused.stderr
