@@ -206,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         train(reader, train_set, args.epochs, args.batch, args.lr, args.train_seed + k, name)
         bits[name] = marginal_bits(marginals(reader, test), true, obs)
     print(f"({time.perf_counter() - start:.0f} s)")
-    print("| reader | bits per hidden card | over the observation's reader |")
+    print("| reader | bits per hidden card | minus the observation's reader |")
     print("|---|---|---|")
     for name, b in bits.items():
         gain = "" if name == "observation" else paired_ci_text(b, bits["observation"])
