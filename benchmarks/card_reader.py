@@ -2,8 +2,8 @@
 from the observation and the hand so far (the order of its plays and passes).
 
     python -m benchmarks.card_reader                                   # quick
-    python -m benchmarks.card_reader --train-deals 3000 --epochs 8 \\
-        --encoder runs/hist-attn/checkpoint.pt                         # the issue's figure
+    python -m benchmarks.card_reader --train-deals 6000 --epochs 4 \\
+        --encoder runs/hist-attn/checkpoint.pt                         # issue 58's figure
 
 A card reader is trained, by supervision on the true deal, to give the card-by-seat
 marginals of the hidden cards (for each rank, the chance that a hidden card of it lies with
@@ -12,7 +12,7 @@ hands 1-2 (``benchmarks.belief.play_positions``; ``--train-deals`` deals, each f
 seat). It is scored as ``belief.py quality`` scores ``expert``'s belief: bits per hidden card
 of the true hands (``belief.marginal_bits``), on ``quality``'s positions (``--deals`` deals of
 ``--seed``, ``--positions`` of their decisions drawn as ``quality`` draws them), so the rows
-stand beside that table's. The readers:
+stand beside that table's (intervals over positions, as there). The readers:
 
 - ``uniform``: no learning, each hidden card with each seat in proportion to its cards;
 - ``observation``: an MLP of the observation (the cards each seat has played, the cards left,
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=240, help="deals to score on")
     parser.add_argument("--positions", type=int, default=3000, help="scored positions (0: all)")
     parser.add_argument("--seed", type=int, default=7, help="seed of the scored deals")
-    parser.add_argument("--others", default="rule", help="the three other seats' bot")
+    parser.add_argument("--others", default="rule", help="the three other seats' bot (a bot spec)")
     parser.add_argument("--epochs", type=int, default=4, help="passes over the training set")
     parser.add_argument("--batch", type=int, default=512, help="positions a gradient step")
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate")
@@ -209,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     print("| reader | bits per hidden card | minus the observation's reader |")
     print("|---|---|---|")
     for name, b in bits.items():
-        gain = "" if name == "observation" else paired_ci_text(b, bits["observation"])
-        print(f"| {name} | {ci_text(mean_ci(b))} | {gain} |")
+        diff = "" if name == "observation" else paired_ci_text(b, bits["observation"])
+        print(f"| {name} | {ci_text(mean_ci(b))} | {diff} |")
     return 0
 
 
