@@ -3,7 +3,7 @@ from the observation and the hand so far (the order of its plays and passes).
 
     python -m benchmarks.card_reader                                   # quick
     python -m benchmarks.card_reader --train-deals 6000 --epochs 4 \\
-        --encoder runs/hist-attn/checkpoint.pt                         # the benchmarks page's figures
+        --encoder runs/hist-attn/checkpoint.pt             # the benchmarks page's figures
 
 A card reader is trained, by supervision on the true deal, to give the card-by-seat
 marginals of the hidden cards (for each rank, the chance that a hidden card of it lies with
