@@ -40,6 +40,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from agents.minibatches import gradient_steps, shuffled
 from agents.networks import AttentionHistory, MLPTrunk, load_policy
 from benchmarks.belief import marginal_bits, play_positions, uniform_marginals
 from benchmarks.common import ci_text, cpu_name, paired_ci_text
@@ -90,18 +91,6 @@ class CardReader(nn.Module):
         return torch.log_softmax(logits, 1)
 
 
-class FrozenSummary(nn.Module):
-    """A trained policy's history encoder, its weights fixed."""
-
-    def __init__(self, encoder: nn.Module):
-        super().__init__()
-        self.encoder = encoder.requires_grad_(False)
-
-    def forward(self, history):
-        with torch.no_grad():
-            return self.encoder(history)
-
-
 def nats(log_p: torch.Tensor, true: torch.Tensor) -> torch.Tensor:
     """Mean over positions of the true hidden cards' log loss per hidden card (nats)."""
     return -((true * log_p).sum((1, 2)) / true.sum((1, 2)).clamp(min=1)).mean()
@@ -109,25 +98,22 @@ def nats(log_p: torch.Tensor, true: torch.Tensor) -> torch.Tensor:
 
 def train(reader: CardReader, data: dict, epochs: int, batch: int, lr: float, seed: int, label):
     """Adam on the log loss of the true hidden cards, ``epochs`` passes in shuffled
-    minibatches; returns the reader in eval mode."""
-    gen = torch.Generator().manual_seed(seed)
-    params = [p for p in reader.parameters() if p.requires_grad]
-    opt = torch.optim.Adam(params, lr=lr)
+    minibatches (``agents.minibatches``, the learners' loop); returns the reader in eval
+    mode."""
     n = len(data["obs"])
-    steps = epochs * -(-n // batch)
+    opt = torch.optim.Adam([p for p in reader.parameters() if p.requires_grad], lr=lr)
+    minibatches = shuffled(np.random.default_rng(seed), n, batch, epochs)
+    progress = tqdm(minibatches, total=epochs * max(1, round(n / batch)), desc=label, leave=False)
+
+    def loss(idx):
+        log_p = reader(data["obs"][idx], data["history"][idx], data["log_left"][idx])
+        value = nats(log_p, data["true"][idx])
+        progress.set_postfix(bits=f"{value.item() / np.log(2):.3f}")
+        return value, {}
+
     reader.train()
-    with tqdm(total=steps, desc=label, unit="step", leave=False) as progress:
-        for _ in range(epochs):
-            order = torch.randperm(n, generator=gen)
-            for at in range(0, n, batch):
-                idx = order[at : at + batch]
-                log_p = reader(data["obs"][idx], data["history"][idx], data["log_left"][idx])
-                loss = nats(log_p, data["true"][idx])
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                progress.update(1)
-                progress.set_postfix(bits=f"{loss.item() / np.log(2):.3f}")
+    with progress:
+        gradient_steps(opt, progress, loss)
     return reader.eval()
 
 
@@ -171,12 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     if min(args.train_deals, args.deals, args.epochs, args.batch, args.threads) < 1:
         parser.error("--train-deals, --deals, --epochs, --batch and --threads must be positive")
     torch.set_num_threads(args.threads)
-    frozen = None
+    frozen = None  # the checkpoint's encoder, its weights fixed
     if args.encoder:
-        policy = load_policy(args.encoder)
-        if getattr(policy, "history_encoder", None) is None:
+        frozen = getattr(load_policy(args.encoder), "history_encoder", None)
+        if frozen is None:
             parser.error(f"{args.encoder} holds a network without a history encoder")
-        frozen = FrozenSummary(policy.history_encoder)
+        frozen.requires_grad_(False)
 
     torch.manual_seed(args.train_seed)
     start = time.perf_counter()
@@ -198,8 +184,8 @@ def main(argv: list[str] | None = None) -> int:
         ),
     }
     if frozen is not None:
-        size = frozen.encoder.out_size
-        readers["observation + the checkpoint's summary"] = CardReader(frozen, size, args.hidden)
+        summary = CardReader(frozen, frozen.out_size, args.hidden)
+        readers["observation + the checkpoint's summary"] = summary
     obs, true = test["obs"].numpy(), scored["true"][rows]
     bits = {"uniform": marginal_bits(uniform_marginals(obs), true, obs)}
     for k, (name, reader) in enumerate(readers.items()):
