@@ -135,8 +135,8 @@ def positions(deals: int, seed: int, others: str) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0].replace("\n", " "),
-        epilog="Takes about 10 minutes for 6,000 training deals and 4 epochs (three readers, "
-        "one loaded core); the defaults about a minute.",
+        epilog="Takes about 6-7 minutes for 6,000 training deals and 4 epochs (three readers, "
+        "one core); the defaults about a minute.",
     )
     parser.add_argument("--train-deals", type=int, default=500, help="deals to train on")
     parser.add_argument("--train-seed", type=int, default=1, help="seed of the training deals")
